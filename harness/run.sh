@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Entry point of the npm scripts: set up what is missing, then run.
+#   run.sh test         every test: cargo's, then Mocha's (unit and integration)
+#   run.sh node FILE ARGS...  a Node script of the project (the satbench
+#                             command is harness/cli.js)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bash "$root/harness/setup.sh"
+local_node="$root/.tools/node/node_modules/node/bin/node"
+[[ -x $local_node ]] && export PATH="$(dirname "$local_node"):$PATH"
+cd "$root"
+what=${1:-}; shift || true
+case "$what" in
+  test)
+    cargo test --release --workspace --quiet
+    exec node node_modules/mocha/bin/mocha.js "$@"
+    ;;
+  node)
+    exec node "$@"
+    ;;
+  *)
+    echo "usage: harness/run.sh test | node FILE [ARGS...]" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Installs whatever satbench needs and is missing, then stays quiet.
+# Run by `npm run bench` and `npm test` before anything else, so that the
+# README's two commands are the whole set-up on a fresh Debian 12 (as root).
+# When everything is present this takes a second or two.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+say() { printf 'satbench setup: %s\n' "$*" >&2; }
+
+# --- system packages -------------------------------------------------------
+# chromium: the browser; iproute2: ip netns/veth/tuntap/tc; nftables: the
+# split-TCP PEP's TPROXY rules; iperf3: TCP bulk transfers; iputils-ping and
+# ethtool: checks and offload settings; fonts: so pages paint text.
+apt_packages=(chromium iproute2 nftables iperf3 iputils-ping ethtool procps
+              ca-certificates fonts-liberation)
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ! command -v cargo >/dev/null 2>&1; then missing+=(cargo); fi
+if ((${#missing[@]})); then
+  if [[ $(id -u) -ne 0 ]]; then
+    say "missing system packages: ${missing[*]}; run this as root (sudo npm test) or install them with apt-get"
+    exit 2
+  fi
+  say "installing system packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >&2
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+# --- Node.js ---------------------------------------------------------------
+# puppeteer-core and Lighthouse need Node >= 22.19. Where the system's is
+# older, install Node 24 from the npm registry's `node` package into .tools/.
+need_major=22 need_minor=19
+node_ok() {
+  local v; v=$("$1" -p 'process.versions.node' 2>/dev/null) || return 1
+  local major=${v%%.*} rest=${v#*.}; local minor=${rest%%.*}
+  (( major > need_major || (major == need_major && minor >= need_minor) ))
+}
+local_node="$root/.tools/node/node_modules/node/bin/node"
+if ! node_ok node; then
+  if ! node_ok "$local_node"; then
+    say "system Node.js $(node --version 2>/dev/null || echo absent) is older than $need_major.$need_minor; installing Node 24 into .tools/node"
+    mkdir -p .tools/node
+    npm install --no-save --no-audit --no-fund --loglevel=error --prefix .tools/node node@24 >&2
+    node_ok "$local_node" || { say "Node 24 did not install into .tools/node"; exit 2; }
+  fi
+  export PATH="$(dirname "$local_node"):$PATH"
+fi
+
+# --- npm dependencies --------------------------------------------------------
+# npm ci only when package-lock.json changed since the last install.
+lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)
+stamp=node_modules/.satbench-lock-sha256
+if [[ ! -f $stamp || $(cat "$stamp") != "$lock_sum" ]]; then
+  say "installing npm dependencies (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error >&2
+  echo "$lock_sum" > "$stamp"
+fi
+
+# --- Rust workspace ----------------------------------------------------------
+# cargo itself decides what is stale; a no-op build takes well under a second.
+cargo build --release --workspace --quiet >&2
