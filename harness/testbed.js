@@ -33,10 +33,21 @@ export function tcpPlan(tcp = {}) {
   return Object.fromEntries(NODES.map((n) => [n, { cc, initcwnd: t.initcwnd, initrwnd: t.initrwnd }]));
 }
 
+const SYSCTL = '/proc/sys/net/ipv4';
+const words = (file) => fs.readFileSync(path.join(SYSCTL, file), 'utf8').trim().split(/\s+/);
+
+// A namespace other than the host's may only default to an algorithm the
+// host lists in tcp_allowed_congestion_control (else EPERM), so a missing
+// one is added there: it only widens what unprivileged sockets may choose.
 async function checkCongestionControl(cc) {
-  const avail = fs.readFileSync('/proc/sys/net/ipv4/tcp_available_congestion_control', 'utf8').trim().split(/\s+/);
+  const avail = words('tcp_available_congestion_control');
   if (!avail.includes(cc)) {
     throw new UsageError(`tcp congestion control ${JSON.stringify(cc)} is not available in this kernel; available: ${avail.join(', ')} (newreno is reno)`);
+  }
+  const allowed = words('tcp_allowed_congestion_control');
+  if (!allowed.includes(cc)) {
+    process.stderr.write(`satbench: adding ${cc} to net.ipv4.tcp_allowed_congestion_control (was: ${allowed.join(' ')}) so testbed namespaces can use it\n`);
+    fs.writeFileSync(path.join(SYSCTL, 'tcp_allowed_congestion_control'), [...allowed, cc].join(' '));
   }
 }
 
@@ -148,6 +159,10 @@ async function configureNodes(ns, tcp) {
     await inNs(ns[node], 'sysctl', '-qw', `net.ipv4.tcp_congestion_control=${plan[node].cc}`);
     if (FORWARDING.includes(node)) await inNs(ns[node], 'sysctl', '-qw', 'net.ipv4.ip_forward=1');
   }
+}
+
+async function addRoutes(ns, tcp) {
+  const plan = tcpPlan(tcp);
   for (const node of NODES) {
     for (const r of ROUTES[node]) {
       const extra = r.to === 'default' ? ['initcwnd', String(plan[node].initcwnd), 'initrwnd', String(plan[node].initrwnd)] : [];
@@ -180,6 +195,7 @@ export async function createTestbed({ profile, link = 'auto', seed = 1, id, tcp,
     for (const node of NODES) await run('ip', ['netns', 'add', ns[node]]);
     await configureNodes(ns, tcp);
     await buildLinks(state, ns, profile, backend, { seed, pcapDir });
+    await addRoutes(ns, tcp);
   } catch (e) {
     unregister();
     await destroyTestbed(id);
@@ -242,13 +258,23 @@ export async function linkStats(id) {
   return out;
 }
 
+const destroying = new Map();
+
 /**
  * Removes everything of testbed `id`: the processes running in its
  * namespaces (linkem and anything a run started there), then the
  * namespaces, then its state. Safe to call on a half-built or already
- * removed testbed.
+ * removed testbed, and twice at once (a signal's teardown racing the
+ * command's own): the second call waits for the first.
  */
-export async function destroyTestbed(id) {
+export function destroyTestbed(id) {
+  if (!destroying.has(id)) {
+    destroying.set(id, removeTestbed(id).finally(() => destroying.delete(id)));
+  }
+  return destroying.get(id);
+}
+
+async function removeTestbed(id) {
   const ns = namespacesOf(id);
   const present = new Set(await listNamespaces());
   const pids = new Set((readState(id)?.processes ?? []).map((p) => p.pid).filter(alive));

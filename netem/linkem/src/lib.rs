@@ -1,0 +1,17 @@
+//! linkem: a userspace link emulator between two tun devices.
+//!
+//! The decisions live in plain code with no I/O ([`pipeline::Pipeline`]
+//! composed of [`rate`], [`loss`] and [`delay`] stages, with [`schedule`]);
+//! [`runtime`] drives them with threads, tun devices and a monotonic clock.
+
+pub mod config;
+pub mod delay;
+pub mod loss;
+pub mod pcap;
+pub mod pipeline;
+pub mod rate;
+pub mod rng;
+pub mod runtime;
+pub mod schedule;
+pub mod stats;
+pub mod tun;

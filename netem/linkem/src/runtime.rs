@@ -1,0 +1,509 @@
+//! The I/O edge: tun devices, threads, clock, signals.
+//!
+//! Per direction one reader thread blocks on the source tun, runs the
+//! pipeline and pushes `(deliver_at, packet)` onto the direction's delay
+//! line (a FIFO: the pipeline never reorders). One writer thread waits until
+//! the front packet is due and writes it to the destination tun. Waits use
+//! a condvar (futex) with 1 ns timer slack; the writer wakes a little ahead
+//! of time (by its running estimate of how late wake-ups are) and spins the
+//! last few microseconds.
+
+use crate::config::Config;
+use crate::pcap::PcapWriter;
+use crate::pipeline::{DropCause, Pipeline, Verdict};
+use crate::stats::{Counters, StatsFile};
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// Monotonic nanoseconds since time 0 (when the link became ready).
+#[derive(Clone, Copy)]
+pub struct Clock {
+    t0: Instant,
+}
+
+impl Clock {
+    pub fn start() -> Clock {
+        Clock { t0: Instant::now() }
+    }
+    pub fn now_ns(&self) -> u64 {
+        self.t0.elapsed().as_nanos() as u64
+    }
+}
+
+/// Wall-clock ns since the epoch, for pcap timestamps.
+fn realtime_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: valid pointer to a timespec.
+    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Sets the calling thread's timer slack to 1 ns (threads created after
+/// inherit it).
+pub fn set_timer_slack_1ns() {
+    // SAFETY: plain prctl with integer arguments.
+    unsafe {
+        libc::prctl(
+            libc::PR_SET_TIMERSLACK,
+            1 as libc::c_ulong,
+            0 as libc::c_ulong,
+            0 as libc::c_ulong,
+            0 as libc::c_ulong,
+        )
+    };
+}
+
+/// One end of the link: the tun fd and, optionally, its capture file.
+pub struct Side {
+    pub label: String,
+    pub tun: File,
+    pub pcap: Option<Mutex<PcapWriter>>,
+}
+
+impl Side {
+    fn capture(&self, pkt: &[u8]) {
+        if let Some(p) = &self.pcap {
+            let ts = realtime_ns(); // before waiting for the lock
+            let _ = p.lock().unwrap().write_packet(ts, pkt);
+        }
+    }
+}
+
+/// A direction's delay line: packets with their delivery time, in order.
+#[derive(Default)]
+struct DelayLine {
+    q: Mutex<VecDeque<(u64, Vec<u8>)>>,
+    cv: Condvar,
+}
+
+/// Recycled packet buffers, so the steady state does not allocate.
+#[derive(Default)]
+struct Pool(Mutex<Vec<Vec<u8>>>);
+
+const POOL_MAX: usize = 4096;
+const BUF_CAP: usize = 2048;
+/// How the writer waits: it spins when the front packet is due within
+/// `spin_ns`; otherwise it sleeps on the condvar, aiming to wake `lead`
+/// early, where `lead` is its running estimate (EWMA) of how late timed
+/// waits return, bounded by `lead_max_ns`.
+#[derive(Clone, Copy, Debug)]
+pub struct WaitTuning {
+    pub spin_ns: u64,
+    pub lead_max_ns: u64,
+}
+
+impl WaitTuning {
+    pub const DEFAULT: WaitTuning = WaitTuning {
+        spin_ns: 15_000,
+        lead_max_ns: 150_000,
+    };
+
+    /// The defaults, overridden by LINKEM_SPIN_US / LINKEM_LEAD_MAX_US.
+    pub fn from_env() -> WaitTuning {
+        let get = |k: &str, d: u64| {
+            std::env::var(k)
+                .ok()
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .map(|us| (us * 1000.0) as u64)
+                .unwrap_or(d)
+        };
+        WaitTuning {
+            spin_ns: get("LINKEM_SPIN_US", Self::DEFAULT.spin_ns),
+            lead_max_ns: get("LINKEM_LEAD_MAX_US", Self::DEFAULT.lead_max_ns),
+        }
+    }
+}
+
+/// Packets written per lock of the delay line, at most.
+const BATCH: usize = 64;
+
+impl Pool {
+    fn get(&self, data: &[u8]) -> Vec<u8> {
+        let mut v = self
+            .0
+            .lock()
+            .unwrap()
+            .pop()
+            .unwrap_or_else(|| Vec::with_capacity(BUF_CAP.max(data.len())));
+        v.clear();
+        v.extend_from_slice(data);
+        v
+    }
+    fn put_all(&self, bufs: &mut Vec<Vec<u8>>) {
+        let mut p = self.0.lock().unwrap();
+        while let Some(b) = bufs.pop() {
+            if p.len() < POOL_MAX && b.capacity() <= 1 << 16 {
+                p.push(b);
+            }
+        }
+    }
+}
+
+/// One direction: where it reads, where it writes, and its state.
+pub struct Direction {
+    pub name: &'static str,
+    pub counters: Counters,
+    line: DelayLine,
+    pool: Pool,
+}
+
+impl Direction {
+    pub fn new(name: &'static str) -> Direction {
+        Direction {
+            name,
+            counters: Counters::default(),
+            line: DelayLine::default(),
+            pool: Pool::default(),
+        }
+    }
+}
+
+fn reader(link: String, dir: Arc<Direction>, src: Arc<Side>, mut pipeline: Pipeline, clock: Clock) {
+    let mut buf = vec![0u8; 65536];
+    let c = &dir.counters;
+    loop {
+        let n = match (&src.tun).read(&mut buf) {
+            // A tun never reads 0 bytes; a closed stand-in (tests) does.
+            Ok(0) => return,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                eprintln!(
+                    "linkem {link}: {}: read from {} failed, direction stopped: {e}",
+                    dir.name, src.label
+                );
+                return;
+            }
+        };
+        let now = clock.now_ns();
+        let pkt = &buf[..n];
+        src.capture(pkt);
+        c.packets_in.fetch_add(1, Relaxed);
+        c.bytes_in.fetch_add(n as u64, Relaxed);
+        match pipeline.on_packet(now, n) {
+            Verdict::Drop(DropCause::Loss) => {
+                c.drops_loss.fetch_add(1, Relaxed);
+            }
+            Verdict::Drop(DropCause::Queue) => {
+                c.drops_queue.fetch_add(1, Relaxed);
+            }
+            Verdict::Deliver { at_ns } => {
+                let v = dir.pool.get(pkt);
+                let mut q = dir.line.q.lock().unwrap();
+                let was_empty = q.is_empty();
+                q.push_back((at_ns, v));
+                drop(q);
+                // A writer with packets queued sleeps until the front one,
+                // which is due before this one: only an empty line needs a
+                // wake-up.
+                if was_empty {
+                    dir.line.cv.notify_one();
+                }
+            }
+        }
+        c.max_backlog_bytes
+            .store(pipeline.max_backlog_bytes(), Relaxed);
+    }
+}
+
+fn writer(link: String, dir: Arc<Direction>, dst: Arc<Side>, clock: Clock, tuning: WaitTuning) {
+    let c = &dir.counters;
+    let mut batch: Vec<(u64, Vec<u8>)> = Vec::with_capacity(BATCH);
+    let mut spent: Vec<Vec<u8>> = Vec::with_capacity(BATCH);
+    // Running estimate of how late a timed wait returns (ns).
+    let mut lead_ns: u64 = 40_000u64.min(tuning.lead_max_ns);
+    let mut errors: u64 = 0;
+    loop {
+        let mut q = dir.line.q.lock().unwrap();
+        loop {
+            let Some(&(at, _)) = q.front() else {
+                q = dir.line.cv.wait(q).unwrap();
+                continue;
+            };
+            let now = clock.now_ns();
+            if at <= now {
+                break;
+            }
+            let rem = at - now;
+            if rem <= tuning.spin_ns {
+                // Only this thread pops, so the front stays where it is.
+                drop(q);
+                while clock.now_ns() < at {
+                    std::hint::spin_loop();
+                }
+                q = dir.line.q.lock().unwrap();
+                break;
+            }
+            // Aim `lead` early; when that is too close, aim `spin_ns` early
+            // and accept being up to (wake-up latency - spin_ns) late.
+            let sleep = if rem > lead_ns + tuning.spin_ns {
+                rem - lead_ns
+            } else {
+                rem - tuning.spin_ns
+            };
+            let (g, res) = dir
+                .line
+                .cv
+                .wait_timeout(q, Duration::from_nanos(sleep))
+                .unwrap();
+            q = g;
+            if res.timed_out() {
+                let late = clock.now_ns().saturating_sub(now + sleep) as i64;
+                // EWMA with weight 1/16, bounded.
+                let l = lead_ns as i64 + (late - lead_ns as i64) / 16;
+                lead_ns = l.clamp(0, tuning.lead_max_ns as i64) as u64;
+            }
+        }
+        let now = clock.now_ns();
+        while batch.len() < BATCH {
+            match q.front() {
+                Some(&(at, _)) if at <= now => batch.push(q.pop_front().unwrap()),
+                _ => break,
+            }
+        }
+        drop(q);
+        for (_, pkt) in batch.drain(..) {
+            match (&dst.tun).write(&pkt) {
+                Ok(_) => {
+                    c.packets_out.fetch_add(1, Relaxed);
+                    c.bytes_out.fetch_add(pkt.len() as u64, Relaxed);
+                    dst.capture(&pkt);
+                }
+                Err(e) => {
+                    errors += 1;
+                    if errors == 1 || errors.is_power_of_two() {
+                        eprintln!(
+                            "linkem {link}: {}: write to {} failed ({errors} so far): {e}",
+                            dir.name, dst.label
+                        );
+                    }
+                }
+            }
+            spent.push(pkt);
+        }
+        dir.pool.put_all(&mut spent);
+    }
+}
+
+/// The running link.
+pub struct Link {
+    pub name: String,
+    pub clock: Clock,
+    pub forward: Arc<Direction>,
+    pub ret: Arc<Direction>,
+    a: Arc<Side>,
+    b: Arc<Side>,
+    pub stats_path: std::path::PathBuf,
+}
+
+impl Link {
+    /// Starts the four threads; time 0 is now.
+    pub fn start(cfg: &Config, a: Side, b: Side) -> io::Result<Link> {
+        let a = Arc::new(a);
+        let b = Arc::new(b);
+        let forward = Arc::new(Direction::new("forward"));
+        let ret = Arc::new(Direction::new("return"));
+        let tuning = WaitTuning::from_env();
+        let clock = Clock::start();
+        let plans = [
+            (
+                forward.clone(),
+                b.clone(),
+                a.clone(),
+                Pipeline::new(&cfg.forward, cfg.seed, "forward"),
+            ),
+            (
+                ret.clone(),
+                a.clone(),
+                b.clone(),
+                Pipeline::new(&cfg.ret, cfg.seed, "return"),
+            ),
+        ];
+        for (dir, src, dst, pipeline) in plans {
+            let short = if dir.name == "forward" { "fwd" } else { "ret" };
+            let (l, d) = (cfg.name.clone(), dir.clone());
+            std::thread::Builder::new()
+                .name(format!("{short}-write"))
+                .spawn(move || writer(l, d, dst, clock, tuning))?;
+            let (l, d) = (cfg.name.clone(), dir.clone());
+            std::thread::Builder::new()
+                .name(format!("{short}-read"))
+                .spawn(move || reader(l, d, src, pipeline, clock))?;
+        }
+        Ok(Link {
+            name: cfg.name.clone(),
+            clock,
+            forward,
+            ret,
+            a,
+            b,
+            stats_path: cfg.stats_path.clone(),
+        })
+    }
+
+    pub fn stats(&self) -> StatsFile {
+        StatsFile {
+            name: self.name.clone(),
+            uptime_s: self.clock.now_ns() as f64 / 1e9,
+            forward: self.forward.counters.snapshot(),
+            ret: self.ret.counters.snapshot(),
+        }
+    }
+
+    /// Flushes the captures and writes the stats file.
+    pub fn checkpoint(&self) -> io::Result<()> {
+        for side in [&self.a, &self.b] {
+            if let Some(p) = &side.pcap {
+                p.lock().unwrap().flush()?;
+            }
+        }
+        self.stats().write(&self.stats_path)
+    }
+}
+
+/// Blocks SIGINT, SIGTERM and SIGUSR1 in the calling thread (and so in the
+/// threads it creates afterwards); returns the set for [`wait_signal`].
+pub fn block_signals() -> libc::sigset_t {
+    // SAFETY: sigset manipulation on a local, then pthread_sigmask.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for s in [libc::SIGINT, libc::SIGTERM, libc::SIGUSR1] {
+            libc::sigaddset(&mut set, s);
+        }
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        set
+    }
+}
+
+/// Waits for one of the blocked signals.
+pub fn wait_signal(set: &libc::sigset_t) -> i32 {
+    let mut sig: libc::c_int = 0;
+    loop {
+        // SAFETY: valid set and out pointer.
+        let rc = unsafe { libc::sigwait(set, &mut sig) };
+        if rc == 0 {
+            return sig;
+        }
+    }
+}
+
+/// Writes the line the harness waits for.
+pub fn say_ready() {
+    let mut out = io::stdout().lock();
+    let _ = out.write_all(b"ready\n");
+    let _ = out.flush();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::OwnedFd;
+    use std::os::unix::net::UnixDatagram;
+
+    /// A datagram socket pair stands in for a tun device: one end for the
+    /// link, one for the test (message boundaries are kept, as with tun).
+    fn fake_tun(label: &str) -> (Side, UnixDatagram) {
+        let (link, user) = UnixDatagram::pair().unwrap();
+        let tun = File::from(OwnedFd::from(link));
+        (
+            Side {
+                label: label.into(),
+                tun,
+                pcap: None,
+            },
+            user,
+        )
+    }
+
+    fn config(forward: &str, ret: &str) -> Config {
+        crate::config::parse(&format!(
+            r#"{{"name": "t", "seed": 1, "a": {{"netns": "x", "dev": "sat0"}}, "b": {{"netns": "y", "dev": "sat0"}},
+                "forward": {forward}, "return": {ret}, "stats_path": "/nonexistent/stats.json"}}"#
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn forwards_both_ways_with_delay_in_order_and_counts() {
+        let cfg = config(
+            r#"{"delay_ms": 30}"#,
+            r#"{"delay_ms": 5, "loss": {"model": "random", "pct": 100}}"#,
+        );
+        let (a, a_user) = fake_tun("a");
+        let (b, b_user) = fake_tun("b");
+        let link = Link::start(&cfg, a, b).unwrap();
+        a_user
+            .set_read_timeout(Some(Duration::from_secs(2)))
+            .unwrap();
+        let t = Instant::now();
+        for i in 0..20u8 {
+            b_user
+                .send(&[
+                    0x45, i, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ])
+                .unwrap();
+        }
+        let mut buf = [0u8; 100];
+        for i in 0..20u8 {
+            let n = a_user.recv(&mut buf).unwrap();
+            assert_eq!(n, 20);
+            assert_eq!(buf[1], i, "order kept");
+        }
+        let took = t.elapsed();
+        assert!(took >= Duration::from_millis(30), "{took:?}");
+        assert!(took < Duration::from_millis(200), "{took:?}");
+        // The return direction loses everything.
+        a_user.send(&[0x45; 20]).unwrap();
+        b_user
+            .set_read_timeout(Some(Duration::from_millis(100)))
+            .unwrap();
+        assert!(b_user.recv(&mut buf).is_err());
+        let s = link.stats();
+        assert_eq!(
+            (
+                s.forward.packets_in,
+                s.forward.packets_out,
+                s.forward.bytes_out
+            ),
+            (20, 20, 400)
+        );
+        assert_eq!(
+            (s.ret.packets_in, s.ret.packets_out, s.ret.drops.loss),
+            (1, 0, 1)
+        );
+        assert!(s.uptime_s > 0.0);
+    }
+
+    #[test]
+    fn rate_limit_paces_delivery() {
+        // 10 packets of 1250 B at 10 Mbit/s: 1 ms each, the last out at ~10 ms.
+        let cfg = config(r#"{"delay_ms": 0, "rate_mbit": 10}"#, "{}");
+        let (a, a_user) = fake_tun("a");
+        let (b, b_user) = fake_tun("b");
+        let _link = Link::start(&cfg, a, b).unwrap();
+        a_user
+            .set_read_timeout(Some(Duration::from_secs(2)))
+            .unwrap();
+        let t = Instant::now();
+        for _ in 0..10 {
+            b_user.send(&[0x45; 1250]).unwrap();
+        }
+        let mut buf = [0u8; 2000];
+        let mut at = vec![];
+        for _ in 0..10 {
+            a_user.recv(&mut buf).unwrap();
+            at.push(t.elapsed());
+        }
+        assert!(at[0] >= Duration::from_micros(1000), "{:?}", at[0]);
+        assert!(at[9] >= Duration::from_micros(10_000), "{:?}", at[9]);
+        assert!(at[9] < Duration::from_millis(60), "{:?}", at[9]);
+    }
+}

@@ -1,0 +1,58 @@
+// Shared by the integration tests: run the CLI, write short-delay
+// profiles, and look at what exists on the machine.
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT } from '../../harness/sys.js';
+import { listNamespaces } from '../../harness/testbed.js';
+
+export const CLI = path.join(ROOT, 'harness/cli.js');
+
+export function satbench(args, { timeoutMs = 120000, env } = {}) {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { timeout: timeoutMs, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+export function spawnSatbench(args) {
+  return spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+export function exited(child) {
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}
+
+export function writeProfile(obj) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-it-'));
+  const file = path.join(dir, 'profile.json');
+  fs.writeFileSync(file, JSON.stringify(obj));
+  return file;
+}
+
+export async function namespacesOfTestbed(id) {
+  return (await listNamespaces()).filter((n) => n.startsWith(`sbt-${id}-`));
+}
+
+export function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function until(fn, ms = 10000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export const isRoot = () => process.getuid() === 0;

@@ -1,0 +1,222 @@
+// Builds real testbeds (namespaces, veth, tun, linkem) with short delays and
+// checks what they do: delays, rates, losses measured; TCP, UDP and ICMP
+// forwarded; TCP settings applied; nothing left behind.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createTestbed, listTestbeds, cleanup } from '../../harness/testbed.js';
+import { loadProfile } from '../../harness/profiles.js';
+import { run } from '../../harness/sys.js';
+import { wilsonInterval } from '../../harness/stats.js';
+import { ADDRESSES } from '../../harness/addressing.js';
+import { satbench, spawnSatbench, exited, writeProfile, namespacesOfTestbed, alive, until, isRoot } from './helpers.js';
+
+// 10 ms one way over the satellite, 5 ms over the internet: 30 ms RTT.
+const SHORT = {
+  description: 'integration test: short delays',
+  satellite: { forward: { delay: '10ms', rate: '20mbit' }, return: { delay: '10ms', rate: '10mbit' } },
+  internet: { forward: { delay: '5ms' }, return: { delay: '5ms' } },
+};
+
+describe('testbed (integration, real namespaces)', function () {
+  before(function () {
+    if (!isRoot()) this.skip(); // network namespaces need root; CI runs as root
+  });
+
+  it('probe measures the configured delays and rates', async () => {
+    const r = await satbench(['testbed', 'probe', '--profile', writeProfile(SHORT), '--link', 'linkem', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const p = JSON.parse(r.stdout);
+    assert.equal(p.link, 'linkem');
+    assert.equal(p.configured.rtt_ms, 30);
+    assert.ok(p.measured.rtt_ms.n >= 20);
+    assert.ok(Math.abs(p.measured.rtt_ms.median - 30) < 1, `RTT median ${p.measured.rtt_ms.median}`);
+    assert.ok(Math.abs(p.measured.one_way_ms.forward.median - 15) < 0.5, `forward ${p.measured.one_way_ms.forward.median}`);
+    assert.ok(Math.abs(p.measured.one_way_ms.return.median - 15) < 0.5, `return ${p.measured.one_way_ms.return.median}`);
+    assert.ok(Math.abs(p.measured.forward_mbps / 20 - 1) < 0.05, `forward ${p.measured.forward_mbps} Mbit/s`);
+    assert.ok(Math.abs(p.measured.return_mbps / 10 - 1) < 0.05, `return ${p.measured.return_mbps} Mbit/s`);
+    assert.equal(p.measured.loss_pct, 0);
+    assert.ok(p.link_stats.sat.forward.packets_out > 0, 'linkem counted the satellite link');
+  });
+
+  it('--loss drops packets on the satellite link at the configured rate', async () => {
+    const r = await satbench(['testbed', 'probe', '--profile', writeProfile(SHORT), '--loss', '10', '--link', 'linkem', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const p = JSON.parse(r.stdout);
+    assert.equal(p.configured.loss_pct, 10);
+    const n = p.measured.loss_samples.forward;
+    const lost = Math.round((p.measured.loss_pct / 100) * n);
+    const [lo, hi] = wilsonInterval(lost, n, 3.29); // 99.9 %: a correct emulator fails this 1 time in 1000
+    assert.ok(lo <= 0.1 && 0.1 <= hi, `measured ${lost}/${n}, interval [${lo}, ${hi}] excludes 10 %`);
+    assert.ok(p.link_stats.sat.forward.drops.loss > 0);
+  });
+
+  describe('a running testbed', () => {
+    let tb;
+    const started = [];
+    const pcapDir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-pcap-'));
+
+    before(async () => {
+      tb = await createTestbed({ profile: loadProfile(writeProfile(SHORT)), link: 'linkem', seed: 3, pcapDir });
+    });
+    after(async () => {
+      for (const child of started) if (alive(child.pid)) child.kill('SIGKILL');
+      await tb?.destroy();
+    });
+
+    it('forwards ICMP with the configured round trip', async () => {
+      const r = await run('ip', ['netns', 'exec', tb.ns.client, 'ping', '-c', '5', '-i', '0.2', '-q', ADDRESSES.server]);
+      const m = /= [\d.]+\/([\d.]+)\//.exec(r.stdout);
+      assert.ok(m, r.stdout);
+      assert.ok(Math.abs(Number(m[1]) - 30) < 2, `ping avg ${m[1]} ms`);
+    });
+
+    it('carries TCP at the link rate (iperf3, server to client)', async () => {
+      const server = spawn('ip', ['netns', 'exec', tb.ns.server, 'iperf3', '-s', '-1', '-B', ADDRESSES.server], { stdio: 'ignore' });
+      started.push(server);
+      await until(async () => (await run('ip', ['netns', 'exec', tb.ns.server, 'ss', '-ltn'])).stdout.includes(':5201'));
+      const r = await run('ip', ['netns', 'exec', tb.ns.client, 'iperf3', '-c', ADDRESSES.server, '-R', '-t', '3', '-J'], { timeoutMs: 30000 });
+      const mbps = JSON.parse(r.stdout).end.sum_received.bits_per_second / 1e6;
+      assert.ok(mbps > 15 && mbps <= 20.2, `TCP goodput ${mbps} Mbit/s over a 20 Mbit/s link`);
+    });
+
+    it('applies the TCP settings to every namespace', async () => {
+      for (const ns of Object.values(tb.ns)) {
+        const cc = await run('ip', ['netns', 'exec', ns, 'sysctl', '-n', 'net.ipv4.tcp_congestion_control']);
+        assert.equal(cc.stdout.trim(), 'cubic', ns);
+      }
+      for (const node of ['client', 'server']) {
+        const routes = await run('ip', ['-n', tb.ns[node], 'route', 'show', 'default']);
+        assert.match(routes.stdout, /initcwnd 10 initrwnd 10/, node);
+      }
+      for (const node of ['st', 'gw']) {
+        const fwd = await run('ip', ['netns', 'exec', tb.ns[node], 'sysctl', '-n', 'net.ipv4.ip_forward']);
+        assert.equal(fwd.stdout.trim(), '1', node);
+      }
+    });
+
+    it('writes a pcap of each side of each emulated link', async () => {
+      await tb.linkStats();
+      for (const link of ['sat', 'inet']) {
+        for (const side of ['a', 'b']) {
+          const f = path.join(pcapDir, link, `${side}.pcap`);
+          assert.ok(fs.existsSync(f), `${f} missing`);
+          const head = fs.readFileSync(f).subarray(0, 4).readUInt32LE(0);
+          assert.ok([0xa1b2c3d4, 0xa1b23c4d].includes(head), `${f}: not a pcap`);
+        }
+      }
+    });
+
+    it('coexists with a second testbed', async () => {
+      const other = await createTestbed({ profile: loadProfile(writeProfile(SHORT)), link: 'linkem' });
+      try {
+        assert.notEqual(other.id, tb.id);
+        const r = await run('ip', ['netns', 'exec', other.ns.client, 'ping', '-c', '2', '-i', '0.2', '-q', ADDRESSES.server]);
+        assert.match(r.stdout, /2 received/);
+      } finally {
+        await other.destroy();
+      }
+      assert.equal((await namespacesOfTestbed(other.id)).length, 0);
+      assert.equal((await namespacesOfTestbed(tb.id)).length, 4);
+    });
+
+    it('cleanup keeps a testbed whose owner is still running', async () => {
+      const r = await cleanup();
+      assert.ok(r.kept.some((t) => t.id === tb.id));
+      assert.equal((await namespacesOfTestbed(tb.id)).length, 4);
+    });
+  });
+
+  it('`testbed up` leaves a testbed that `testbed down` removes', async () => {
+    const up = await satbench(['testbed', 'up', '--profile', writeProfile(SHORT), '--name', 'itup', '--json']);
+    assert.equal(up.code, 0, up.stderr);
+    assert.equal((await namespacesOfTestbed('itup')).length, 4);
+    const status = JSON.parse((await satbench(['testbed', 'status', '--json'])).stdout);
+    const mine = status.find((t) => t.id === 'itup');
+    assert.equal(mine.processes.length, 2);
+    assert.ok(mine.processes.every((p) => p.alive));
+    const down = await satbench(['testbed', 'down', 'itup']);
+    assert.equal(down.code, 0, down.stderr);
+    assert.equal((await namespacesOfTestbed('itup')).length, 0);
+    assert.ok(mine.processes.every((p) => !alive(p.pid)), 'linkem still running');
+  });
+
+  it('cleanup removes a testbed whose run was killed', async () => {
+    // A run that builds a testbed and is then killed with SIGKILL: no
+    // teardown can run, so the namespaces and linkem processes stay behind.
+    const script = `
+      import { createTestbed } from ${JSON.stringify(new URL('../../harness/testbed.js', import.meta.url).href)};
+      import { loadProfile } from ${JSON.stringify(new URL('../../harness/profiles.js', import.meta.url).href)};
+      await createTestbed({ profile: loadProfile(${JSON.stringify(writeProfile(SHORT))}), link: 'linkem', id: 'itkill' });
+      console.log('built');
+      setInterval(() => {}, 1000);`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await until(() => new Promise((r) => child.stdout.once('data', (d) => r(String(d).includes('built')))), 20000);
+    const before = (await listTestbeds()).find((t) => t.id === 'itkill');
+    child.kill('SIGKILL');
+    await exited(child);
+    assert.equal(before.namespaces.length, 4);
+    const r = await satbench(['cleanup', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(JSON.parse(r.stdout).removed.includes('itkill'));
+    assert.equal((await namespacesOfTestbed('itkill')).length, 0);
+    assert.ok(before.processes.every((p) => !alive(p.pid)), 'linkem of the killed run still running');
+  });
+
+  it('Ctrl-C during a probe tears down what it built', async () => {
+    const slow = { ...SHORT, satellite: { forward: { delay: '200ms', rate: '20mbit' }, return: { delay: '200ms', rate: '20mbit' } } };
+    const child = spawnSatbench(['testbed', 'probe', '--profile', writeProfile(slow), '--name', 'itint']);
+    let stderr = '';
+    child.stderr.on('data', (d) => { stderr += d; });
+    await until(() => stderr.includes('probe'), 30000); // built and measuring
+    const pids = (await listTestbeds()).find((t) => t.id === 'itint').processes.map((p) => p.pid);
+    assert.equal(pids.length, 2);
+    child.kill('SIGINT');
+    const { code } = await exited(child);
+    assert.equal(code, 130, stderr);
+    assert.equal((await namespacesOfTestbed('itint')).length, 0);
+    assert.ok(pids.every((pid) => !alive(pid)), 'linkem left running');
+    assert.ok(!(await listTestbeds()).some((t) => t.id === 'itint'));
+  });
+});
+
+describe('satbench command (integration)', () => {
+  it('says in one line that it needs root, and how to run it', async function () {
+    if (!isRoot()) this.skip();
+    const r = await new Promise((resolve) => {
+      const child = spawn('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all',
+        process.execPath, new URL('../../harness/cli.js', import.meta.url).pathname, 'testbed', 'up', '--profile', 'geo']);
+      let err = '';
+      child.stderr.on('data', (d) => { err += d; });
+      child.on('exit', (code) => resolve({ code, err }));
+    });
+    assert.equal(r.code, 2);
+    assert.equal(r.err.trim().split('\n').length, 1, r.err);
+    assert.match(r.err, /needs root \(or CAP_NET_ADMIN\): run it as root, e\.g\. `sudo npx satbench testbed up/);
+  });
+
+  it('rejects an unknown profile and bad options with exit 2 and one line', async () => {
+    for (const [args, pattern] of [
+      [['testbed', 'probe', '--profile', 'mars'], /unknown profile "mars"; built-in profiles: geo/],
+      [['testbed', 'up', '--profile', 'geo', '--loss', '120'], /--loss: expected a percentage between 0 and 100, got 120/],
+      [['testbed', 'up', '--profile', 'geo', '--link', 'dummynet'], /--link: expected one of auto, linkem, netem/],
+      [['testbed', 'up', '--profile', 'geo', '--bogus'], /Unknown option '--bogus'/],
+      [['frobnicate'], /unknown command "frobnicate"/],
+    ]) {
+      const r = await satbench(args);
+      assert.equal(r.code, 2, args.join(' '));
+      assert.match(r.stderr, pattern);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    }
+  });
+
+  it('doctor lists every prerequisite', async () => {
+    const r = await satbench(['doctor', '--json']);
+    const names = JSON.parse(r.stdout).map((c) => c.name);
+    for (const n of ['privileges', 'ip netns', '/dev/net/tun', 'nftables', 'chromium', 'binary linkem', 'kernel netem', 'node']) {
+      assert.ok(names.includes(n), `doctor does not check ${n}`);
+    }
+  });
+});
