@@ -1,6 +1,6 @@
 // Running the system's commands (ip, tc, sysctl, …) with errors that say
 // which command failed and what it printed.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,4 +43,37 @@ export function requireNetAdmin(command) {
   if (!hasNetAdmin()) {
     throw new UsageError(`${command} builds network namespaces and needs root (or CAP_NET_ADMIN): run it as root, e.g. \`sudo npx satbench ${command}\``);
   }
+}
+
+/**
+ * Starts a long-running helper (linkem, the origin, …) detached in its own
+ * process group, stderr to `logPath`, and waits for it to print "ready".
+ * Returns the child, no longer holding our event loop open.
+ */
+export function spawnReady(cmd, args, { logPath, what, timeoutMs = 10000, onSpawn = () => {} }) {
+  const log = fs.openSync(logPath, 'a');
+  const child = spawn(cmd, args, { detached: true, stdio: ['ignore', 'pipe', log] });
+  fs.closeSync(log);
+  onSpawn(child);
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    const timer = setTimeout(() => fail(`did not report ready within ${timeoutMs / 1000} s`), timeoutMs);
+    function fail(why) {
+      clearTimeout(timer);
+      const tail = fs.readFileSync(logPath, 'utf8').trim().split('\n').slice(-5).join(' | ');
+      reject(new Error(`${what} ${why}${tail ? `: ${tail}` : ''}`));
+    }
+    child.on('error', (e) => fail(`could not start: ${e.message}`));
+    child.on('exit', (code) => fail(`exited with code ${code}`));
+    child.stdout.on('data', (d) => {
+      buf += d;
+      if (buf.includes('ready\n')) {
+        clearTimeout(timer);
+        child.removeAllListeners('exit');
+        child.stdout.destroy();
+        child.unref();
+        resolve(child);
+      }
+    });
+  });
 }

@@ -3,11 +3,10 @@
 // State lives under /run/satbench/testbeds/ID so that `testbed down`,
 // `testbed status` and `cleanup` work from another process, and so that
 // what a killed run left behind can be found.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from './errors.js';
-import { run, binPath } from './sys.js';
+import { run, binPath, spawnReady } from './sys.js';
 import { onTeardown } from './teardown.js';
 import {
   LINK_PLAN, ROUTES, FORWARDING, NODES, namespacesOf, parseNamespace, randomId, validateId,
@@ -15,7 +14,6 @@ import {
 import { resolveLinkBackend, kernelHasNetem, hasTun, netemArgs, linkemConfig } from './link-backends.js';
 
 export const STATE_DIR = process.env.SATBENCH_STATE_DIR || '/run/satbench/testbeds';
-const READY_TIMEOUT_MS = 10000;
 
 export const DEFAULT_TCP = { cc: 'cubic', initcwnd: 10, initrwnd: 10 };
 const CC_ALIASES = { newreno: 'reno' };
@@ -94,33 +92,22 @@ async function startLinkem({ state, ns, link, profile, seed, pcapDir }) {
   });
   if (cfg.pcap_dir) fs.mkdirSync(cfg.pcap_dir, { recursive: true });
   fs.writeFileSync(cfgPath, JSON.stringify(cfg, null, 2));
-  const log = fs.openSync(logPath, 'a');
-  const child = spawn('ip', ['netns', 'exec', ns[link.a], binPath('linkem'), '--config', cfgPath], {
-    detached: true, // its own process group: a terminal's Ctrl-C reaches us, and we tear it down in order
-    stdio: ['ignore', 'pipe', log],
-  });
-  fs.closeSync(log);
-  state.processes.push({ role: `linkem-${link.name}`, pid: child.pid, stats: statsPath });
-  writeState(state);
-  await new Promise((resolve, reject) => {
-    let buf = '';
-    const timer = setTimeout(() => fail(`did not report ready within ${READY_TIMEOUT_MS / 1000} s`), READY_TIMEOUT_MS);
-    function fail(why) {
-      clearTimeout(timer);
-      const tail = fs.readFileSync(logPath, 'utf8').trim().split('\n').slice(-5).join(' | ');
-      reject(new Error(`linkem for the ${link.name} link ${why}${tail ? `: ${tail}` : ''}`));
-    }
-    child.on('exit', (code) => fail(`exited with code ${code}`));
-    child.stdout.on('data', (d) => {
-      buf += d;
-      if (buf.includes('ready\n')) {
-        clearTimeout(timer);
-        child.removeAllListeners('exit');
-        child.stdout.destroy();
-        child.unref();
-        resolve();
-      }
-    });
+  await startProcess(state, `linkem-${link.name}`, ['ip', 'netns', 'exec', ns[link.a], binPath('linkem'), '--config', cfgPath],
+    { logPath, what: `linkem for the ${link.name} link`, stats: statsPath });
+}
+
+/**
+ * Starts a helper process that belongs to testbed `state.id` (it is
+ * recorded, so teardown and cleanup end it) and waits for its "ready".
+ */
+export async function startProcess(state, role, [cmd, ...args], { logPath, what, stats }) {
+  await spawnReady(cmd, args, {
+    logPath,
+    what,
+    onSpawn: (child) => {
+      state.processes.push({ role, pid: child.pid, ...(stats ? { stats } : {}) });
+      writeState(state);
+    },
   });
 }
 
@@ -202,7 +189,7 @@ export async function createTestbed({ profile, link = 'auto', seed = 1, id, tcp,
     throw e;
   }
   return {
-    id, ns, backend, profile, state,
+    id, ns, backend, profile, state, dir: path.join(STATE_DIR, id),
     linkStats: () => linkStats(id),
     destroy: async () => {
       unregister();

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // npm run bench:link — how faithful and how cheap the linkem emulator is.
 // For each rate it builds a testbed whose satellite link has that rate and
-// 25 ms one way (the internet link adds no delay) and prints, as medians
-// over --runs runs:
-//   delay error   measured minus configured one-way delay (median, p99) of
-//                 1-byte datagrams on an idle link
+// 25 ms one way, measures across that one link (gw to st, the forward
+// direction, so only one linkem and no forwarding is in the path) and
+// prints, as medians over --runs runs:
+//   delay error   measured minus expected one-way delay (median, p99) of
+//                 1-byte datagrams on an idle link; expected = the
+//                 configured delay plus the datagram's serialization time
 //   rate          what a UDP stream 15 % faster than the link received
 //   loss          1 % configured, a stream at half the rate (no queue drops),
 //                 measured with its binomial 99 % interval
@@ -17,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { createTestbed } from '../harness/testbed.js';
 import { parseProfile, withDefaultLimits } from '../harness/profiles.js';
 import { run, binPath, requireNetAdmin } from '../harness/sys.js';
-import { ADDRESSES } from '../harness/addressing.js';
+import { LINK_PLAN } from '../harness/addressing.js';
 import { median, quantile, wilsonInterval, round } from '../harness/stats.js';
 
 const { values: opts } = parseArgs({ options: { rates: { type: 'string', default: '20,50,250' }, runs: { type: 'string', default: '3' }, json: { type: 'boolean' } } });
@@ -26,6 +28,8 @@ const runs = Number(opts.runs);
 const ONE_WAY_MS = 25;
 const LOSS_PCT = 1;
 const CLK_TCK = 100; // USER_HZ: /proc/PID/stat counts CPU time in these
+const OWD_IP_BYTES = 29; // a 1-byte UDP datagram
+const SAT = LINK_PLAN.find((l) => l.name === 'sat');
 
 function profileFor(rate, lossPct) {
   const dir = { delay: ONE_WAY_MS, rate: `${rate}mbit`, ...(lossPct ? { loss: lossPct } : {}) };
@@ -33,8 +37,8 @@ function profileFor(rate, lossPct) {
 }
 
 async function satprobe(tb, args) {
-  const common = ['--from-netns', tb.ns.server, '--to-netns', tb.ns.client, '--to-addr', ADDRESSES.client, '--timeout-ms', '1000'];
-  const r = await run('ip', ['netns', 'exec', tb.ns.server, binPath('satprobe'), ...args, ...common], { timeoutMs: 60000 });
+  const common = ['--from-netns', tb.ns[SAT.b], '--to-netns', tb.ns[SAT.a], '--to-addr', SAT.aAddr, '--timeout-ms', '1000'];
+  const r = await run('ip', ['netns', 'exec', tb.ns[SAT.b], binPath('satprobe'), ...args, ...common], { timeoutMs: 60000 });
   return JSON.parse(r.stdout);
 }
 
@@ -49,7 +53,8 @@ async function once(rate) {
   let tb = await createTestbed({ profile: profileFor(rate, 0), link: 'linkem', seed: 1 });
   try {
     const owd = await satprobe(tb, ['owd', '--count', '1000', '--interval-ms', '5']);
-    const err = owd.owd_ms.map((d) => d - ONE_WAY_MS);
+    const expected = ONE_WAY_MS + (OWD_IP_BYTES * 8) / (rate * 1000);
+    const err = owd.owd_ms.map((d) => d - expected);
     out.delayErrMedian = median(err);
     out.delayErrP99 = quantile(err, 0.99);
     const pid = tb.state.processes.find((p) => p.role === 'linkem-sat').pid;
