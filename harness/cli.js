@@ -21,7 +21,7 @@ Commands:
   testbed up|down|status|probe  build, remove, list or measure an emulated testbed
   profiles                    list the built-in link profiles
   cleanup [--all]             remove testbeds (namespaces, processes) left behind
-  bench                       run a page-load matrix (not implemented yet)
+  bench                       load pages in Chromium over a matrix of scenarios
 
 Run \`satbench COMMAND --help\` for a command's options.`,
   testbed: `Usage:
@@ -56,6 +56,27 @@ Options:
   Check root or CAP_NET_ADMIN, ip netns, /dev/net/tun, tc, nftables, iperf3, ethtool,
   Chromium and its version, the Rust binaries, TCP congestion controls and kernel netem.
   Exit 0 when everything required is there, 1 otherwise.`,
+  bench: `Usage: satbench bench [--preset NAME] [--profile LIST] [--loss LIST] [--protocol LIST]
+                      [--site NAME|DIR] [-n RUNS] [--out DIR] [--resume DIR] [--seed N]
+                      [--link auto|linkem|netem] [--timeout SECONDS] [--json]
+  Load a page in a fresh Chromium over every scenario of the matrix (profiles × losses ×
+  protocols × sites), RUNS times each, a fresh testbed and origin per run. Writes
+  DIR/results.jsonl (a line per run, flushed as it ends), DIR/summary.json, DIR/index.html.
+
+Options:
+  --preset NAME     quick (the default: kepler, leo and geo, loss 0, h1 and h3, 5 runs) or
+                    ifip2022 (the paper's matrix); the options below override its parts
+  --profile LIST    link profiles, comma-separated (see \`satbench profiles\`)
+  --loss LIST       satellite-link loss in percent, comma-separated (0,0.01,0.1,1)
+  --protocol LIST   h1 (HTTP/1.1 cleartext), h1s (HTTP/1.1 over TLS), h2, h3
+  --site NAME|DIR   a reference site (kepler, deutschmann-small, deutschmann-large,
+                    kuhn-a, kuhn-b) or a directory with an index.html
+  -n RUNS           runs per scenario
+  --out DIR         where results go (default out/bench-TIMESTAMP)
+  --resume DIR      continue an interrupted matrix in DIR without repeating finished runs
+  --timeout S       a page load taking longer fails that run (default 120)
+  --json            print summary.json to stdout
+Exit 0 when the matrix ran (failed runs are counted and reported), 2 on a harness error.`,
   profiles: `Usage: satbench profiles [--json]
   List the built-in link profiles with their configured RTT, rates and loss.`,
 };
@@ -166,6 +187,39 @@ function formatProbe(r) {
   return `profile ${r.profile}, link ${r.link}\n` + rows.map(([a, b, d]) => `  ${String(a).padEnd(24)}${String(b).padEnd(14)}${d}`).join('\n');
 }
 
+const list = (v) => v.split(',').map((x) => x.trim()).filter(Boolean);
+
+async function benchCommand(argv) {
+  const { values: v } = parse(argv, {
+    preset: { type: 'string', default: 'quick' }, profile: { type: 'string' }, loss: { type: 'string' }, protocol: { type: 'string' },
+    site: { type: 'string' }, n: { type: 'string', short: 'n' }, out: { type: 'string' }, resume: { type: 'string' },
+    seed: { type: 'string', default: '1' }, link: { type: 'string', default: 'auto' }, timeout: { type: 'string', default: '120' },
+  });
+  if (v.help) return note(HELP.bench);
+  const { PRESETS } = await import('./presets.js');
+  const preset = PRESETS[v.preset];
+  if (!preset) throw new UsageError(`--preset: unknown preset ${JSON.stringify(v.preset)}; presets: ${Object.keys(PRESETS).join(', ')}`);
+  if (!LINK_BACKENDS.includes(v.link)) throw new UsageError(`--link: expected one of ${LINK_BACKENDS.join(', ')}, got ${JSON.stringify(v.link)}`);
+  requireNetAdmin('bench');
+  const matrix = {
+    profiles: v.profile ? list(v.profile) : preset.profiles,
+    losses: v.loss ? list(v.loss).map((x) => percent(x, '--loss')) : preset.losses,
+    protocols: v.protocol ? list(v.protocol) : preset.protocols,
+    sites: v.site ? [v.site] : preset.sites,
+    runs: v.n ? integer(v.n, '-n', 1) : preset.runs,
+  };
+  const outDir = v.resume ?? v.out ?? `out/bench-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  const { bench } = await import('./bench.js');
+  const summary = await bench(matrix, {
+    outDir, link: v.link, seed: integer(v.seed, '--seed', 0), resume: Boolean(v.resume),
+    timeoutMs: integer(v.timeout, '--timeout', 1) * 1000, onProgress: note,
+    meta: { preset: v.preset, argv },
+  });
+  const failed = summary.groups.reduce((a, g) => a + g.failed, 0);
+  note(`results in ${outDir}/ (results.jsonl, summary.json, index.html); ${failed} failed run(s)`);
+  if (v.json) print(summary);
+}
+
 async function main(argv) {
   const [cmd, ...rest] = argv;
   switch (cmd) {
@@ -210,7 +264,7 @@ async function main(argv) {
       return;
     }
     case 'bench':
-      throw new UsageError('bench: page-load runs are not implemented yet (see the issue tracker); `satbench testbed probe` measures a testbed');
+      return benchCommand(rest);
     default:
       throw new UsageError(`unknown command ${JSON.stringify(cmd)}; see \`satbench --help\``);
   }
