@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { chromiumArgs, checkProtocol, deriveMetrics, siteUrl } from '../../harness/runner.js';
+import { expandMatrix } from '../../harness/matrix.js';
+import { summarize, bootstrapMedianCi } from '../../harness/summary.js';
+import { renderReport, escapeHtml } from '../../reports/html.js';
+
+const nav = (over = {}) => ({ name: 'https://satbench.test/', nextHopProtocol: 'h3', responseStart: 240, loadEventStart: 900, domContentLoadedEventStart: 500, transferSize: 1000, encodedBodySize: 900, ...over });
+const res = (n, proto = 'h3', scheme = 'https') => Array.from({ length: n }, (_, i) => ({ name: `${scheme}://satbench.test/r${i}`, nextHopProtocol: proto, transferSize: 10, encodedBodySize: 8 }));
+
+describe('page-load runner decisions', () => {
+  it('asks Chromium for the protocol of the run', () => {
+    const h3 = chromiumArgs('h3', { userDataDir: '/tmp/u', spki: 'AAA=' });
+    assert.ok(h3.includes('--origin-to-force-quic-on=satbench.test:443'));
+    assert.ok(h3.includes('--ignore-certificate-errors-spki-list=AAA='));
+    for (const flag of ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--remote-debugging-pipe']) {
+      assert.ok(h3.includes(flag), flag);
+    }
+    const h1 = chromiumArgs('h1', { userDataDir: '/tmp/u', spki: 'AAA=' });
+    assert.ok(h1.includes('--disable-quic'));
+    assert.ok(h1.some((a) => a.startsWith('--disable-features=HttpsUpgrades')), 'h1 must not be upgraded to HTTPS');
+    assert.ok(!h1.some((a) => a.startsWith('--ignore-certificate-errors-spki-list')));
+    assert.ok(chromiumArgs('h1s', { userDataDir: '/u', spki: 'A' }).includes('--disable-http2'));
+    assert.ok(!chromiumArgs('h2', { userDataDir: '/u', spki: 'A' }).includes('--disable-http2'));
+    assert.equal(siteUrl('h1'), 'http://satbench.test/');
+    assert.equal(siteUrl('h3-pep'), 'https://satbench.test/');
+  });
+
+  it('accepts a run only when document and every resource used the protocol asked for', () => {
+    const good = checkProtocol('h3', nav(), res(74));
+    assert.equal(good.ok, true);
+    assert.deepEqual(good.seen, { document: 'h3', resources: { h3: 74 } });
+    const mixed = checkProtocol('h3', nav(), [...res(73), ...res(1, 'h2')]);
+    assert.equal(mixed.ok, false);
+    assert.match(mixed.error, /1 of 74 resources not over h3 \(e\.g\. https:\/\/satbench\.test\/r0 over h2\)/);
+    assert.deepEqual(mixed.seen.resources, { h3: 73, h2: 1 });
+    const doc = checkProtocol('h3', nav({ nextHopProtocol: 'h2' }), res(2));
+    assert.match(doc.error, /document over h2, not h3/);
+  });
+
+  it('rejects an h1 run that was upgraded to HTTPS', () => {
+    const upgraded = checkProtocol('h1', nav({ nextHopProtocol: 'http/1.1' }), res(3, 'http/1.1'));
+    assert.equal(upgraded.ok, false);
+    assert.match(upgraded.error, /not over http/);
+    const cleartext = checkProtocol('h1', nav({ name: 'http://satbench.test/', nextHopProtocol: 'http/1.1' }), res(3, 'http/1.1', 'http'));
+    assert.equal(cleartext.ok, true);
+  });
+
+  it('derives the paper\'s metrics from the raw entries', () => {
+    const m = deriveMetrics(nav(), [{ name: 'first-paint', startTime: 600 }, { name: 'first-contentful-paint', startTime: 610 }], { startTime: 700 }, res(2));
+    assert.equal(m.response_start_ms, 240);
+    assert.equal(m.fcp_ms, 610);
+    assert.equal(m.plt_ms, 900);
+    assert.equal(m.lcp_ms, 700);
+    assert.equal(m.resource_count, 2);
+    assert.equal(m.transfer_bytes, 1020);
+  });
+});
+
+describe('matrix and summary', () => {
+  it('expands the matrix run-major', () => {
+    const items = expandMatrix({ profiles: ['leo', 'geo'], losses: [0], protocols: ['h1', 'h3'], sites: ['kepler'], runs: 2 });
+    assert.equal(items.length, 8);
+    assert.deepEqual(items.slice(0, 4).map((x) => x.run), [1, 1, 1, 1]);
+    assert.deepEqual(items[1].scenario, { profile: 'leo', loss_pct: 0, protocol: 'h3', site: 'kepler' });
+  });
+
+  it('summarises ok runs, counts failed ones, and gives the same interval for the same data', () => {
+    const scenario = { profile: 'leo', loss_pct: 0, protocol: 'h3', site: 'kepler' };
+    const records = [100, 110, 120, 130, 500].map((plt, i) => ({ scenario, run: i + 1, ok: true, metrics: { plt_ms: plt } }));
+    records.push({ scenario, run: 6, ok: false, error: 'timeout', metrics: null });
+    const [g] = summarize(records);
+    assert.equal(g.runs, 6);
+    assert.equal(g.failed, 1);
+    assert.deepEqual(g.failures, [{ run: 6, error: 'timeout' }]);
+    assert.equal(g.metrics.plt_ms.median, 120);
+    assert.equal(g.metrics.plt_ms.n, 5);
+    assert.equal(g.metrics.plt_ms.min, 100);
+    assert.deepEqual(bootstrapMedianCi([1, 2, 3, 4, 5, 6, 7], { seed: 4 }), bootstrapMedianCi([1, 2, 3, 4, 5, 6, 7], { seed: 4 }));
+    const [lo, hi] = g.metrics.plt_ms.ci95;
+    assert.ok(lo <= 120 && 120 <= hi);
+  });
+
+  it('the report escapes every string that comes from input', () => {
+    const scenario = { profile: 'leo', loss_pct: 0, protocol: 'h3', site: '<script>alert(1)</script>' };
+    const html = renderReport({ meta: { generated: 'now', seed: 1, link: 'linkem' }, groups: summarize([{ scenario, run: 1, ok: false, error: '<b>x</b>' }]) });
+    assert.ok(!html.includes('<script>alert(1)</script>'));
+    assert.ok(html.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
+    assert.ok(!html.includes('<b>x</b>'));
+    assert.equal(escapeHtml(`"'&`), '&quot;&#39;&amp;');
+  });
+});
