@@ -1,0 +1,460 @@
+//! Start the `origin` binary on 127.0.0.1 with unused ports and a temporary
+//! root, then fetch over HTTP/1.1 cleartext, HTTP/1.1 and HTTP/2 over TLS,
+//! and HTTP/3, trusting the certificate `origin gen-cert` made.
+
+use std::io::{BufRead, BufReader};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, UdpSocket};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::{Buf, Bytes};
+use http::{Request, Response, StatusCode, Version};
+use http_body_util::{BodyExt, Empty};
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
+
+const BIN: &str = env!("CARGO_BIN_EXE_origin");
+const T: Duration = Duration::from_secs(10);
+
+struct Fixture {
+    dir: PathBuf,
+    http: SocketAddr,
+    https: SocketAddr,
+    png: Vec<u8>,
+    server: Child,
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("origin-it-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A port free for both TCP and UDP on 127.0.0.1 (HTTPS and HTTP/3 share it).
+fn free_port_tcp_and_udp() -> u16 {
+    for _ in 0..50 {
+        let tcp = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+        let port = tcp.local_addr().unwrap().port();
+        if UdpSocket::bind((Ipv4Addr::LOCALHOST, port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no port free for both TCP and UDP");
+}
+
+fn free_port_tcp() -> u16 {
+    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn gen_cert(dir: &Path) {
+    let out = Command::new(BIN)
+        .args([
+            "gen-cert",
+            "--name",
+            "localhost",
+            "--ip",
+            "127.0.0.1",
+            "--out",
+        ])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "gen-cert: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let spki = std::fs::read_to_string(dir.join("spki.txt")).unwrap();
+    assert_eq!(spki.len(), 45, "{spki:?}");
+    assert!(spki.ends_with("=\n"));
+}
+
+fn start() -> Fixture {
+    let dir = temp_dir("serve");
+    let root = dir.join("root");
+    std::fs::create_dir_all(root.join("img")).unwrap();
+    std::fs::write(root.join("index.html"), "<!doctype html><title>t</title>\n").unwrap();
+    std::fs::write(root.join("style.css"), "body { color: red }\n").unwrap();
+    // 200 kB of varied bytes: several read chunks, several frames
+    let png: Vec<u8> = (0..200_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    std::fs::write(root.join("img/a.png"), &png).unwrap();
+    gen_cert(&dir);
+
+    let (http_port, https_port) = (free_port_tcp(), free_port_tcp_and_udp());
+    let mut server = Command::new(BIN)
+        .arg("serve")
+        .arg("--root")
+        .arg(&root)
+        .args(["--addr", "127.0.0.1", "--http-port", &http_port.to_string()])
+        .args(["--https-port", &https_port.to_string()])
+        .arg("--cert")
+        .arg(dir.join("cert.pem"))
+        .arg("--key")
+        .arg(dir.join("key.pem"))
+        .arg("--log")
+        .arg(dir.join("requests.log"))
+        .args([
+            "--quic-cc",
+            "cubic",
+            "--quic-initial-window",
+            "10",
+            "--bdp-bytes",
+            "1000000",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = server.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx.recv_timeout(T).expect("no `ready` within 10 s");
+    if line != "ready\n" {
+        let _ = server.kill();
+        let out = server.wait_with_output().unwrap();
+        panic!(
+            "first line {line:?}; stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Fixture {
+        dir,
+        http: SocketAddr::from((Ipv4Addr::LOCALHOST, http_port)),
+        https: SocketAddr::from((Ipv4Addr::LOCALHOST, https_port)),
+        png,
+        server,
+    }
+}
+
+fn client_tls(dir: &Path, alpn: &[&[u8]]) -> rustls::ClientConfig {
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_file_iter(dir.join("cert.pem")).unwrap() {
+        roots.add(cert.unwrap()).unwrap();
+    }
+    let mut c = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    c.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+    c
+}
+
+fn request(method: &str, uri: &str) -> Request<Empty<Bytes>> {
+    Request::builder()
+        .method(method)
+        .uri(uri)
+        .header("host", "localhost")
+        .body(Empty::new())
+        .unwrap()
+}
+
+async fn collect(resp: Response<hyper::body::Incoming>) -> (Response<()>, Vec<u8>) {
+    let (parts, body) = resp.into_parts();
+    let bytes = body.collect().await.unwrap().to_bytes().to_vec();
+    (Response::from_parts(parts, ()), bytes)
+}
+
+fn header<'a>(r: &'a Response<()>, name: &str) -> &'a str {
+    r.headers()
+        .get(name)
+        .map(|v| v.to_str().unwrap())
+        .unwrap_or("")
+}
+
+/// HTTP/1.1 on an already connected stream: one request per connection.
+async fn fetch_h1<S>(io: S, method: &str, uri: &str) -> (Response<()>, Vec<u8>)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (mut send, conn) = hyper::client::conn::http1::handshake(TokioIo::new(io))
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    collect(send.send_request(request(method, uri)).await.unwrap()).await
+}
+
+async fn tls_connect(
+    f: &Fixture,
+    alpn: &[&[u8]],
+) -> tokio_rustls::client::TlsStream<tokio::net::TcpStream> {
+    let tcp = tokio::net::TcpStream::connect(f.https).await.unwrap();
+    let connector = tokio_rustls::TlsConnector::from(Arc::new(client_tls(&f.dir, alpn)));
+    connector
+        .connect(ServerName::try_from("localhost").unwrap(), tcp)
+        .await
+        .unwrap()
+}
+
+async fn fetch_h3(f: &Fixture, paths: &[&str]) -> Vec<(Response<()>, Vec<u8>)> {
+    let mut tls = client_tls(&f.dir, &[b"h3"]);
+    tls.enable_early_data = false;
+    let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls).unwrap();
+    let mut endpoint = quinn::Endpoint::client(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).unwrap();
+    endpoint.set_default_client_config(quinn::ClientConfig::new(Arc::new(quic)));
+    let conn = endpoint
+        .connect(f.https, "localhost")
+        .unwrap()
+        .await
+        .unwrap();
+    let (mut driver, mut send) = h3::client::new(h3_quinn::Connection::new(conn))
+        .await
+        .unwrap();
+    let drive = tokio::spawn(async move { std::future::poll_fn(|cx| driver.poll_close(cx)).await });
+    let mut out = Vec::new();
+    for path in paths {
+        let req = Request::get(format!("https://localhost:{}{path}", f.https.port()))
+            .body(())
+            .unwrap();
+        let mut stream = send.send_request(req).await.unwrap();
+        stream.finish().await.unwrap();
+        let resp = stream.recv_response().await.unwrap();
+        let mut body = Vec::new();
+        while let Some(mut chunk) = stream.recv_data().await.unwrap() {
+            while chunk.has_remaining() {
+                let c = chunk.chunk();
+                body.extend_from_slice(c);
+                let n = c.len();
+                chunk.advance(n);
+            }
+        }
+        out.push((resp, body));
+    }
+    drop(send);
+    drive.abort();
+    endpoint.close(0u32.into(), b"done");
+    out
+}
+
+fn terminate(f: &mut Fixture) -> std::process::ExitStatus {
+    unsafe { libc::kill(f.server.id() as i32, libc::SIGTERM) };
+    let deadline = std::time::Instant::now() + T;
+    loop {
+        if let Some(status) = f.server.try_wait().unwrap() {
+            return status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no exit within 10 s of SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serves_over_h1_h2_and_h3() {
+    let mut f = start();
+    let alt_svc = format!("h3=\":{}\"", f.https.port());
+
+    tokio::time::timeout(T, async {
+        // HTTP/1.1 cleartext
+        let tcp = tokio::net::TcpStream::connect(f.http).await.unwrap();
+        let (r, body) = fetch_h1(tcp, "GET", "/img/a.png").await;
+        assert_eq!(r.status(), StatusCode::OK);
+        assert_eq!(r.version(), Version::HTTP_11);
+        assert_eq!(header(&r, "content-type"), "image/png");
+        assert_eq!(header(&r, "content-length"), "200000");
+        assert_eq!(header(&r, "cache-control"), "no-store");
+        assert_eq!(header(&r, "alt-svc"), alt_svc);
+        assert_eq!(header(&r, "content-encoding"), "");
+        assert!(body == f.png, "h1 body differs");
+
+        let tcp = tokio::net::TcpStream::connect(f.http).await.unwrap();
+        let (r, body) = fetch_h1(tcp, "HEAD", "/").await;
+        assert_eq!(r.status(), StatusCode::OK);
+        assert_eq!(header(&r, "content-length"), "32");
+        assert!(body.is_empty());
+
+        let tcp = tokio::net::TcpStream::connect(f.http).await.unwrap();
+        let (r, _) = fetch_h1(tcp, "GET", "/%2e%2e/%2e%2e/etc/passwd").await;
+        assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+
+        // HTTP/2 over TLS (ALPN h2 preferred)
+        let tls = tls_connect(&f, &[b"h2", b"http/1.1"]).await;
+        assert_eq!(tls.get_ref().1.alpn_protocol(), Some(&b"h2"[..]));
+        let (mut send, conn) =
+            hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(tls))
+                .await
+                .unwrap();
+        tokio::spawn(conn);
+        let uri = format!("https://localhost:{}", f.https.port());
+        let (r, body) = collect(
+            send.send_request(request("GET", &format!("{uri}/style.css")))
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(r.status(), StatusCode::OK);
+        assert_eq!(r.version(), Version::HTTP_2);
+        assert_eq!(header(&r, "content-type"), "text/css; charset=utf-8");
+        assert_eq!(header(&r, "alt-svc"), alt_svc);
+        assert_eq!(body, b"body { color: red }\n");
+        let (r, body) = collect(
+            send.send_request(request("GET", &format!("{uri}/img/a.png")))
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(r.status(), StatusCode::OK);
+        assert!(body == f.png, "h2 body differs");
+        let (r, _) = collect(
+            send.send_request(request("GET", &format!("{uri}/missing.js")))
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(r.status(), StatusCode::NOT_FOUND);
+
+        // HTTP/1.1 over TLS
+        let tls = tls_connect(&f, &[b"http/1.1"]).await;
+        assert_eq!(tls.get_ref().1.alpn_protocol(), Some(&b"http/1.1"[..]));
+        let (r, body) = fetch_h1(tls, "GET", "/").await;
+        assert_eq!(
+            (r.status(), r.version()),
+            (StatusCode::OK, Version::HTTP_11)
+        );
+        assert_eq!(header(&r, "content-type"), "text/html; charset=utf-8");
+        assert_eq!(body, b"<!doctype html><title>t</title>\n");
+
+        // HTTP/3
+        let got = fetch_h3(&f, &["/", "/img/a.png", "/nope"]).await;
+        let (r, body) = &got[0];
+        assert_eq!((r.status(), r.version()), (StatusCode::OK, Version::HTTP_3));
+        assert_eq!(header(r, "content-type"), "text/html; charset=utf-8");
+        assert_eq!(header(r, "content-length"), "32");
+        assert_eq!(header(r, "cache-control"), "no-store");
+        assert_eq!(header(r, "alt-svc"), "");
+        assert_eq!(body, b"<!doctype html><title>t</title>\n");
+        let (r, body) = &got[1];
+        assert_eq!(header(r, "content-type"), "image/png");
+        assert!(*body == f.png, "h3 body differs");
+        assert_eq!(got[2].0.status(), StatusCode::NOT_FOUND);
+    })
+    .await
+    .expect("fetches took over 10 s");
+
+    let status = terminate(&mut f);
+    assert_eq!(status.code(), Some(0), "exit status after SIGTERM");
+
+    let log = std::fs::read_to_string(f.dir.join("requests.log")).unwrap();
+    let lines: Vec<Vec<&str>> = log.lines().map(|l| l.split(' ').collect()).collect();
+    assert!(lines.iter().all(|l| l.len() == 6), "{log}");
+    let has = |proto: &str, method: &str, path: &str, status: &str, bytes: &str| {
+        lines
+            .iter()
+            .any(|l| l[1..] == [proto, method, path, status, bytes])
+    };
+    assert!(
+        has("http/1.1", "GET", "/img/a.png", "200", "200000"),
+        "{log}"
+    );
+    assert!(has("http/1.1", "HEAD", "/", "200", "0"), "{log}");
+    assert!(has("h2", "GET", "/style.css", "200", "20"), "{log}");
+    assert!(has("h2", "GET", "/missing.js", "404", "14"), "{log}");
+    assert!(has("h3", "GET", "/img/a.png", "200", "200000"), "{log}");
+    assert!(has("h3", "GET", "/nope", "404", "14"), "{log}");
+    assert!(has("http/1.1", "GET", "/", "200", "32"), "{log}"); // over TLS
+    assert!(has("h3", "GET", "/", "200", "32"), "{log}");
+    assert_eq!(lines.len(), 10, "{log}");
+}
+
+fn serve_error(args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new(BIN).arg("serve").args(args).output().unwrap();
+    assert!(out.stdout.is_empty());
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn errors_are_one_line_and_exit_2() {
+    let dir = temp_dir("errors");
+    gen_cert(&dir);
+    let cert = dir.join("cert.pem").to_string_lossy().into_owned();
+    let key = dir.join("key.pem").to_string_lossy().into_owned();
+    let missing = dir.join("nope").to_string_lossy().into_owned();
+    let root = dir.to_string_lossy().into_owned();
+
+    let (code, err) = serve_error(&[
+        "--root",
+        &missing,
+        "--addr",
+        "127.0.0.1",
+        "--cert",
+        &cert,
+        "--key",
+        &key,
+    ]);
+    assert_eq!(code, Some(2));
+    assert_eq!(err, format!("--root {missing}: no such directory\n"));
+
+    let (code, err) = serve_error(&[
+        "--root",
+        &root,
+        "--addr",
+        "127.0.0.1",
+        "--cert",
+        &missing,
+        "--key",
+        &key,
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.starts_with(&format!("--cert {missing}: ")) && err.lines().count() == 1,
+        "{err}"
+    );
+
+    // a port already taken
+    let taken = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let https = free_port_tcp_and_udp().to_string();
+    let (code, err) = serve_error(&[
+        "--root",
+        &root,
+        "--addr",
+        "127.0.0.1",
+        "--http-port",
+        &port,
+        "--https-port",
+        &https,
+        "--cert",
+        &cert,
+        "--key",
+        &key,
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.starts_with(&format!("bind 127.0.0.1:{port}: ")) && err.lines().count() == 1,
+        "{err}"
+    );
+
+    let (code, err) = serve_error(&["--root", &root, "--addr", "127.0.0.1", "--quic-cc", "vegas"]);
+    assert_eq!(code, Some(2));
+    assert!(err.starts_with("--quic-cc: "), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
