@@ -9,6 +9,7 @@ import path from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { ADDRESSES } from './addressing.js';
 import { chromePath } from './doctor.js';
+import { which } from './sys.js';
 import navigation from './page/navigation.js';
 import paint from './page/paint.js';
 import resources from './page/resources.js';
@@ -97,7 +98,7 @@ export async function loadPage({ clientNs, protocol, spki, timeoutMs = 120000 })
   const killer = setTimeout(() => browser?.process()?.kill('SIGKILL'), timeoutMs + 15000); // a hung browser
   try {
     browser = await puppeteer.launch({
-      executablePath: 'ip', // runs Chromium in the client namespace: `ip netns exec NS chromium …`
+      executablePath: which('ip'), // runs Chromium in the client namespace: `ip netns exec NS chromium …`
       ignoreDefaultArgs: true,
       pipe: true,
       args: ['netns', 'exec', clientNs, chromePath(), ...chromiumArgs(protocol, { userDataDir, spki }), 'about:blank'],

@@ -77,3 +77,15 @@ export function spawnReady(cmd, args, { logPath, what, timeoutMs = 10000, onSpaw
     });
   });
 }
+
+// The absolute path of a command on PATH (puppeteer wants one).
+export function which(cmd) {
+  for (const dir of (process.env.PATH || '').split(':').concat(['/usr/sbin', '/sbin'])) {
+    const p = path.join(dir, cmd);
+    try {
+      fs.accessSync(p, fs.constants.X_OK);
+      return p;
+    } catch { /* not here */ }
+  }
+  throw new UsageError(`${cmd} is not installed (not found on PATH)`);
+}
