@@ -69,7 +69,12 @@ export function checkProtocol(protocol, nav, resourceList) {
 
 // Pure: DESIGN.md's metrics from the raw entries, relative to navigation
 // start (startTime 0 of the navigation entry).
-export function deriveMetrics(nav, paints, lcp, resourceList) {
+// Chromium fetches /favicon.ico on its own; it shows in the timeline only
+// when it finishes before we read it, so it is left out of the page's count.
+export const isFavicon = (r) => r.initiatorType === 'other' && new URL(r.name).pathname === '/favicon.ico';
+
+export function deriveMetrics(nav, paints, lcp, allResources) {
+  const resourceList = allResources.filter((r) => !isFavicon(r));
   const fcp = paints.find((p) => p.name === 'first-contentful-paint');
   const fp = paints.find((p) => p.name === 'first-paint');
   const sum = (k) => resourceList.reduce((a, r) => a + (r[k] || 0), 0);
@@ -80,7 +85,8 @@ export function deriveMetrics(nav, paints, lcp, resourceList) {
     lcp_ms: lcp ? lcp.startTime : null,
     dom_content_loaded_ms: nav?.domContentLoadedEventStart ?? null,
     plt_ms: nav?.loadEventStart || null,
-    resource_count: resourceList.length,
+    resource_count: resourceList.length, // without the favicon
+    favicon_seen: allResources.length !== resourceList.length,
     transfer_bytes: (nav?.transferSize ?? 0) + sum('transferSize'),
     body_bytes: (nav?.encodedBodySize ?? 0) + sum('encodedBodySize'),
   };

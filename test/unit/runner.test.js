@@ -53,6 +53,9 @@ describe('page-load runner decisions', () => {
     assert.equal(m.lcp_ms, 700);
     assert.equal(m.resource_count, 2);
     assert.equal(m.transfer_bytes, 1020);
+    const withIcon = deriveMetrics(nav(), [], null, [...res(2), { name: 'https://satbench.test/favicon.ico', initiatorType: 'other', nextHopProtocol: 'h3' }]);
+    assert.equal(withIcon.resource_count, 2);
+    assert.equal(withIcon.favicon_seen, true);
   });
 });
 

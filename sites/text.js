@@ -1,0 +1,105 @@
+// Natural-looking content for the generated sites: prose, style sheets and
+// scripts built from small vocabularies with the seeded generator.
+import { Rng } from './prng.js';
+
+const WORDS = (
+  'orbit planet ellipse sun focus area equal time period square cube distance mean motion comet star sky '
+  + 'telescope lens mirror light night observation table tables record observer latitude longitude angle '
+  + 'degree minute second arc measure measured measurement precise error small large first second third '
+  + 'law laws harmony world model sphere circle motion moves moving slow fast near far from with without '
+  + 'the the the the of of of of and and and a a an to to in in is is was was are were by for on at as '
+  + 'that this these which when where while it its their his new old Mars Earth Venus Jupiter Saturn Mercury '
+  + 'Moon Prague Graz Linz Tycho observatory data page link satellite delay round trip packet window '
+  + 'congestion proxy gateway terminal browser object request response header body frame image style sheet '
+  + 'between across through over under above beyond toward during after before since until every each some '
+  + 'many more most less least only also very still again once twice often never always perhaps indeed '
+  + 'shows gives finds takes makes holds keeps follows describes explains predicts computes reports reaches '
+  + 'calculation geometry physics optics theory book chapter volume edition printer letter friend emperor '
+  + 'court year years month months day days hour hours century'
+).split(' ');
+
+/** Prose of about `len` characters (never more), wrapped at `width` columns. */
+export function prose(len, seed, { width = 72 } = {}) {
+  const r = new Rng(`${seed}|prose`);
+  const lines = [];
+  let line = '', total = 0, sentenceLeft = 0, first = true;
+  for (;;) {
+    if (sentenceLeft === 0) sentenceLeft = 6 + r.int(13);
+    let w = r.pick(WORDS);
+    if (first) { w = w[0].toUpperCase() + w.slice(1); first = false; }
+    sentenceLeft--;
+    if (sentenceLeft === 0) { w += '.'; first = true; if (r.int(5) === 0) w += '\n'; }
+    else if (r.int(9) === 0) w += ',';
+    const add = (line ? ' ' : '') + w;
+    if (line.length + add.length > width) {
+      if (total + line.length + 1 > len) break;
+      lines.push(line); total += line.length + 1; line = w;
+    } else line += add;
+    if (line.endsWith('\n')) {
+      if (total + line.length + 1 > len) { line = line.slice(0, -1); break; }
+      lines.push(line); total += line.length + 1; line = '';
+    }
+  }
+  const out = lines.join('\n') + (lines.length ? '\n' : '');
+  return out.length <= len ? out : out.slice(0, len);
+}
+
+const FONTS = ['Verdana, Arial, sans-serif', 'Georgia, serif', 'Tahoma, Geneva, sans-serif', '"Times New Roman", serif', 'Arial, Helvetica, sans-serif', '"Courier New", monospace'];
+const PROPS = [
+  (r) => `font-family: ${r.pick(FONTS)}`,
+  (r) => `font-size: ${8 + r.int(12)}px`,
+  (r) => `font-weight: ${r.pick(['normal', 'bold', '300', '600'])}`,
+  (r) => `font-style: ${r.pick(['normal', 'italic'])}`,
+  (r) => `color: #${hex(r)}`,
+  (r) => `background-color: #${hex(r)}`,
+  (r) => `line-height: ${(1 + r.int(8) / 10).toFixed(1)}`,
+  (r) => `letter-spacing: ${r.int(3)}px`,
+  (r) => `margin: ${r.int(6)}px ${r.int(10)}px`,
+  (r) => `padding: ${r.int(4)}px`,
+  (r) => `text-align: ${r.pick(['left', 'center', 'right', 'justify'])}`,
+  (r) => `text-decoration: ${r.pick(['none', 'underline'])}`,
+  (r) => `border-bottom: 1px ${r.pick(['solid', 'dotted', 'dashed'])} #${hex(r)}`,
+];
+function hex(r) { return (r.u32() & 0xffffff).toString(16).padStart(6, '0'); }
+
+/** Style rules of about `len` characters (never more); class names start with `prefix`. */
+export function css(len, seed, prefix = 'k') {
+  const r = new Rng(`${seed}|css`);
+  let out = '', i = 0;
+  for (;;) {
+    const n = 2 + r.int(4);
+    const props = [];
+    for (let j = 0; j < n; j++) props.push(r.pick(PROPS)(r));
+    const sel = r.int(4) === 0 ? `.${prefix}${i} a, .${prefix}${i} span` : `.${prefix}${i}`;
+    const rule = `${sel} {\n  ${props.join(';\n  ')};\n}\n`;
+    if (out.length + rule.length > len) break;
+    out += rule; i++;
+  }
+  return out;
+}
+
+const IDENTS = ['orbit', 'anomaly', 'radius', 'period', 'angle', 'area', 'focus', 'mean', 'sweep', 'node', 'epoch', 'axis', 'phase', 'delay', 'rate', 'frame'];
+
+/** Script of about `len` characters (never more): small functions and a call or two. */
+export function js(len, seed, name = 'site') {
+  const r = new Rng(`${seed}|js`);
+  let out = `(function () {\n  'use strict';\n  var ns = (window.satbench = window.satbench || {});\n`;
+  const end = `  ns.loaded = (ns.loaded || 0) + 1;\n  ns[${JSON.stringify(name)}] = true;\n})();\n`;
+  let i = 0;
+  for (;;) {
+    const a = r.pick(IDENTS);
+    let b = r.pick(IDENTS);
+    while (b === a) b = r.pick(IDENTS);
+    const k = (r.int(900) / 100 + 0.1).toFixed(2);
+    const body = r.pick([
+      `    var x = ${a} * (1 - ${b} * ${b}) / (1 + ${b} * Math.cos(${k}));\n    return x + ${r.int(10)};\n`,
+      `    var s = 0;\n    for (var i = 0; i < ${2 + r.int(20)}; i++) { s += Math.sin(${a} + i * ${k}) * ${b}; }\n    return s;\n`,
+      `    if (${a} > ${b}) { return ${a} - ${b} * ${k}; }\n    return Math.sqrt(Math.abs(${a} * ${b})) + ${k};\n`,
+      `    var o = { ${a}: ${a}, ${b}: ${b}, k: ${k} };\n    return JSON.stringify(o).length;\n`,
+    ]);
+    const fn = `  ns.${a}${i} = function (${a}, ${b}) {\n${body}  };\n`;
+    if (out.length + fn.length + end.length > len) break;
+    out += fn; i++;
+  }
+  return out + end;
+}

@@ -1,0 +1,69 @@
+// A real page load per protocol: Chromium in the client namespace, our
+// origin in the server namespace, linkem in between with short delays.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { satbench, writeProfile, isRoot } from './helpers.js';
+import { listNamespaces } from '../../harness/testbed.js';
+
+const SHORT = {
+  satellite: { forward: { delay: '10ms', rate: '20mbit' }, return: { delay: '10ms', rate: '20mbit' } },
+  internet: { forward: { delay: '5ms' }, return: { delay: '5ms' } },
+};
+
+function tinySite() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-site-'));
+  fs.writeFileSync(path.join(dir, 'index.html'),
+    '<!doctype html><html><head><link rel="stylesheet" href="s.css"></head><body><h1>Over the satellite</h1><img src="p.gif" width="1" height="1"></body></html>');
+  fs.writeFileSync(path.join(dir, 's.css'), 'h1 { color: #123; }');
+  fs.writeFileSync(path.join(dir, 'p.gif'), Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64'));
+  return dir;
+}
+
+describe('page loads (integration, real Chromium)', function () {
+  before(function () {
+    if (!isRoot()) this.skip();
+  });
+
+  it('loads a page over h1, h1s, h2 and h3, each over the protocol asked for', async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-bench-'));
+    const r = await satbench(['bench', '--profile', writeProfile(SHORT), '--protocol', 'h1,h1s,h2,h3', '--site', tinySite(),
+      '-n', '1', '--out', path.join(out, 'r'), '--json'], { timeoutMs: 240000 });
+    assert.equal(r.code, 0, r.stderr);
+    const lines = fs.readFileSync(path.join(out, 'r/results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(lines.length, 4);
+    const want = { h1: 'http/1.1', h1s: 'http/1.1', h2: 'h2', h3: 'h3' };
+    for (const rec of lines) {
+      const p = rec.scenario.protocol;
+      assert.equal(rec.ok, true, `${p}: ${rec.error}`);
+      assert.equal(rec.protocol_seen.document, want[p], p);
+      assert.deepEqual(Object.keys(rec.protocol_seen.resources), [want[p]], p);
+      assert.equal(rec.metrics.resource_count, 2);
+      // RTT 30 ms: the document cannot arrive before one round trip after the connection.
+      assert.ok(rec.metrics.response_start_ms >= 60, `${p}: responseStart ${rec.metrics.response_start_ms}`);
+      assert.ok(rec.metrics.fcp_ms >= rec.metrics.response_start_ms, p);
+      assert.ok(rec.metrics.plt_ms >= rec.metrics.response_start_ms, p);
+      assert.equal(rec.navigation.nextHopProtocol, want[p]);
+    }
+    assert.ok(lines.find((l) => l.scenario.protocol === 'h1').navigation.name.startsWith('http://'), 'h1 must stay cleartext');
+    const summary = JSON.parse(r.stdout);
+    assert.equal(summary.groups.length, 4);
+    assert.ok(summary.groups.every((g) => g.failed === 0 && g.metrics.plt_ms.n === 1));
+    assert.ok(fs.readFileSync(path.join(out, 'r/index.html'), 'utf8').includes('<table>'));
+    assert.ok(!(await listNamespaces()).some((n) => n.startsWith('sbt-')), 'a run left namespaces behind');
+  });
+
+  it('--resume continues a matrix without repeating finished runs', async () => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-resume-')), 'r');
+    const args = ['--profile', writeProfile(SHORT), '--protocol', 'h1', '--site', tinySite()];
+    assert.equal((await satbench(['bench', ...args, '-n', '1', '--out', out])).code, 0);
+    const again = await satbench(['bench', ...args, '-n', '1', '--out', out]);
+    assert.equal(again.code, 2);
+    assert.match(again.stderr, /exists: continue it with --resume/);
+    const resumed = await satbench(['bench', ...args, '-n', '2', '--resume', out]);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    const runs = fs.readFileSync(path.join(out, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).run);
+    assert.deepEqual(runs, [1, 2]);
+  });
+});
