@@ -99,7 +99,7 @@ export function deriveMetrics(nav, paints, lcp, allResources) {
 export async function loadPage({ clientNs, protocol, spki, timeoutMs = 120000 }) {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-chromium-'));
   const started = Date.now();
-  const record = { ok: false, error: null, protocol_seen: null, metrics: null, navigation: null, paints: [], lcp: null, resources: [] };
+  const record = { ok: false, error: null, protocol_seen: null, metrics: null, navigation: null, paints: [], lcp: null, resources: [], errors: [] };
   let browser;
   const killer = setTimeout(() => browser?.process()?.kill('SIGKILL'), timeoutMs + 15000); // a hung browser
   try {
@@ -112,6 +112,8 @@ export async function loadPage({ clientNs, protocol, spki, timeoutMs = 120000 })
       protocolTimeout: timeoutMs + 10000,
     });
     const page = await browser.newPage();
+    page.on('requestfailed', (r) => record.errors.push({ url: r.url(), error: r.failure()?.errorText ?? 'failed' }));
+    page.on('pageerror', (e) => record.errors.push({ error: `page: ${e.message}` }));
     const t0 = Date.now();
     await page.goto(siteUrl(protocol), { waitUntil: 'load', timeout: timeoutMs });
     record.load_wall_ms = Date.now() - t0;

@@ -143,6 +143,11 @@ async function configureNodes(ns, tcp) {
   const plan = tcpPlan(tcp);
   for (const node of NODES) {
     await ipn(ns[node], 'link', 'set', 'lo', 'up');
+    // IPv4 only. With IPv6 on, an interface's link-local address finishes
+    // duplicate address detection a second or two after link up; Chromium
+    // takes that for a network change and aborts its requests
+    // (net::ERR_NETWORK_CHANGED).
+    await inNs(ns[node], 'sysctl', '-qw', 'net.ipv6.conf.all.disable_ipv6=1', 'net.ipv6.conf.default.disable_ipv6=1');
     await inNs(ns[node], 'sysctl', '-qw', `net.ipv4.tcp_congestion_control=${plan[node].cc}`);
     if (FORWARDING.includes(node)) await inNs(ns[node], 'sysctl', '-qw', 'net.ipv4.ip_forward=1');
   }
