@@ -40,8 +40,10 @@ describe('page loads (integration, real Chromium)', function () {
       assert.equal(rec.protocol_seen.document, want[p], p);
       assert.deepEqual(Object.keys(rec.protocol_seen.resources), [want[p]], p);
       assert.equal(rec.metrics.resource_count, 2);
-      // RTT 30 ms: the document cannot arrive before one round trip after the connection.
-      assert.ok(rec.metrics.response_start_ms >= 60, `${p}: responseStart ${rec.metrics.response_start_ms}`);
+      // RTT 30 ms: connection set-up plus the request take at least two round
+      // trips; Chromium's time origin comes a couple of ms after the connection
+      // starts, so allow 1.5 (an unemulated path would take well under 1 ms).
+      assert.ok(rec.metrics.response_start_ms >= 45, `${p}: responseStart ${rec.metrics.response_start_ms}`);
       assert.ok(rec.metrics.fcp_ms >= rec.metrics.response_start_ms, p);
       assert.ok(rec.metrics.plt_ms >= rec.metrics.response_start_ms, p);
       assert.equal(rec.navigation.nextHopProtocol, want[p]);
