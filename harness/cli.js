@@ -6,10 +6,10 @@ import { UsageError } from './errors.js';
 import { requireNetAdmin } from './sys.js';
 import { loadProfile, listBuiltinProfiles, configuredSummary } from './profiles.js';
 import { percent } from './units.js';
-import { createTestbed, destroyTestbed, listTestbeds, cleanup, readState } from './testbed.js';
+import { createTestbed, destroyTestbed, listTestbeds, cleanup } from './testbed.js';
 import { probeTestbed } from './probe.js';
 import { checks, formatChecks } from './doctor.js';
-import { LINK_BACKENDS } from './link-backends.js';
+import { checkLinkBackend } from './link-backends.js';
 
 const HELP = {
   main: `satbench — web page loads over emulated satellite links, in a real Chromium
@@ -106,7 +106,7 @@ const TESTBED_OPTIONS = {
 
 function testbedOptions(v) {
   if (!v.profile) throw new UsageError('--profile is required (see `satbench profiles`)');
-  if (!LINK_BACKENDS.includes(v.link)) throw new UsageError(`--link: expected one of ${LINK_BACKENDS.join(', ')}, got ${JSON.stringify(v.link)}`);
+  checkLinkBackend(v.link);
   const lossPct = v.loss === undefined ? undefined : percent(v.loss, '--loss');
   const tcp = {};
   if (v.cc) tcp.cc = v.cc;
@@ -139,10 +139,11 @@ async function testbed(argv) {
     return;
   }
   if (sub === 'down') {
-    const ids = v.all ? (await listTestbeds()).map((t) => t.id) : positionals;
+    const known = (await listTestbeds()).map((t) => t.id);
+    const ids = v.all ? known : positionals;
     if (!ids.length) throw new UsageError('testbed down: name the testbed ids (see `satbench testbed status`) or pass --all');
     for (const id of ids) {
-      if (!v.all && !readState(id) && !(await listTestbeds()).some((t) => t.id === id)) throw new UsageError(`no testbed ${id} (see \`satbench testbed status\`)`);
+      if (!known.includes(id)) throw new UsageError(`no testbed ${id} (see \`satbench testbed status\`)`);
       await destroyTestbed(id);
       note(`removed testbed ${id}`);
     }
@@ -199,7 +200,7 @@ async function benchCommand(argv) {
   const { PRESETS } = await import('./presets.js');
   const preset = PRESETS[v.preset];
   if (!preset) throw new UsageError(`--preset: unknown preset ${JSON.stringify(v.preset)}; presets: ${Object.keys(PRESETS).join(', ')}`);
-  if (!LINK_BACKENDS.includes(v.link)) throw new UsageError(`--link: expected one of ${LINK_BACKENDS.join(', ')}, got ${JSON.stringify(v.link)}`);
+  checkLinkBackend(v.link);
   requireNetAdmin('bench');
   const matrix = {
     profiles: v.profile ? list(v.profile) : preset.profiles,

@@ -8,11 +8,17 @@ import { NAMESPACE_PREFIX } from './addressing.js';
 
 export const LINK_BACKENDS = ['auto', 'linkem', 'netem'];
 
-// Pure: which backend to use given what the machine has.
-export function resolveLinkBackend(requested, { kernelNetem, tun }) {
+// The --link value, checked before anything is built.
+export function checkLinkBackend(requested) {
   if (!LINK_BACKENDS.includes(requested)) {
     throw new UsageError(`--link: expected one of ${LINK_BACKENDS.join(', ')}, got ${JSON.stringify(requested)}`);
   }
+  return requested;
+}
+
+// Pure: which backend to use given what the machine has.
+export function resolveLinkBackend(requested, { kernelNetem, tun }) {
+  checkLinkBackend(requested);
   if (requested === 'netem' && !kernelNetem) {
     throw new UsageError('--link netem: this kernel has no sch_netem (tc says "Specified qdisc kind is unknown"); use --link linkem (or auto, which picks linkem here)');
   }

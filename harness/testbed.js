@@ -139,8 +139,7 @@ async function buildLinks(state, ns, profile, backend, { seed, pcapDir }) {
   }
 }
 
-async function configureNodes(ns, tcp) {
-  const plan = tcpPlan(tcp);
+async function configureNodes(ns, plan) {
   for (const node of NODES) {
     await ipn(ns[node], 'link', 'set', 'lo', 'up');
     // IPv4 only. With IPv6 on, an interface's link-local address finishes
@@ -153,8 +152,7 @@ async function configureNodes(ns, tcp) {
   }
 }
 
-async function addRoutes(ns, tcp) {
-  const plan = tcpPlan(tcp);
+async function addRoutes(ns, plan) {
   for (const node of NODES) {
     for (const r of ROUTES[node]) {
       const extra = r.to === 'default' ? ['initcwnd', String(plan[node].initcwnd), 'initrwnd', String(plan[node].initrwnd)] : [];
@@ -170,7 +168,8 @@ async function addRoutes(ns, tcp) {
  */
 export async function createTestbed({ profile, link = 'auto', seed = 1, id, tcp, pcapDir, detached = false }) {
   id = validateId(id ?? randomId());
-  for (const n of Object.values(tcpPlan(tcp))) await checkCongestionControl(n.cc);
+  const plan = tcpPlan(tcp);
+  for (const n of Object.values(plan)) await checkCongestionControl(n.cc);
   const backend = resolveLinkBackend(link, { kernelNetem: link === 'linkem' ? false : await kernelHasNetem(), tun: hasTun() });
   const ns = namespacesOf(id);
   const existing = await listNamespaces();
@@ -179,15 +178,15 @@ export async function createTestbed({ profile, link = 'auto', seed = 1, id, tcp,
   }
   const state = {
     id, owner_pid: detached ? null : process.pid, owner_start: detached ? null : startTicks(process.pid), created: new Date().toISOString(),
-    profile: profile.name, profile_file: profile.file, backend, seed, tcp: tcpPlan(tcp).client, namespaces: ns, processes: [],
+    profile: profile.name, profile_file: profile.file, backend, seed, tcp: plan.client, namespaces: ns, processes: [],
   };
   writeState(state);
   const unregister = detached ? () => {} : onTeardown(() => destroyTestbed(id));
   try {
     for (const node of NODES) await run('ip', ['netns', 'add', ns[node]]);
-    await configureNodes(ns, tcp);
+    await configureNodes(ns, plan);
     await buildLinks(state, ns, profile, backend, { seed, pcapDir });
-    await addRoutes(ns, tcp);
+    await addRoutes(ns, plan);
   } catch (e) {
     unregister();
     await destroyTestbed(id);
@@ -203,7 +202,7 @@ export async function createTestbed({ profile, link = 'auto', seed = 1, id, tcp,
   };
 }
 
-function alive(pid) {
+export function alive(pid) {
   try {
     process.kill(pid, 0);
     return true;

@@ -7,6 +7,8 @@ import path from 'node:path';
 import { ROOT } from '../../harness/sys.js';
 import { listNamespaces } from '../../harness/testbed.js';
 
+export { alive } from '../../harness/testbed.js';
+
 export const CLI = path.join(ROOT, 'harness/cli.js');
 
 export function satbench(args, { timeoutMs = 120000, env } = {}) {
@@ -34,15 +36,6 @@ export function writeProfile(obj) {
 
 export async function namespacesOfTestbed(id) {
   return (await listNamespaces()).filter((n) => n.startsWith(`sbt-${id}-`));
-}
-
-export function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export async function until(fn, ms = 10000) {
