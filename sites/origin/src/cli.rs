@@ -4,7 +4,7 @@
 use std::net::IpAddr;
 use std::path::PathBuf;
 
-use crate::quic::{Cc, QuicOptions};
+use crate::quic::QuicOptions;
 
 /// The server address the testbed gives the origin (`gen-cert --ip` alone).
 pub const TESTBED_SERVER_IP: &str = "198.18.3.2";
@@ -176,6 +176,15 @@ fn valid_dns_name(n: &str) -> bool {
         })
 }
 
+/// `--quic-cc` → `cc`; `--bdp-bytes` and `--idle-timeout-ms` keep their names.
+fn quic_key(flag: &str) -> Option<&str> {
+    let key = flag.strip_prefix("--quic-").or_else(|| match flag {
+        "--bdp-bytes" | "--idle-timeout-ms" => flag.strip_prefix("--"),
+        _ => None,
+    })?;
+    QuicOptions::KEYS.contains(&key).then_some(key)
+}
+
 fn parse_serve(argv: &[String]) -> Result<ServeArgs, String> {
     let mut a = Args::new(argv);
     let (mut root, mut addr, mut cert, mut key, mut log) = (None, None, None, None, None);
@@ -191,35 +200,11 @@ fn parse_serve(argv: &[String]) -> Result<ServeArgs, String> {
             "--cert" => cert = Some(PathBuf::from(a.value(f)?)),
             "--key" => key = Some(PathBuf::from(a.value(f)?)),
             "--log" => log = Some(PathBuf::from(a.value(f)?)),
-            "--quic-cc" => {
-                let v = a.value(f)?;
-                q.cc = Cc::parse(&v).ok_or_else(|| {
-                    format!("--quic-cc: expected cubic, newreno or bbr, got '{v}'")
-                })?;
+            _ if quic_key(f).is_some() => {
+                let key = quic_key(f).unwrap();
+                let v = if QuicOptions::takes_value(key) { Some(a.value(f)?) } else { None };
+                q.set(key, v.as_deref(), f)?;
             }
-            "--quic-initial-window" => {
-                q.initial_window_packets = number(f, &a.value(f)?)?;
-                if q.initial_window_packets < 2 {
-                    return Err("--quic-initial-window: at least 2 packets".into());
-                }
-            }
-            "--quic-initial-mtu" => {
-                q.initial_mtu = number(f, &a.value(f)?)?;
-                if !(1200..=65527).contains(&q.initial_mtu) {
-                    return Err("--quic-initial-mtu: between 1200 and 65527 bytes".into());
-                }
-            }
-            "--quic-ack-frequency" => q.ack_frequency = true,
-            "--quic-ack-eliciting-threshold" => {
-                q.ack_eliciting_threshold = Some(number(f, &a.value(f)?)?);
-                q.ack_frequency = true;
-            }
-            "--quic-max-ack-delay-ms" => {
-                q.max_ack_delay_ms = Some(number(f, &a.value(f)?)?);
-                q.ack_frequency = true;
-            }
-            "--bdp-bytes" => q.bdp_bytes = number(f, &a.value(f)?)?,
-            "--idle-timeout-ms" => q.idle_timeout_ms = number(f, &a.value(f)?)?,
             other => return Err(format!("serve: unknown argument '{other}'")),
         }
     }
@@ -238,6 +223,7 @@ fn parse_serve(argv: &[String]) -> Result<ServeArgs, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::quic::Cc;
 
     fn args(s: &str) -> Vec<String> {
         s.split_whitespace().map(String::from).collect()

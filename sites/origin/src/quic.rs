@@ -90,6 +90,70 @@ pub fn windows(bdp_bytes: u64) -> Windows {
 }
 
 impl QuicOptions {
+    /// Sets one option by its name without a prefix (`cc`, `initial-window`,
+    /// `initial-mtu`, `ack-frequency`, `ack-eliciting-threshold`,
+    /// `max-ack-delay-ms`, `bdp-bytes`, `idle-timeout-ms`), so every tool of
+    /// the workspace (origin, PEP, bulk) reads transport flags the same way.
+    /// `Ok(false)` when `key` is not a transport option; errors start with
+    /// `flag`, the name the user typed.
+    pub fn set(&mut self, key: &str, value: Option<&str>, flag: &str) -> Result<bool, String> {
+        let need = || value.ok_or_else(|| format!("{flag}: needs a value"));
+        let num = |v: &str| -> Result<u64, String> {
+            v.parse::<u64>()
+                .map_err(|_| format!("{flag}: expected a whole number, got '{v}'"))
+        };
+        match key {
+            "cc" => {
+                let v = need()?;
+                self.cc = Cc::parse(v)
+                    .ok_or_else(|| format!("{flag}: expected cubic, newreno or bbr, got '{v}'"))?;
+            }
+            "initial-window" => {
+                self.initial_window_packets = num(need()?)?;
+                if self.initial_window_packets < 2 {
+                    return Err(format!("{flag}: at least 2 packets"));
+                }
+            }
+            "initial-mtu" => {
+                let v = num(need()?)?;
+                if !(1200..=65527).contains(&v) {
+                    return Err(format!("{flag}: between 1200 and 65527 bytes"));
+                }
+                self.initial_mtu = v as u16;
+            }
+            "ack-frequency" => self.ack_frequency = true,
+            "ack-eliciting-threshold" => {
+                self.ack_eliciting_threshold = Some(num(need()?)?);
+                self.ack_frequency = true;
+            }
+            "max-ack-delay-ms" => {
+                self.max_ack_delay_ms = Some(num(need()?)?);
+                self.ack_frequency = true;
+            }
+            "bdp-bytes" => self.bdp_bytes = num(need()?)?,
+            "idle-timeout-ms" => self.idle_timeout_ms = num(need()?)?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// The names `set` knows.
+    pub const KEYS: [&'static str; 8] = [
+        "cc",
+        "initial-window",
+        "initial-mtu",
+        "ack-frequency",
+        "ack-eliciting-threshold",
+        "max-ack-delay-ms",
+        "bdp-bytes",
+        "idle-timeout-ms",
+    ];
+
+    /// Whether option `key` (as for `set`) takes a value.
+    pub fn takes_value(key: &str) -> bool {
+        key != "ack-frequency"
+    }
+
     /// Initial congestion window in bytes: packets × initial MTU.
     pub fn initial_window_bytes(&self) -> u64 {
         self.initial_window_packets * u64::from(self.initial_mtu.max(QUIC_BASE_PACKET))
