@@ -93,10 +93,11 @@ export function deriveMetrics(nav, paints, lcp, allResources) {
 }
 
 /**
- * Loads `siteUrl(protocol)` once in a fresh Chromium inside `clientNs`.
+ * Loads `siteUrl(protocol)` once in a fresh Chromium inside `clientNs`;
+ * the site's name resolves to `serverAddr` (the origin, or Proxy-ST).
  * Never throws for a failed load: the record says ok:false and why.
  */
-export async function loadPage({ clientNs, protocol, spki, timeoutMs = 120000 }) {
+export async function loadPage({ clientNs, protocol, spki, serverAddr, timeoutMs = 120000 }) {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-chromium-'));
   const started = Date.now();
   const record = { ok: false, error: null, protocol_seen: null, metrics: null, navigation: null, paints: [], lcp: null, resources: [], errors: [] };
@@ -107,7 +108,7 @@ export async function loadPage({ clientNs, protocol, spki, timeoutMs = 120000 })
       executablePath: which('ip'), // runs Chromium in the client namespace: `ip netns exec NS chromium …`
       ignoreDefaultArgs: true,
       pipe: true,
-      args: ['netns', 'exec', clientNs, chromePath(), ...chromiumArgs(protocol, { userDataDir, spki }), 'about:blank'],
+      args: ['netns', 'exec', clientNs, chromePath(), ...chromiumArgs(protocol, { userDataDir, spki, serverAddr }), 'about:blank'],
       timeout: 30000,
       protocolTimeout: timeoutMs + 10000,
     });
