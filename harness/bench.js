@@ -5,11 +5,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from './errors.js';
-import { binPath, run } from './sys.js';
-import { ADDRESSES } from './addressing.js';
 import { loadProfile } from './profiles.js';
-import { createTestbed, startProcess } from './testbed.js';
-import { loadPage, PROTOCOLS, PEP_PROTOCOLS, SITE_HOST } from './runner.js';
+import { createTestbed } from './testbed.js';
+import { loadPage, PROTOCOLS, PEP_PROTOCOLS } from './runner.js';
+import { startOrigin, originQuicArgs, checkOrigin } from './origin.js';
 import { summarize, scenarioKey } from './summary.js';
 import { expandMatrix } from './matrix.js';
 import { writeReport } from '../reports/html.js';
@@ -55,31 +54,36 @@ function appendFlushed(file, obj) {
 
 const fmtDuration = (ms) => (ms < 90000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60000)} min`);
 
-async function oneRun({ scenario, run: runNo }, { link, seed, siteDirs, timeoutMs }) {
+async function oneRun({ scenario, run: runNo }, { link, seed, siteDirs, timeoutMs, origin, quic, tcp }) {
+  const t = [Date.now()];
+  const lap = () => t.push(Date.now()) && t[t.length - 1] - t[t.length - 2];
   const profile = loadProfile(scenario.profile, { lossPct: scenario.loss_pct });
-  const tb = await createTestbed({ profile, link, seed: seed + runNo });
+  const tb = await createTestbed({ profile, link, seed: seed + runNo, tcp });
+  const phases = { testbed_ms: lap() };
+  let rec;
   try {
-    const certDir = path.join(tb.dir, 'tls');
-    await run(binPath('origin'), ['gen-cert', '--name', SITE_HOST, '--ip', ADDRESSES.server, '--out', certDir]);
-    const spki = fs.readFileSync(path.join(certDir, 'spki.txt'), 'utf8').trim();
-    await startProcess(tb.state, 'origin', ['ip', 'netns', 'exec', tb.ns.server, binPath('origin'), 'serve',
-      '--root', siteDirs[scenario.site], '--addr', ADDRESSES.server,
-      '--cert', path.join(certDir, 'cert.pem'), '--key', path.join(certDir, 'key.pem'),
-      '--log', path.join(tb.dir, 'origin.requests.log')],
-    { logPath: path.join(tb.dir, 'origin.log'), what: 'the origin server' });
-    const rec = await loadPage({ clientNs: tb.ns.client, protocol: scenario.protocol, spki, timeoutMs });
-    return { scenario, run: runNo, seed: seed + runNo, link: tb.backend, ...rec, link_stats: await tb.linkStats() };
+    const { spki } = await startOrigin(tb, { origin, siteDir: siteDirs[scenario.site], quicArgs: originQuicArgs(profile, quic) });
+    phases.origin_ms = lap();
+    const page = await loadPage({ clientNs: tb.ns.client, protocol: scenario.protocol, spki, timeoutMs });
+    phases.browser_ms = lap();
+    rec = { scenario, run: runNo, seed: seed + runNo, link: tb.backend, origin, ...page, link_stats: await tb.linkStats() };
   } finally {
     await tb.destroy();
   }
+  phases.teardown_ms = lap();
+  // What the harness costs per run besides the page load itself.
+  rec.run_wall_ms = t[t.length - 1] - t[0];
+  rec.phases = phases;
+  return rec;
 }
 
 /**
  * Runs the matrix into `outDir`. With `resume`, runs already in
  * results.jsonl are not repeated. Returns the summary.
  */
-export async function bench(matrix, { outDir, link = 'auto', seed = 1, resume = false, timeoutMs = 120000, onProgress = () => {}, meta = {} }) {
+export async function bench(matrix, { outDir, link = 'auto', seed = 1, resume = false, timeoutMs = 120000, onProgress = () => {}, meta = {}, origin = 'rust', quic = {}, tcp }) {
   validateMatrix(matrix);
+  await checkOrigin(origin, matrix.protocols);
   fs.mkdirSync(outDir, { recursive: true });
   const resultsFile = path.join(outDir, 'results.jsonl');
   const done = new Set();
@@ -98,12 +102,12 @@ export async function bench(matrix, { outDir, link = 'auto', seed = 1, resume = 
     const left = i ? fmtDuration((elapsed / i) * (todo.length - i)) : '?';
     onProgress(`[${i + 1}/${todo.length}] ${s.profile} loss ${s.loss_pct} % ${s.protocol} ${s.site}: run ${item.run} of ${matrix.runs}` +
       `${last ? ` · last PLT ${last}` : ''} · about ${left} left`);
-    const rec = await oneRun(item, { link, seed, siteDirs, timeoutMs });
+    const rec = await oneRun(item, { link, seed, siteDirs, timeoutMs, origin, quic, tcp });
     appendFlushed(resultsFile, rec);
     last = rec.ok ? `${Math.round(rec.metrics.plt_ms)} ms` : `failed (${rec.error})`;
   }
   const records = readResults(resultsFile);
-  const summary = { meta: { ...meta, seed, link, matrix, generated: new Date().toISOString() }, groups: summarize(records, { seed }) };
+  const summary = { meta: { ...meta, seed, link, origin, quic, tcp: tcp ?? null, matrix, generated: new Date().toISOString() }, groups: summarize(records, { seed }) };
   fs.writeFileSync(path.join(outDir, 'summary.json'), JSON.stringify(summary, null, 2));
   writeReport(outDir, summary);
   return summary;

@@ -295,3 +295,9 @@ export function configuredSummary(profile) {
     return_loss_pct: ret.loss_pct,
   };
 }
+
+/** Pure: bytes in flight the path holds at its bottleneck rate over its worst RTT; null without a rate. */
+export function pathBdpBytes(profile) {
+  const mbps = configuredSummary(profile).forward_mbps;
+  return mbps ? Math.round((mbps * 1e6 / 8) * configuredRttMs(profile, { worst: true }) / 1000) : null;
+}

@@ -13,6 +13,8 @@ what=${1:-}; shift || true
 case "$what" in
   test)
     cargo test --release --workspace --quiet
+    # No spec in .mocharc.json, so that `mocha FILE` runs only FILE.
+    (($#)) || set -- 'test/**/*.test.js'
     exec node node_modules/mocha/bin/mocha.js "$@"
     ;;
   node)

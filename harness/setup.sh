@@ -13,9 +13,10 @@ say() { printf 'satbench setup: %s\n' "$*" >&2; }
 # --- system packages -------------------------------------------------------
 # chromium: the browser; iproute2: ip netns/veth/tuntap/tc; nftables: the
 # split-TCP PEP's TPROXY rules; iperf3: TCP bulk transfers; iputils-ping and
-# ethtool: checks and offload settings; fonts: so pages paint text.
+# ethtool: checks and offload settings; fonts: so pages paint text;
+# libyaml and libssl: what the unpacked H2O below links against.
 apt_packages=(chromium iproute2 nftables iperf3 iputils-ping ethtool procps
-              ca-certificates fonts-liberation)
+              ca-certificates fonts-liberation libyaml-0-2 libssl3)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -30,6 +31,22 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >&2
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+# --- H2O, the second origin server (--origin h2o) -----------------------------
+# Unpacked from Debian's package into .tools/h2o instead of installed: the
+# package would also enable a system-wide h2o service on port 80.
+h2o_bin="$root/.tools/h2o/usr/bin/h2o"
+if [[ ! -x $h2o_bin ]]; then
+  say "unpacking Debian's h2o package into .tools/h2o"
+  tmp=$(mktemp -d)
+  if ! (cd "$tmp" && apt-get download -qq h2o >&2 2>/dev/null); then
+    [[ $(id -u) -eq 0 ]] && apt-get update -qq >&2
+    (cd "$tmp" && apt-get download -qq h2o >&2) || { say "could not download the h2o package"; rm -rf "$tmp"; exit 2; }
+  fi
+  mkdir -p .tools/h2o
+  dpkg-deb -x "$tmp"/h2o_*.deb .tools/h2o
+  rm -rf "$tmp"
 fi
 
 # --- Node.js ---------------------------------------------------------------

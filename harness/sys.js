@@ -48,9 +48,11 @@ export function requireNetAdmin(command) {
 /**
  * Starts a long-running helper (linkem, the origin, …) detached in its own
  * process group, stderr to `logPath`, and waits for it to print "ready".
- * Returns the child, no longer holding our event loop open.
+ * A program that cannot be taught to say so (H2O) is ready when its log
+ * matches `readyInLog` instead. Returns the child, no longer holding our
+ * event loop open.
  */
-export function spawnReady(cmd, args, { logPath, what, timeoutMs = 10000, onSpawn = () => {} }) {
+export function spawnReady(cmd, args, { logPath, what, timeoutMs = 10000, onSpawn = () => {}, readyInLog }) {
   const log = fs.openSync(logPath, 'a');
   const child = spawn(cmd, args, { detached: true, stdio: ['ignore', 'pipe', log] });
   fs.closeSync(log);
@@ -60,20 +62,26 @@ export function spawnReady(cmd, args, { logPath, what, timeoutMs = 10000, onSpaw
     const timer = setTimeout(() => fail(`did not report ready within ${timeoutMs / 1000} s`), timeoutMs);
     function fail(why) {
       clearTimeout(timer);
+      clearInterval(poll);
       const tail = fs.readFileSync(logPath, 'utf8').trim().split('\n').slice(-5).join(' | ');
       reject(new Error(`${what} ${why}${tail ? `: ${tail}` : ''}`));
     }
+    function ready() {
+      clearTimeout(timer);
+      clearInterval(poll);
+      child.removeAllListeners('exit');
+      child.stdout.destroy();
+      child.unref();
+      resolve(child);
+    }
+    const poll = readyInLog && setInterval(() => {
+      if (readyInLog.test(fs.readFileSync(logPath, 'utf8'))) ready();
+    }, 25);
     child.on('error', (e) => fail(`could not start: ${e.message}`));
     child.on('exit', (code) => fail(`exited with code ${code}`));
     child.stdout.on('data', (d) => {
       buf += d;
-      if (buf.includes('ready\n')) {
-        clearTimeout(timer);
-        child.removeAllListeners('exit');
-        child.stdout.destroy();
-        child.unref();
-        resolve(child);
-      }
+      if (!readyInLog && buf.includes('ready\n')) ready();
     });
   });
 }

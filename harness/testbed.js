@@ -11,6 +11,7 @@ import { onTeardown } from './teardown.js';
 import {
   LINK_PLAN, ROUTES, FORWARDING, NODES, namespacesOf, parseNamespace, randomId, validateId,
 } from './addressing.js';
+import { pathBdpBytes } from './profiles.js';
 import { resolveLinkBackend, kernelHasNetem, hasTun, netemArgs, linkemConfig } from './link-backends.js';
 
 export const STATE_DIR = process.env.SATBENCH_STATE_DIR || '/run/satbench/testbeds';
@@ -100,10 +101,11 @@ async function startLinkem({ state, ns, link, profile, seed, pcapDir }) {
  * Starts a helper process that belongs to testbed `state.id` (it is
  * recorded, so teardown and cleanup end it) and waits for its "ready".
  */
-export async function startProcess(state, role, [cmd, ...args], { logPath, what, stats }) {
+export async function startProcess(state, role, [cmd, ...args], { logPath, what, stats, readyInLog }) {
   await spawnReady(cmd, args, {
     logPath,
     what,
+    readyInLog,
     onSpawn: (child) => {
       state.processes.push({ role, pid: child.pid, ...(stats ? { stats } : {}) });
       writeState(state);
@@ -139,7 +141,16 @@ async function buildLinks(state, ns, profile, backend, { seed, pcapDir }) {
   }
 }
 
-async function configureNodes(ns, plan) {
+// Linux's default socket buffer ceilings (tcp_rmem 6 MB, tcp_wmem 4 MB)
+// would cap a transfer below the rate of a large-BDP path: the end hosts
+// may grow their buffers to twice the path's BDP.
+export function tcpBufferSysctls(profile) {
+  const want = 2 * (pathBdpBytes(profile) ?? 0);
+  if (want <= 4 * 1024 * 1024) return [];
+  return [`net.ipv4.tcp_rmem=4096 131072 ${Math.max(want, 6291456)}`, `net.ipv4.tcp_wmem=4096 16384 ${want}`];
+}
+
+async function configureNodes(ns, plan, profile) {
   for (const node of NODES) {
     await ipn(ns[node], 'link', 'set', 'lo', 'up');
     // IPv4 only. With IPv6 on, an interface's link-local address finishes
@@ -149,6 +160,7 @@ async function configureNodes(ns, plan) {
     await inNs(ns[node], 'sysctl', '-qw', 'net.ipv6.conf.all.disable_ipv6=1', 'net.ipv6.conf.default.disable_ipv6=1');
     await inNs(ns[node], 'sysctl', '-qw', `net.ipv4.tcp_congestion_control=${plan[node].cc}`);
     if (FORWARDING.includes(node)) await inNs(ns[node], 'sysctl', '-qw', 'net.ipv4.ip_forward=1');
+    else for (const kv of tcpBufferSysctls(profile)) await inNs(ns[node], 'sysctl', '-qw', kv);
   }
 }
 
@@ -184,7 +196,7 @@ export async function createTestbed({ profile, link = 'auto', seed = 1, id, tcp,
   const unregister = detached ? () => {} : onTeardown(() => destroyTestbed(id));
   try {
     for (const node of NODES) await run('ip', ['netns', 'add', ns[node]]);
-    await configureNodes(ns, plan);
+    await configureNodes(ns, plan, profile);
     await buildLinks(state, ns, profile, backend, { seed, pcapDir });
     await addRoutes(ns, plan);
   } catch (e) {

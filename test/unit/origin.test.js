@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import YAML from 'yaml';
+import { h2oConfig, parseQuicOptions, originQuicArgs, checkOrigin } from '../../harness/origin.js';
+import { loadProfile, pathBdpBytes } from '../../harness/profiles.js';
+import { tcpBufferSysctls } from '../../harness/testbed.js';
+
+describe('origin settings', () => {
+  it('writes an H2O config that serves the site like our origin', () => {
+    const conf = YAML.parseAllDocuments(h2oConfig({ root: '/srv/a "b"', addr: '198.18.3.2', cert: '/c.pem', key: '/k.pem', accessLog: '/l' }));
+    assert.equal(conf.length, 1);
+    // H2O takes repeated `listen` keys; YAML parsers keep the last, so count them in the text.
+    const text = h2oConfig({ root: '/srv', addr: '198.18.3.2', cert: '/c.pem', key: '/k.pem' });
+    assert.equal(text.match(/^listen:/gm).length, 2);
+    assert.match(text, /port: 80\n/);
+    assert.match(text, /port: 443\n  ssl:\n    certificate-file: "\/c.pem"/);
+    assert.match(text, /compress: OFF/);
+    assert.doesNotMatch(text, /type: quic/);
+    assert.match(h2oConfig({ root: '/srv', addr: '198.18.3.2', cert: '/c', key: '/k', h3: true }), /type: quic/);
+    const doc = YAML.parse(h2oConfig({ root: '/srv/a "b"', addr: '198.18.3.2', cert: '/c', key: '/k' }), { uniqueKeys: false });
+    assert.equal(doc.hosts.default.paths['/']['file.dir'], '/srv/a "b"', 'quotes in a path stay inside the string');
+  });
+
+  it('reads --quic options and refuses unknown ones by name', () => {
+    assert.deepEqual(parseQuicOptions('cc=bbr, initial-window=32,ack-frequency', '--quic'), { cc: 'bbr', 'initial-window': '32', 'ack-frequency': true });
+    assert.throws(() => parseQuicOptions('cwnd=3', '--quic'), /--quic: unknown QUIC option "cwnd"; expected cc, /);
+    assert.throws(() => parseQuicOptions('cc=vegas', '--quic'), /cc must be cubic, newreno or bbr/);
+    assert.throws(() => parseQuicOptions('initial-window=ten', '--quic'), /initial-window expects a whole number/);
+  });
+
+  it('sizes the flow-control windows to the path and lets the user override', () => {
+    const geo = loadProfile('geo');
+    assert.equal(pathBdpBytes(geo), 20e6 / 8 * 0.58); // 20 Mbit/s × 580 ms
+    assert.deepEqual(originQuicArgs(geo), ['--bdp-bytes', '1450000']);
+    assert.deepEqual(originQuicArgs(geo, { cc: 'newreno', 'initial-window': '100', 'ack-frequency': true, 'bdp-bytes': '9' }),
+      ['--bdp-bytes', '9', '--quic-cc', 'newreno', '--quic-initial-window', '100', '--quic-ack-frequency']);
+  });
+
+  it('raises end-host socket buffers only where the path needs more than the defaults', () => {
+    assert.deepEqual(tcpBufferSysctls(loadProfile('geo')), []);
+    const large = tcpBufferSysctls(loadProfile('quic4sat-large')); // 250 Mbit/s × 650 ms ≈ 20 MB
+    assert.equal(large.length, 2);
+    assert.match(large[1], /^net\.ipv4\.tcp_wmem=4096 16384 4062500\d$/);
+  });
+
+  it('refuses an unknown origin before anything starts', async () => {
+    await assert.rejects(checkOrigin('nginx', ['h1']), /--origin: unknown origin "nginx"; expected rust, h2o/);
+  });
+});
