@@ -33,6 +33,8 @@ export function h2oConfig({ root, addr, cert, key, accessLog, h3 = false }) {
     `listen:\n  host: ${q(addr)}\n  port: 80\n`,
     `listen:\n  host: ${q(addr)}\n  port: 443\n${ssl}`,
     h3 ? `listen:\n  host: ${q(addr)}\n  port: 443\n  type: quic\n${ssl}` : '',
+    // As root H2O would switch to nobody, who cannot read a site in a 0700 directory.
+    'user: root\n',
     'compress: OFF\n',
     'http2-casper: OFF\n',
     `hosts:\n  default:\n    paths:\n      /:\n        file.dir: ${q(root)}\n`,

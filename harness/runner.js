@@ -67,6 +67,19 @@ export function checkProtocol(protocol, nav, resourceList) {
   return { ok: problems.length === 0, error: problems.length ? `wrong protocol: ${problems.join('; ')}` : null, seen };
 }
 
+// Pure: whether the server answered the document and every resource
+// (Chromium's own favicon request aside) with success; an error page loads
+// fast and would pass for a quick run. Status 0 means the browser does not
+// say, and is not held against the run.
+export function checkStatus(nav, allResources) {
+  const bad = (s) => typeof s === 'number' && s >= 400;
+  const problems = [];
+  if (bad(nav?.responseStatus)) problems.push(`document ${nav.responseStatus}`);
+  const failed = allResources.filter((r) => !isFavicon(r) && bad(r.responseStatus));
+  if (failed.length) problems.push(`${failed.length} resources (e.g. ${new URL(failed[0].name).pathname} ${failed[0].responseStatus})`);
+  return { ok: problems.length === 0, error: problems.length ? `HTTP error status: ${problems.join('; ')}` : null };
+}
+
 // Pure: DESIGN.md's metrics from the raw entries, relative to navigation
 // start (startTime 0 of the navigation entry).
 // Chromium fetches /favicon.ico on its own; it shows in the timeline only
@@ -126,8 +139,9 @@ export async function loadPage({ clientNs, protocol, spki, serverAddr, timeoutMs
     const check = checkProtocol(protocol, record.navigation, record.resources);
     record.protocol_seen = check.seen;
     record.metrics = deriveMetrics(record.navigation, record.paints, record.lcp, record.resources);
-    record.ok = check.ok;
-    record.error = check.error;
+    const status = checkStatus(record.navigation, record.resources);
+    record.ok = check.ok && status.ok;
+    record.error = [check.error, status.error].filter(Boolean).join('; ') || null;
   } catch (e) {
     record.error = e.message.split('\n')[0];
   } finally {

@@ -87,3 +87,31 @@ describe('page loads (integration, real Chromium)', function () {
     assert.deepEqual(runs, [1, 2]);
   });
 });
+
+describe('bench refuses bad input before anything starts', function () {
+  before(function () {
+    if (!isRoot()) this.skip();
+  });
+
+  const emptyDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-nosite-'));
+  const cases = [
+    [['--protocol', 'h4'], /--protocol: unknown protocol "h4"; expected h1, h1s, h2, h3/],
+    [['--preset', 'slow'], /--preset: unknown preset "slow"; presets: quick, ifip2022/],
+    [['--site', 'nosuchsite'], /--site nosuchsite: neither a reference site \(kepler, .*\) nor a directory with an index.html/],
+    [['--site', '@EMPTY'], /nor a directory with an index.html/],
+    [['-n', '0'], /-n: expected a whole number >= 1, got "0"/],
+    [['--origin', 'nginx'], /--origin: unknown origin "nginx"/],
+    [['--quic', 'cc=vegas'], /--quic: cc must be cubic, newreno or bbr/],
+    [['--profile', 'mars'], /unknown profile|mars/],
+  ];
+  for (const [args, message] of cases) {
+    it(`${args.join(' ')}: exit 2, one line naming the option`, async () => {
+      const out = path.join(emptyDir(), 'r');
+      const r = await satbench(['bench', '--profile', 'leo', ...args.map((a) => (a === '@EMPTY' ? emptyDir() : a)), '--out', out]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, message);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.ok(!fs.existsSync(out), 'nothing may be written');
+    });
+  }
+});

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chromiumArgs, checkProtocol, deriveMetrics, siteUrl } from '../../harness/runner.js';
+import { chromiumArgs, checkProtocol, checkStatus, deriveMetrics, siteUrl } from '../../harness/runner.js';
 import { expandMatrix } from '../../harness/matrix.js';
 import { summarize, bootstrapMedianCi } from '../../harness/summary.js';
 import { renderReport, escapeHtml } from '../../reports/html.js';
@@ -23,6 +23,17 @@ describe('page-load runner decisions', () => {
     assert.ok(!chromiumArgs('h2', { userDataDir: '/u', spki: 'A' }).includes('--disable-http2'));
     assert.equal(siteUrl('h1'), 'http://satbench.test/');
     assert.equal(siteUrl('h3-pep'), 'https://satbench.test/');
+  });
+
+  it('fails a run whose document or a resource came back as an HTTP error', () => {
+    const ok = (n) => res(n).map((r) => ({ ...r, responseStatus: 200 }));
+    assert.deepEqual(checkStatus(nav({ responseStatus: 200 }), ok(3)), { ok: true, error: null });
+    const favicon = { name: 'https://satbench.test/favicon.ico', initiatorType: 'other', responseStatus: 404 };
+    assert.equal(checkStatus(nav({ responseStatus: 200 }), [...ok(3), favicon]).ok, true, 'a missing favicon is not the page');
+    assert.equal(checkStatus(nav({ responseStatus: 0 }), ok(1)).ok, true, 'status 0: unknown, not an error');
+    const r = checkStatus(nav({ responseStatus: 403 }), [...ok(2), { ...ok(1)[0], name: 'https://satbench.test/s.css', responseStatus: 403 }]);
+    assert.equal(r.ok, false);
+    assert.equal(r.error, 'HTTP error status: document 403; 1 resources (e.g. /s.css 403)');
   });
 
   it('accepts a run only when document and every resource used the protocol asked for', () => {
