@@ -9,15 +9,17 @@ import { loadProfile } from './profiles.js';
 import { createTestbed } from './testbed.js';
 import { loadPage, PROTOCOLS, PEP_PROTOCOLS } from './runner.js';
 import { startOrigin, originQuicArgs, checkOrigin } from './origin.js';
-import { summarize, scenarioKey } from './summary.js';
-import { expandMatrix } from './matrix.js';
-import { writeReport } from '../reports/html.js';
+import { startPepChain, relayedCounts, checkRelayed } from './pep.js';
+import { scenarioKey } from './summary.js';
+import { expandMatrix, shardItems } from './matrix.js';
+import { readResults, writeOutputs } from './results.js';
+import { gatherEnvironment } from './environment.js';
+import { runLighthouse } from './lighthouse.js';
 import { ensureSite, listSites } from '../sites/generate.js';
 
 export function validateMatrix(m) {
   for (const p of m.protocols) {
-    if (PEP_PROTOCOLS.includes(p)) throw new UsageError(`--protocol ${p}: the PEP chains are not implemented yet; use ${PROTOCOLS.join(', ')}`);
-    if (!PROTOCOLS.includes(p)) throw new UsageError(`--protocol: unknown protocol ${JSON.stringify(p)}; expected ${[...PROTOCOLS, ...PEP_PROTOCOLS].join(', ')}`);
+    if (!PROTOCOLS.includes(p) && !PEP_PROTOCOLS.includes(p)) throw new UsageError(`--protocol: unknown protocol ${JSON.stringify(p)}; expected ${[...PROTOCOLS, ...PEP_PROTOCOLS].join(', ')}`);
   }
   for (const l of m.losses) if (!(l >= 0 && l <= 100)) throw new UsageError(`--loss: expected percentages between 0 and 100, got ${l}`);
   for (const p of m.profiles) loadProfile(p); // unknown names fail here, before anything runs
@@ -31,18 +33,11 @@ export function validateMatrix(m) {
   return m;
 }
 
-export function readResults(file) {
-  if (!fs.existsSync(file)) return [];
-  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line, i) => {
-    try {
-      return JSON.parse(line);
-    } catch {
-      throw new UsageError(`${file}: line ${i + 1} is not JSON`);
-    }
-  });
-}
+export { readResults };
 
-function appendFlushed(file, obj) {
+// Also used by `satbench bulk` (bulk.js): one record per line, on disk
+// before the next run starts.
+export function appendFlushed(file, obj) {
   const fd = fs.openSync(file, 'a');
   try {
     fs.writeSync(fd, JSON.stringify(obj) + '\n');
@@ -54,7 +49,7 @@ function appendFlushed(file, obj) {
 
 const fmtDuration = (ms) => (ms < 90000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60000)} min`);
 
-async function oneRun({ scenario, run: runNo }, { link, seed, siteDirs, timeoutMs, origin, quic, tcp }) {
+async function oneRun({ scenario, run: runNo }, { link, seed, siteDirs, timeoutMs, origin, quic, tcp, pep, lighthouseDir }) {
   const t = [Date.now()];
   const lap = () => t.push(Date.now()) && t[t.length - 1] - t[t.length - 2];
   const profile = loadProfile(scenario.profile, { lossPct: scenario.loss_pct });
@@ -63,10 +58,24 @@ async function oneRun({ scenario, run: runNo }, { link, seed, siteDirs, timeoutM
   let rec;
   try {
     const { spki } = await startOrigin(tb, { origin, siteDir: siteDirs[scenario.site], quicArgs: originQuicArgs(profile, quic) });
+    const chain = await startPepChain(tb, scenario.protocol, pep);
     phases.origin_ms = lap();
-    const page = await loadPage({ clientNs: tb.ns.client, protocol: scenario.protocol, spki, timeoutMs });
+    const load = { clientNs: tb.ns.client, protocol: scenario.protocol, spki: chain?.spki ?? spki, serverAddr: chain?.serverAddr, timeoutMs };
+    const page = await loadPage(load);
     phases.browser_ms = lap();
     rec = { scenario, run: runNo, seed: seed + runNo, link: tb.backend, origin, ...page, link_stats: await tb.linkStats() };
+    if (chain) {
+      const stats = await chain.stats();
+      rec.pep = { kind: chain.kind, settings: chain.settings, relayed: relayedCounts(stats), stats };
+      const through = checkRelayed(scenario.protocol, rec.pep.relayed);
+      if (rec.ok && !through.ok) Object.assign(rec, { ok: false, error: through.error });
+    }
+    // --lighthouse: once per scenario, with its first run, a separate load
+    // after the measured one (whose record and counters are taken).
+    if (lighthouseDir && runNo === 1) {
+      rec.lighthouse = await runLighthouse({ ...load, outDir: lighthouseDir, scenario });
+      phases.lighthouse_ms = lap();
+    }
   } finally {
     await tb.destroy();
   }
@@ -81,7 +90,7 @@ async function oneRun({ scenario, run: runNo }, { link, seed, siteDirs, timeoutM
  * Runs the matrix into `outDir`. With `resume`, runs already in
  * results.jsonl are not repeated. Returns the summary.
  */
-export async function bench(matrix, { outDir, link = 'auto', seed = 1, resume = false, timeoutMs = 120000, onProgress = () => {}, meta = {}, origin = 'rust', quic = {}, tcp }) {
+export async function bench(matrix, { outDir, link = 'auto', seed = 1, resume = false, timeoutMs = 120000, onProgress = () => {}, meta = {}, origin = 'rust', quic = {}, tcp, pep = {}, shard = null, lighthouse = false }) {
   validateMatrix(matrix);
   await checkOrigin(origin, matrix.protocols);
   fs.mkdirSync(outDir, { recursive: true });
@@ -93,7 +102,7 @@ export async function bench(matrix, { outDir, link = 'auto', seed = 1, resume = 
   }
   const siteDirs = {};
   for (const s of matrix.sites) siteDirs[s] = listSites().includes(s) ? await ensureSite(s) : path.resolve(s);
-  const todo = expandMatrix(matrix).filter((x) => !done.has(`${scenarioKey(x.scenario)}#${x.run}`));
+  const todo = shardItems(expandMatrix(matrix), shard).filter((x) => !done.has(`${scenarioKey(x.scenario)}#${x.run}`));
   const startedAt = Date.now();
   let last = null;
   for (const [i, item] of todo.entries()) {
@@ -102,13 +111,13 @@ export async function bench(matrix, { outDir, link = 'auto', seed = 1, resume = 
     const left = i ? fmtDuration((elapsed / i) * (todo.length - i)) : '?';
     onProgress(`[${i + 1}/${todo.length}] ${s.profile} loss ${s.loss_pct} % ${s.protocol} ${s.site}: run ${item.run} of ${matrix.runs}` +
       `${last ? ` · last PLT ${last}` : ''} · about ${left} left`);
-    const rec = await oneRun(item, { link, seed, siteDirs, timeoutMs, origin, quic, tcp });
+    const rec = await oneRun(item, { link, seed, siteDirs, timeoutMs, origin, quic, tcp, pep, lighthouseDir: lighthouse ? outDir : null });
     appendFlushed(resultsFile, rec);
     last = rec.ok ? `${Math.round(rec.metrics.plt_ms)} ms` : `failed (${rec.error})`;
   }
   const records = readResults(resultsFile);
-  const summary = { meta: { ...meta, seed, link, origin, quic, tcp: tcp ?? null, matrix, generated: new Date().toISOString() }, groups: summarize(records, { seed }) };
-  fs.writeFileSync(path.join(outDir, 'summary.json'), JSON.stringify(summary, null, 2));
-  writeReport(outDir, summary);
-  return summary;
+  return writeOutputs(outDir, records, {
+    ...meta, seed, link, origin, quic, tcp: tcp ?? null, pep, matrix, ...(shard ? { shard } : {}), ...(lighthouse ? { lighthouse: true } : {}),
+    environment: await gatherEnvironment(matrix), generated: new Date().toISOString(),
+  });
 }

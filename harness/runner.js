@@ -105,6 +105,19 @@ export function deriveMetrics(nav, paints, lcp, allResources) {
   };
 }
 
+// A fresh Chromium in the client namespace, driven over a pipe; used by
+// page loads and by Lighthouse (harness/lighthouse.js).
+export function launchChromium({ clientNs, protocol, spki, serverAddr, userDataDir, timeoutMs = 120000 }) {
+  return puppeteer.launch({
+    executablePath: which('ip'), // runs Chromium in the client namespace: `ip netns exec NS chromium …`
+    ignoreDefaultArgs: true,
+    pipe: true,
+    args: ['netns', 'exec', clientNs, chromePath(), ...chromiumArgs(protocol, { userDataDir, spki, serverAddr }), 'about:blank'],
+    timeout: 30000,
+    protocolTimeout: timeoutMs + 10000,
+  });
+}
+
 /**
  * Loads `siteUrl(protocol)` once in a fresh Chromium inside `clientNs`;
  * the site's name resolves to `serverAddr` (the origin, or Proxy-ST).
@@ -117,14 +130,7 @@ export async function loadPage({ clientNs, protocol, spki, serverAddr, timeoutMs
   let browser;
   const killer = setTimeout(() => browser?.process()?.kill('SIGKILL'), timeoutMs + 15000); // a hung browser
   try {
-    browser = await puppeteer.launch({
-      executablePath: which('ip'), // runs Chromium in the client namespace: `ip netns exec NS chromium …`
-      ignoreDefaultArgs: true,
-      pipe: true,
-      args: ['netns', 'exec', clientNs, chromePath(), ...chromiumArgs(protocol, { userDataDir, spki, serverAddr }), 'about:blank'],
-      timeout: 30000,
-      protocolTimeout: timeoutMs + 10000,
-    });
+    browser = await launchChromium({ clientNs, protocol, spki, serverAddr, userDataDir, timeoutMs });
     const page = await browser.newPage();
     page.on('requestfailed', (r) => record.errors.push({ url: r.url(), error: r.failure()?.errorText ?? 'failed' }));
     page.on('pageerror', (e) => record.errors.push({ error: `page: ${e.message}` }));

@@ -1,64 +1,66 @@
 // Turning run records into per-scenario statistics (summary.json's groups).
 // Failed runs are counted, never dropped; metrics come from ok runs only.
-import { quantile, median } from './stats.js';
+import { describe } from './stats.js';
+
+export { bootstrapMedianCi, describe } from './stats.js';
 
 export const SUMMARY_METRICS = ['response_start_ms', 'fcp_ms', 'lcp_ms', 'plt_ms', 'dom_content_loaded_ms', 'resource_count', 'transfer_bytes'];
 
+// The metrics the report's matrix and `compare` look at first, with labels.
+export const KEY_METRICS = [
+  { key: 'response_start_ms', label: 'Response Start', paper: 'response_start' },
+  { key: 'fcp_ms', label: 'First Contentful Paint', paper: 'fcp' },
+  { key: 'plt_ms', label: 'Page Load Time', paper: 'plt' },
+];
+
+// Records without a kind are page loads (results.jsonl before kinds existed).
+export const recordKind = (r) => r.kind ?? 'pageload';
+
 export const scenarioKey = (s) => `${s.profile}|${s.loss_pct}|${s.protocol}|${s.site}`;
 
-// Small seeded PRNG (mulberry32): the same data gives the same interval.
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+// Object keys in sorted order, so that equal scenarios of other kinds give
+// equal keys whatever order their writer used.
+const stableJson = (v) => (v && typeof v === 'object' && !Array.isArray(v)
+  ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${stableJson(v[k])}`).join(',')}}`
+  : JSON.stringify(v));
+
+// The key of a record's group: page loads keep scenarioKey (bench --resume
+// and compare match on it); other kinds (bulk, …) are keyed by kind and
+// their whole scenario, whatever fields it has.
+export const groupKey = (kind, scenario) => (kind === 'pageload' ? scenarioKey(scenario) : `${kind}:${stableJson(scenario)}`);
+
+// Human-readable name of a scenario, for reports and messages.
+export function scenarioLabel(s, kind = 'pageload') {
+  if (kind !== 'pageload') return `${kind} ${Object.entries(s ?? {}).map(([k, v]) => `${k}=${v}`).join(' ')}`;
+  return `${s.profile} loss ${s.loss_pct} % ${s.protocol} ${s.site}`;
 }
 
-// Percentile bootstrap 95 % interval of the median.
-export function bootstrapMedianCi(values, { resamples = 2000, seed = 1 } = {}) {
-  if (values.length < 2) return [values[0] ?? null, values[0] ?? null];
-  const next = rng(seed);
-  const medians = [];
-  for (let i = 0; i < resamples; i++) {
-    const sample = values.map(() => values[Math.floor(next() * values.length)]);
-    medians.push(median(sample));
-  }
-  return [quantile(medians, 0.025), quantile(medians, 0.975)];
-}
-
-export function describe(values, seed) {
-  if (!values.length) return null;
-  return {
-    n: values.length,
-    median: median(values),
-    mean: values.reduce((a, b) => a + b, 0) / values.length,
-    p10: quantile(values, 0.1),
-    p90: quantile(values, 0.9),
-    min: Math.min(...values),
-    max: Math.max(...values),
-    ci95: bootstrapMedianCi(values, { seed }),
-  };
+// Page loads summarise the fixed metric list; other kinds every numeric
+// metric their records carry.
+function metricNames(kind, okRecords) {
+  if (kind === 'pageload') return SUMMARY_METRICS;
+  const names = new Set();
+  for (const r of okRecords) for (const [k, v] of Object.entries(r.metrics ?? {})) if (typeof v === 'number') names.add(k);
+  return [...names].sort();
 }
 
 export function summarize(records, { seed = 1 } = {}) {
   const groups = new Map();
   for (const r of records) {
-    const key = scenarioKey(r.scenario);
-    if (!groups.has(key)) groups.set(key, { scenario: r.scenario, records: [] });
+    const kind = recordKind(r);
+    const key = groupKey(kind, r.scenario);
+    if (!groups.has(key)) groups.set(key, { kind, scenario: r.scenario, records: [] });
     groups.get(key).records.push(r);
   }
-  return [...groups.values()].map(({ scenario, records: rs }) => {
+  return [...groups.values()].map(({ kind, scenario, records: rs }) => {
     const ok = rs.filter((r) => r.ok);
     const metrics = {};
-    for (const m of SUMMARY_METRICS) {
-      const d = describe(ok.map((r) => r.metrics?.[m]).filter((v) => typeof v === 'number'), seed);
+    for (const m of metricNames(kind, ok)) {
+      const d = describe(ok.map((r) => r.metrics?.[m]).filter((v) => typeof v === 'number' && Number.isFinite(v)), seed);
       if (d) metrics[m] = d;
     }
     const failures = rs.filter((r) => !r.ok).map((r) => ({ run: r.run, error: r.error }));
-    return { scenario, runs: rs.length, failed: failures.length, failures, metrics };
+    const g = { scenario, runs: rs.length, failed: failures.length, failures, metrics };
+    return kind === 'pageload' ? g : { kind, ...g };
   });
 }

@@ -242,21 +242,34 @@ async function waitGone(pids, ms) {
   return pids.filter(alive);
 }
 
+/**
+ * Fresh counters of a helper that rewrites its stats file on SIGUSR1
+ * (linkem, the PEPs): waits up to 2 s for the new file. null when the
+ * process is gone or the file cannot be read.
+ */
+export async function requestStats(pid, file) {
+  if (!alive(pid)) return null;
+  const before = fs.existsSync(file) ? fs.statSync(file).mtimeMs : 0;
+  process.kill(pid, 'SIGUSR1');
+  const end = Date.now() + 2000;
+  while (Date.now() < end && !(fs.existsSync(file) && fs.statSync(file).mtimeMs > before)) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return null; // a half-written file: skip it rather than fail the run
+  }
+}
+
 // Current counters of every linkem of a testbed (SIGUSR1 makes it write them).
 export async function linkStats(id) {
   const state = readState(id);
   const out = {};
   for (const p of state?.processes ?? []) {
-    if (!p.stats || !alive(p.pid)) continue;
-    const before = fs.existsSync(p.stats) ? fs.statSync(p.stats).mtimeMs : 0;
-    process.kill(p.pid, 'SIGUSR1');
-    const end = Date.now() + 2000;
-    while (Date.now() < end && !(fs.existsSync(p.stats) && fs.statSync(p.stats).mtimeMs > before)) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    try {
-      out[p.role.replace(/^linkem-/, '')] = JSON.parse(fs.readFileSync(p.stats, 'utf8'));
-    } catch { /* a half-written file: skip this link rather than fail the run */ }
+    if (!p.stats) continue;
+    const s = await requestStats(p.pid, p.stats);
+    if (s) out[p.role.replace(/^linkem-/, '')] = s;
   }
   return out;
 }

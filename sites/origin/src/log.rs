@@ -1,6 +1,8 @@
 //! The request log: one line per request,
-//! `TIME PROTOCOL METHOD PATH STATUS BYTES`, e.g.
-//! `2026-05-01T12:00:00.123Z h3 GET /img/a.png 200 5120`.
+//! `TIME PROTOCOL METHOD PATH STATUS BYTES [PRIORITY]`, e.g.
+//! `2026-05-01T12:00:00.123Z h3 GET /img/a.png 200 5120 u=2,i`.
+//! PRIORITY (HTTP/3 only, when the client gave one) is the RFC 9218
+//! priority the response was sent with, `u=N` or `u=N,i`.
 
 use std::io::Write;
 use std::sync::Mutex;
@@ -63,12 +65,31 @@ pub fn format_line(
     status: u16,
     bytes: u64,
 ) -> String {
-    format!(
-        "{} {protocol} {} {} {status} {bytes}\n",
+    format_line_with_priority(t, protocol, method, path, status, bytes, None)
+}
+
+/// `format_line` with the optional seventh field, the response's priority.
+pub fn format_line_with_priority(
+    t: SystemTime,
+    protocol: &str,
+    method: &str,
+    path: &str,
+    status: u16,
+    bytes: u64,
+    priority: Option<&str>,
+) -> String {
+    let mut line = format!(
+        "{} {protocol} {} {} {status} {bytes}",
         rfc3339_millis(t),
         clean(method),
         clean(path)
-    )
+    );
+    if let Some(p) = priority {
+        line.push(' ');
+        line.push_str(&clean(p));
+    }
+    line.push('\n');
+    line
 }
 
 /// Where the lines go: a file (appended) or stderr. Each line is written
@@ -95,7 +116,28 @@ impl RequestLog {
     }
 
     pub fn request(&self, protocol: &str, method: &str, path: &str, status: u16, bytes: u64) {
-        let line = format_line(SystemTime::now(), protocol, method, path, status, bytes);
+        self.request_with_priority(protocol, method, path, status, bytes, None);
+    }
+
+    /// `request` with the response's priority as a seventh field, if any.
+    pub fn request_with_priority(
+        &self,
+        protocol: &str,
+        method: &str,
+        path: &str,
+        status: u16,
+        bytes: u64,
+        priority: Option<&str>,
+    ) {
+        let line = format_line_with_priority(
+            SystemTime::now(),
+            protocol,
+            method,
+            path,
+            status,
+            bytes,
+            priority,
+        );
         if let Ok(mut out) = self.out.lock() {
             let _ = out.write_all(line.as_bytes());
             let _ = out.flush();
@@ -126,6 +168,14 @@ mod tests {
         assert_eq!(
             format_line(UNIX_EPOCH, "h3", "HEAD", "", 404, 0),
             "1970-01-01T00:00:00.000Z h3 HEAD - 404 0\n"
+        );
+        assert_eq!(
+            format_line_with_priority(UNIX_EPOCH, "h3", "GET", "/a.css", 200, 9, Some("u=0")),
+            "1970-01-01T00:00:00.000Z h3 GET /a.css 200 9 u=0\n"
+        );
+        assert_eq!(
+            format_line_with_priority(UNIX_EPOCH, "h3", "GET", "/", 200, 9, Some("u=2,i")),
+            "1970-01-01T00:00:00.000Z h3 GET / 200 9 u=2,i\n"
         );
     }
 }

@@ -3,7 +3,9 @@
 //! - `IP:http-port/tcp`: HTTP/1.1 cleartext (hyper)
 //! - `IP:https-port/tcp`: TLS (tokio-rustls), then HTTP/2 if ALPN said `h2`,
 //!   else HTTP/1.1 (hyper)
-//! - `IP:https-port/udp`: QUIC (quinn) carrying HTTP/3 (h3)
+//! - `IP:https-port/udp`: QUIC (quinn) carrying HTTP/3 (h3), through our
+//!   own h3↔quinn adapter (`h3_quinn_prio`) so each response is sent with
+//!   the priority the request asked for (RFC 9218, see `priority`)
 
 use std::convert::Infallible;
 use std::io::Write;
@@ -26,7 +28,9 @@ use tokio_rustls::TlsAcceptor;
 
 use crate::body::{ResponseBody, CHUNK};
 use crate::cli::ServeArgs;
+use crate::h3_quinn_prio::{self, StreamPriorities};
 use crate::log::RequestLog;
+use crate::priority;
 use crate::site::{self, Body, Decision};
 
 /// The site being served and where its requests are logged; shared by the
@@ -170,9 +174,9 @@ pub async fn serve_https(listener: TcpListener, acceptor: TlsAcceptor, site: Arc
     }
 }
 
-type H3Resolver = h3::server::RequestResolver<h3_quinn::Connection, Bytes>;
+type H3Resolver = h3::server::RequestResolver<h3_quinn_prio::Connection, Bytes>;
 
-type H3Stream = h3::server::RequestStream<h3_quinn::BidiStream<Bytes>, Bytes>;
+type H3Stream = h3::server::RequestStream<h3_quinn_prio::BidiStream<Bytes>, Bytes>;
 
 /// Send `len` bytes of `file` in chunks; false if the stream or the file
 /// failed (a file that shrank resets the stream rather than end it short).
@@ -196,14 +200,26 @@ async fn send_file(stream: &mut H3Stream, mut file: tokio::fs::File, len: u64) -
     true
 }
 
-async fn handle_h3(site: Arc<Site>, resolver: H3Resolver) {
+async fn handle_h3(site: Arc<Site>, priorities: StreamPriorities, resolver: H3Resolver) {
     let Ok((req, mut stream)) = resolver.resolve_request().await else {
         return;
     };
+    // before the first byte of the response is queued in quinn
+    let asked = priorities.apply_request(
+        stream.id().into_inner(),
+        priority::from_headers(req.headers()),
+    );
     let method = req.method().as_str();
     let path = req.uri().path();
     let (d, file) = site.prepare(method, path, false).await;
-    site.log.request("h3", method, path, d.status, d.bytes);
+    site.log.request_with_priority(
+        "h3",
+        method,
+        path,
+        d.status,
+        d.bytes,
+        asked.map(|p| p.to_string()).as_deref(),
+    );
     let Ok(head) = response_head(&d).body(()) else {
         return;
     };
@@ -229,14 +245,13 @@ pub async fn serve_h3(endpoint: quinn::Endpoint, site: Arc<Site>) {
         let site = site.clone();
         tokio::spawn(async move {
             let Ok(conn) = incoming.await else { return };
-            let Ok(mut h3) = h3::server::builder()
-                .build::<_, Bytes>(h3_quinn::Connection::new(conn))
-                .await
-            else {
+            let conn = h3_quinn_prio::Connection::new(conn);
+            let priorities = conn.priorities();
+            let Ok(mut h3) = h3::server::builder().build::<_, Bytes>(conn).await else {
                 return;
             };
             while let Ok(Some(resolver)) = h3.accept().await {
-                tokio::spawn(handle_h3(site.clone(), resolver));
+                tokio::spawn(handle_h3(site.clone(), priorities.clone(), resolver));
             }
         });
     }

@@ -86,7 +86,13 @@ fn gen_cert(dir: &Path) {
 }
 
 fn start() -> Fixture {
-    let dir = temp_dir("serve");
+    start_with("serve", "1000000")
+}
+
+/// The server on a fresh root (`tag` names its temporary directory) with
+/// flow-control windows of 2 × `bdp_bytes`.
+fn start_with(tag: &str, bdp_bytes: &str) -> Fixture {
+    let dir = temp_dir(tag);
     let root = dir.join("root");
     std::fs::create_dir_all(root.join("img")).unwrap();
     std::fs::write(root.join("index.html"), "<!doctype html><title>t</title>\n").unwrap();
@@ -117,7 +123,7 @@ fn start() -> Fixture {
             "--quic-initial-window",
             "10",
             "--bdp-bytes",
-            "1000000",
+            bdp_bytes,
         ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -248,6 +254,32 @@ async fn fetch_h3(f: &Fixture, paths: &[&str]) -> Vec<(Response<()>, Vec<u8>)> {
     drive.abort();
     endpoint.close(0u32.into(), b"done");
     out
+}
+
+/// An HTTP/3 client connection to the fixture through `via` (a relay, or
+/// the fixture's own address): (endpoint, request sender, connection
+/// driver task).
+async fn h3_client(
+    f: &Fixture,
+    via: SocketAddr,
+) -> (
+    quinn::Endpoint,
+    h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>,
+    tokio::task::JoinHandle<()>,
+) {
+    let mut tls = client_tls(&f.dir, &[b"h3"]);
+    tls.enable_early_data = false;
+    let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls).unwrap();
+    let mut endpoint = quinn::Endpoint::client(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).unwrap();
+    endpoint.set_default_client_config(quinn::ClientConfig::new(Arc::new(quic)));
+    let conn = endpoint.connect(via, "localhost").unwrap().await.unwrap();
+    let (mut driver, send) = h3::client::new(h3_quinn::Connection::new(conn))
+        .await
+        .unwrap();
+    let drive = tokio::spawn(async move {
+        let _ = std::future::poll_fn(|cx| driver.poll_close(cx)).await;
+    });
+    (endpoint, send, drive)
 }
 
 fn terminate(f: &mut Fixture) -> std::process::ExitStatus {
@@ -457,4 +489,144 @@ fn errors_are_one_line_and_exit_2() {
     assert_eq!(code, Some(2));
     assert!(err.starts_with("--quic-cc: "), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A UDP relay in front of `server` whose way back is slow: it queues the
+/// server's datagrams (dropping none) and delivers them at `bytes_per_sec`,
+/// so which response finishes first depends on the order the server sends
+/// in, not on how fast the test reads. Returns the address to connect to.
+async fn slow_downlink(server: SocketAddr, bytes_per_sec: f64) -> SocketAddr {
+    use tokio::net::UdpSocket as Udp;
+    let front = Arc::new(Udp::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap());
+    let back = Arc::new(Udp::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap());
+    back.connect(server).await.unwrap();
+    let addr = front.local_addr().unwrap();
+    let (client_tx, client_rx) = tokio::sync::watch::channel(None);
+    let (queue_tx, mut queue_rx) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
+    let (f, b) = (front.clone(), back.clone());
+    tokio::spawn(async move {
+        let mut buf = vec![0u8; 65_536];
+        while let Ok((n, from)) = f.recv_from(&mut buf).await {
+            client_tx.send_replace(Some(from));
+            let _ = b.send(&buf[..n]).await;
+        }
+    });
+    tokio::spawn(async move {
+        let mut buf = vec![0u8; 65_536];
+        while let Ok(n) = back.recv(&mut buf).await {
+            let _ = queue_tx.send(buf[..n].to_vec());
+        }
+    });
+    tokio::spawn(async move {
+        let mut next = tokio::time::Instant::now();
+        while let Some(d) = queue_rx.recv().await {
+            // a schedule, not a sleep per datagram (timers wake late): a
+            // late wake-up sends the datagrams due meanwhile at once
+            let now = tokio::time::Instant::now();
+            if next + Duration::from_millis(5) < now {
+                next = now; // the link was idle
+            }
+            next += Duration::from_secs_f64(d.len() as f64 / bytes_per_sec);
+            if next > now {
+                tokio::time::sleep_until(next).await;
+            }
+            let to = *client_rx.borrow();
+            if let Some(to) = to {
+                let _ = front.send_to(&d, to).await;
+            }
+        }
+    });
+    addr
+}
+
+/// RFC 9218 on HTTP/3: on a connection busy sending twelve 512 KiB
+/// responses asked for with `priority: u=5`, a later 512 KiB request with
+/// `priority: u=0` is sent first and completes before every one of them,
+/// and the u=5 ones (not incremental) complete one by one in request order.
+/// (Without priorities quinn sends all thirteen round-robin, and they all
+/// finish together, in no particular order, at the end.) The
+/// way back is a 20 MB/s queue, so the server's sending order is what the
+/// client sees.
+/// The request log carries each response's priority as a seventh field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn h3_sends_lower_urgency_first() {
+    const LOW: usize = 12;
+    const SIZE: usize = 512 * 1024;
+    // windows far above the 6.5 MB in flight: only quinn's scheduling decides
+    let mut f = start_with("prio", "20000000");
+    let big = f.dir.join("root/big");
+    std::fs::create_dir_all(&big).unwrap();
+    let data: Vec<u8> = (0..SIZE as u32).map(|i| (i % 251) as u8).collect();
+    for i in 0..=LOW {
+        std::fs::write(big.join(format!("{i}.bin")), &data).unwrap();
+    }
+
+    let order = tokio::time::timeout(T, async {
+        let relay = slow_downlink(f.https, 20e6).await;
+        let (endpoint, mut send, drive) = h3_client(&f, relay).await;
+        let start = std::time::Instant::now();
+        let (head_tx, mut head_rx) = tokio::sync::mpsc::unbounded_channel();
+        let mut readers = Vec::new();
+        for i in 0..=LOW {
+            // the u=0 request goes last, once the first u=5 response has begun
+            let (name, prio) = if i == LOW {
+                head_rx.recv().await;
+                ("0.bin".to_string(), "u=0")
+            } else {
+                (format!("{}.bin", i + 1), "u=5")
+            };
+            let req = Request::get(format!("https://localhost:{}/big/{name}", f.https.port()))
+                .header("priority", prio)
+                .body(())
+                .unwrap();
+            let mut stream = send.send_request(req).await.unwrap();
+            stream.finish().await.unwrap();
+            let head_tx = head_tx.clone();
+            readers.push(tokio::spawn(async move {
+                let resp = stream.recv_response().await.unwrap();
+                assert_eq!(resp.status(), StatusCode::OK);
+                let _ = head_tx.send(());
+                let mut n = 0;
+                while let Some(chunk) = stream.recv_data().await.unwrap() {
+                    n += chunk.remaining();
+                }
+                assert_eq!(n, SIZE, "{name}");
+                (start.elapsed(), prio, name)
+            }));
+        }
+        let mut done = Vec::new();
+        for r in readers {
+            done.push(r.await.unwrap());
+        }
+        drop(send);
+        drive.abort();
+        endpoint.close(0u32.into(), b"done");
+        done.sort();
+        done
+    })
+    .await
+    .expect("fetches took over 10 s");
+
+    // u=0 first, and not by a hair (round-robin ends everything together)
+    let pos = order.iter().position(|(_, p, _)| *p == "u=0").unwrap();
+    assert_eq!(pos, 0, "u=0 finished after {pos} of the u=5 responses: {order:?}");
+    assert!(order[0].0 * 3 < order[LOW].0, "{order:?}");
+    // the u=5 ones (not incremental) one after another, in request order
+    let names: Vec<String> = order[1..].iter().map(|(_, _, n)| n.clone()).collect();
+    let asked: Vec<String> = (1..=LOW).map(|i| format!("{i}.bin")).collect();
+    assert_eq!(names, asked, "{order:?}");
+
+    assert_eq!(terminate(&mut f).code(), Some(0));
+    let log = std::fs::read_to_string(f.dir.join("requests.log")).unwrap();
+    let lines: Vec<Vec<&str>> = log.lines().map(|l| l.split(' ').collect()).collect();
+    assert_eq!(lines.len(), LOW + 1, "{log}");
+    let size = SIZE.to_string();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l[1..] == ["h3", "GET", "/big/0.bin", "200", size.as_str(), "u=0"]),
+        "{log}"
+    );
+    let low = lines.iter().filter(|l| l.len() == 7 && l[6] == "u=5").count();
+    assert_eq!(low, LOW, "{log}");
 }

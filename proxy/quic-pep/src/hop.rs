@@ -1,0 +1,85 @@
+//! The hop towards the next proxy or the origin: it owns the client-side
+//! endpoint (its own UDP socket), the TLS that trusts only the next hop's
+//! certificate, and the connect-side transport, and hands the relay an
+//! `Upstream` per client connection.
+//!
+//! Today each client connection gets its own QUIC connection to the next
+//! hop (what Kosek et al. measured). This module is where a later change
+//! can keep one long-lived connection to the next hop and hand out a
+//! share of it instead; `relay` sees only the `Upstream`.
+
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::Arc;
+
+use quinn::Connection;
+
+use crate::close::Ended;
+use crate::tls::{self, Capture};
+use crate::tparams::{self, PeerLimits};
+use crate::transport::SideTransport;
+
+/// The far side of one relayed connection.
+pub struct Upstream {
+    pub conn: Connection,
+    /// The ALPN the next hop chose.
+    pub alpn: Option<Vec<u8>>,
+    /// The next hop's stream limits and windows (its transport parameters).
+    pub limits: Option<PeerLimits>,
+}
+
+pub struct NextHop {
+    endpoint: quinn::Endpoint,
+    pub addr: SocketAddr,
+    pub name: String,
+    tls: rustls::ClientConfig,
+    pub transport: SideTransport,
+}
+
+impl NextHop {
+    /// Binds an ephemeral UDP port (any address of the family of `addr`);
+    /// the endpoint has no server configuration, so it accepts nothing.
+    pub fn new(
+        addr: SocketAddr,
+        name: String,
+        tls: rustls::ClientConfig,
+        transport: SideTransport,
+    ) -> Result<NextHop, String> {
+        let bind: SocketAddr = if addr.is_ipv4() {
+            (Ipv4Addr::UNSPECIFIED, 0).into()
+        } else {
+            (Ipv6Addr::UNSPECIFIED, 0).into()
+        };
+        let endpoint = quinn::Endpoint::client(bind)
+            .map_err(|e| format!("next hop {addr}: cannot bind a UDP socket: {e}"))?;
+        Ok(NextHop { endpoint, addr, name, tls, transport })
+    }
+
+    /// A connection to the next hop for client connection `conn`, offering
+    /// `alpn`. Errors are how the attempt ended.
+    pub async fn connect(&self, alpn: Vec<Vec<u8>>, conn: u64) -> Result<Upstream, Ended> {
+        let mut tls = self.tls.clone();
+        tls.alpn_protocols = alpn;
+        let (capture, params) = Capture::new(tls).map_err(Ended::Failed)?;
+        let mut cfg = quinn::ClientConfig::new(Arc::new(capture));
+        cfg.transport_config(Arc::new(self.transport.config(conn).map_err(Ended::Failed)?));
+        let connecting = self
+            .endpoint
+            .connect_with(cfg, self.addr, &self.name)
+            .map_err(|e| Ended::Failed(format!("connect: {e}")))?;
+        let c = connecting.await.map_err(|e| Ended::from(&e))?;
+        Ok(Upstream {
+            alpn: tls::negotiated_alpn(c.handshake_data()),
+            limits: params.get().and_then(|b| tparams::parse(b).ok()),
+            conn: c,
+        })
+    }
+
+    /// Closes every connection to the next hop.
+    pub fn close(&self, code: u32, reason: &[u8]) {
+        self.endpoint.close(code.into(), reason);
+    }
+
+    pub async fn wait_idle(&self) {
+        self.endpoint.wait_idle().await;
+    }
+}

@@ -1,0 +1,24 @@
+//! satbench's QUIC PEP: Proxy-ST and Proxy-GW (Kosek et al., IFIP
+//! Networking 2022). Each proxy accepts QUIC connections and relays each
+//! over its own QUIC connection to the next hop, stream by stream, with
+//! its own transport settings per hop.
+//!
+//! Plain, unit-tested decisions: `cli` (arguments), `streams` (the
+//! stream-ID mapping), `close` (what crosses when a stream or connection
+//! ends), `limits` (connection and memory caps), `tparams` (the next hop's
+//! stream limits). I/O at the edges: `tls`, `transport`, `hop` (the
+//! connection to the next hop), `relay` (one client connection), `proxy`
+//! (the listening side), `stats` and `log`.
+
+pub mod cli;
+pub mod close;
+pub mod hop;
+pub mod limits;
+pub mod log;
+pub mod proxy;
+pub mod relay;
+pub mod stats;
+pub mod streams;
+pub mod tls;
+pub mod tparams;
+pub mod transport;

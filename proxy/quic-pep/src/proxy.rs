@@ -1,0 +1,293 @@
+//! The listening side: the client-facing endpoint, admission up to
+//! `--max-connections`, the two handshake modes, then `relay::run`.
+//!
+//! Handshake modes (Kosek et al.):
+//! - parallel (default): the client is accepted at once; as soon as its
+//!   ClientHello has been processed (quinn's `handshake_data`, which carries
+//!   the ALPN the proxy chose from `--alpn`), the next hop is dialled with
+//!   that ALPN, and both handshakes run side by side. Streams the client
+//!   opens meanwhile wait in quinn's buffers (within flow control).
+//! - `--h3`: the next hop first. The client's connection attempt (quinn's
+//!   `Incoming`) is held, unanswered, while the proxy connects to the next
+//!   hop offering `--alpn`; the client is then accepted with exactly the
+//!   ALPN the next hop chose and the next hop's stream limits
+//!   (initial_max_streams_bidi/uni), so HTTP/3's control and QPACK streams,
+//!   relayed unchanged, see the same limits end to end. quinn 0.11 does not
+//!   show a client's ClientHello before it is accepted (quinn issue #2024),
+//!   so the next hop is offered `--alpn` rather than the client's own list.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::Instant;
+
+use quinn::{Connecting, Incoming, VarInt};
+
+use crate::cli::{Config, Mode};
+use crate::close::{self, Ended};
+use crate::hop::{NextHop, Upstream};
+use crate::limits::{self, Admission};
+use crate::log::Log;
+use crate::relay;
+use crate::stats::Stats;
+use crate::streams::Side;
+use crate::tls;
+use crate::transport::{QlogDir, SideTransport};
+
+pub struct Proxy {
+    pub cfg: Config,
+    endpoint: quinn::Endpoint,
+    hop: NextHop,
+    server_tls: rustls::ServerConfig,
+    accept: SideTransport,
+    admission: Arc<Admission>,
+    pub stats: Arc<Stats>,
+    pub log: Arc<Log>,
+    next_id: AtomicU64,
+}
+
+impl Proxy {
+    /// Loads certificates, sizes the windows under the memory cap and binds
+    /// both endpoints. Must run inside a tokio runtime.
+    pub fn bind(cfg: Config, log: Arc<Log>) -> Result<Arc<Proxy>, String> {
+        let server_tls = tls::server_tls(&cfg.cert, &cfg.key)?;
+        let client_tls = tls::client_tls(tls::load_pinned(&cfg.next_hop_ca)?)?;
+        let mut accept = SideTransport::new(Side::Near, cfg.accept.clone());
+        let mut connect = SideTransport::new(Side::Far, cfg.connect.clone());
+        let mtu = u64::from(cfg.accept.initial_mtu.max(cfg.connect.initial_mtu)).max(1500);
+        let relay_bytes = limits::relay_bytes(100, 100, mtu);
+        let fit = limits::fit(accept.windows, connect.windows, relay_bytes, cfg.max_conn_memory)?;
+        if fit.clamped {
+            log.line(&format!(
+                "cap: --max-conn-memory {}: windows shrunk to fit (client side {} -> {}, next hop {} -> {} bytes each)",
+                cfg.max_conn_memory,
+                accept.windows.connection_receive,
+                fit.accept.connection_receive,
+                connect.windows.connection_receive,
+                fit.connect.connection_receive
+            ));
+        }
+        accept.windows = fit.accept;
+        connect.windows = fit.connect;
+        if let Some(dir) = &cfg.qlog_dir {
+            std::fs::create_dir_all(dir).map_err(|e| format!("--qlog-dir {}: {e}", dir.display()))?;
+            let q = QlogDir { dir: dir.clone(), label: cfg.label.clone() };
+            accept.qlog = Some(q.clone());
+            connect.qlog = Some(q);
+        }
+        let hop = NextHop::new(cfg.next_hop, cfg.next_hop_name.clone(), client_tls, connect)?;
+        let mut server = quinn::ServerConfig::with_crypto(tls::with_alpn(&server_tls, cfg.alpn.clone()));
+        server.transport_config(Arc::new(accept.config(0)?));
+        // Attempts beyond the cap are refused one by one in `handle`; this
+        // only bounds what quinn queues before we see them.
+        server.max_incoming(cfg.max_connections.saturating_mul(2).max(16));
+        let udp = std::net::UdpSocket::bind(cfg.listen)
+            .map_err(|e| format!("--listen {}: {e}", cfg.listen))?;
+        let endpoint = quinn::Endpoint::new(
+            quinn::EndpointConfig::default(),
+            Some(server),
+            udp,
+            Arc::new(quinn::TokioRuntime),
+        )
+        .map_err(|e| format!("--listen {}: {e}", cfg.listen))?;
+        log.line(&format!(
+            "listening on {}/udp, next hop {} ({}), mode {}, alpn {}, client side: {}, next hop side: {}, \
+             max {} connections of at most {} bytes",
+            cfg.listen,
+            cfg.next_hop,
+            cfg.next_hop_name,
+            mode_name(cfg.mode),
+            alpn_list(&cfg.alpn),
+            accept.describe(),
+            hop.transport.describe(),
+            cfg.max_connections,
+            fit.bound
+        ));
+        Ok(Arc::new(Proxy {
+            admission: Admission::new(cfg.max_connections),
+            cfg,
+            endpoint,
+            hop,
+            server_tls,
+            accept,
+            stats: Arc::new(Stats::default()),
+            log,
+            next_id: AtomicU64::new(1),
+        }))
+    }
+
+    pub fn local_addr(&self) -> std::io::Result<std::net::SocketAddr> {
+        self.endpoint.local_addr()
+    }
+
+    /// Accepts and relays until `shutdown` resolves, then closes every
+    /// connection on both sides.
+    pub async fn run(self: Arc<Self>, shutdown: impl std::future::Future<Output = ()>) {
+        tokio::pin!(shutdown);
+        loop {
+            tokio::select! {
+                incoming = self.endpoint.accept() => match incoming {
+                    Some(i) => {
+                        tokio::spawn(self.clone().handle(i));
+                    }
+                    None => break,
+                },
+                _ = &mut shutdown => break,
+            }
+        }
+        self.endpoint.close(0u32.into(), b"quic-pep: shutting down");
+        self.hop.close(0, b"quic-pep: shutting down");
+        let idle = async {
+            tokio::join!(self.endpoint.wait_idle(), self.hop.wait_idle());
+        };
+        let _ = tokio::time::timeout(std::time::Duration::from_millis(300), idle).await;
+    }
+
+    async fn handle(self: Arc<Self>, incoming: Incoming) {
+        let remote = incoming.remote_address();
+        let Some(ticket) = self.admission.try_admit() else {
+            self.stats.refused.fetch_add(1, Relaxed);
+            self.log.line(&format!(
+                "cap: --max-connections {} reached, refusing {remote}",
+                self.admission.max()
+            ));
+            incoming.refuse();
+            return;
+        };
+        self.stats.active.fetch_add(1, Relaxed);
+        let id = self.next_id.fetch_add(1, Relaxed);
+        let started = Instant::now();
+        let pair = match self.cfg.mode {
+            Mode::Parallel => self.parallel(id, incoming).await,
+            Mode::H3 => self.far_first(id, incoming).await,
+        };
+        // Counters first, then the log line: whoever reads the line finds
+        // the counters (and the freed slot) already updated.
+        let line = match pair {
+            Ok((near, far)) => {
+                self.stats.relayed.fetch_add(1, Relaxed);
+                self.log.line(&format!(
+                    "conn {id} relayed {remote} -> {} alpn={} next_hop_limits={} setup_ms={}",
+                    self.cfg.next_hop,
+                    far.alpn.as_deref().map_or("-".into(), |a| String::from_utf8_lossy(a).into_owned()),
+                    far.limits.map_or("-".into(), |l| format!(
+                        "bidi:{},uni:{},data:{}",
+                        l.max_streams_bidi, l.max_streams_uni, l.max_data
+                    )),
+                    started.elapsed().as_millis()
+                ));
+                let out = relay::run(id, near, far.conn, self.stats.clone(), self.log.clone()).await;
+                self.stats.closed.fetch_add(1, Relaxed);
+                format!("conn {id} {}", out.describe())
+            }
+            Err(why) => {
+                self.stats.failed.fetch_add(1, Relaxed);
+                format!("conn {id} from {remote} failed: {why}")
+            }
+        };
+        self.stats.active.fetch_sub(1, Relaxed);
+        drop(ticket);
+        self.log.line(&line);
+    }
+
+    fn server_config(&self, id: u64, alpn: Vec<Vec<u8>>, far: Option<&Upstream>) -> Result<quinn::ServerConfig, String> {
+        let mut t = self.accept.config(id)?;
+        if let Some(l) = far.and_then(|u| u.limits) {
+            let v = |x: u64| VarInt::from_u64(x).unwrap_or(VarInt::MAX);
+            t.max_concurrent_bidi_streams(v(l.max_streams_bidi));
+            t.max_concurrent_uni_streams(v(l.max_streams_uni));
+        }
+        let mut c = quinn::ServerConfig::with_crypto(tls::with_alpn(&self.server_tls, alpn));
+        c.transport_config(Arc::new(t));
+        Ok(c)
+    }
+
+    /// Default mode: both handshakes at once.
+    async fn parallel(&self, id: u64, incoming: Incoming) -> Result<(quinn::Connection, Upstream), String> {
+        let cfg = self.server_config(id, self.cfg.alpn.clone(), None)?;
+        let mut connecting: Connecting = incoming
+            .accept_with(Arc::new(cfg))
+            .map_err(|e| format!("client side: {e}"))?;
+        // Ready once the ClientHello is processed, long before the handshake ends.
+        let hd = connecting
+            .handshake_data()
+            .await
+            .map_err(|e| format!("client side: {}", Ended::from(&e).describe()))?;
+        let alpn = tls::negotiated_alpn(Some(hd)).map_or_else(|| self.cfg.alpn.clone(), |a| vec![a]);
+        let (near, far) = tokio::join!(connecting, self.hop.connect(alpn, id));
+        match (near, far) {
+            (Ok(n), Ok(f)) => {
+                self.stats.accepted.fetch_add(1, Relaxed);
+                Ok((n, f))
+            }
+            (Ok(n), Err(ended)) => {
+                self.stats.accepted.fetch_add(1, Relaxed);
+                self.refuse_near(&n, &ended);
+                Err(format!("next hop: {}", ended.describe()))
+            }
+            (Err(e), far) => {
+                let ended = Ended::from(&e);
+                if let Ok(f) = far {
+                    if let Some(c) = close::relay_close(&ended, Side::Near.name()) {
+                        f.conn.close(VarInt::from_u64(c.code).unwrap_or(VarInt::MAX), &c.reason);
+                    }
+                }
+                Err(format!("client side: {}", ended.describe()))
+            }
+        }
+    }
+
+    /// `--h3`: the next hop first, then the client with its ALPN and limits.
+    async fn far_first(&self, id: u64, incoming: Incoming) -> Result<(quinn::Connection, Upstream), String> {
+        let far = match self.hop.connect(self.cfg.alpn.clone(), id).await {
+            Ok(f) => f,
+            Err(ended) => {
+                // The client has had no answer yet: refusing tells it at once.
+                incoming.refuse();
+                return Err(format!("next hop: {}", ended.describe()));
+            }
+        };
+        let alpn = far.alpn.clone().map_or_else(|| self.cfg.alpn.clone(), |a| vec![a]);
+        let cfg = self.server_config(id, alpn, Some(&far))?;
+        let near = match incoming.accept_with(Arc::new(cfg)) {
+            Ok(c) => c.await,
+            Err(e) => Err(e),
+        };
+        match near {
+            Ok(n) => {
+                self.stats.accepted.fetch_add(1, Relaxed);
+                Ok((n, far))
+            }
+            Err(e) => {
+                let ended = Ended::from(&e);
+                match close::relay_close(&ended, Side::Near.name()) {
+                    Some(c) => far.conn.close(VarInt::from_u64(c.code).unwrap_or(VarInt::MAX), &c.reason),
+                    None => far.conn.close(0u32.into(), b""),
+                }
+                Err(format!("client side: {}", ended.describe()))
+            }
+        }
+    }
+
+    fn refuse_near(&self, near: &quinn::Connection, ended: &Ended) {
+        let c = close::relay_close(ended, Side::Far.name()).unwrap_or(close::Close {
+            code: close::PEP_ERROR,
+            reason: b"quic-pep: next hop unavailable".to_vec(),
+        });
+        near.close(VarInt::from_u64(c.code).unwrap_or(VarInt::MAX), &c.reason);
+    }
+
+    pub fn mode_name(&self) -> &'static str {
+        mode_name(self.cfg.mode)
+    }
+}
+
+pub fn mode_name(m: Mode) -> &'static str {
+    match m {
+        Mode::Parallel => "parallel",
+        Mode::H3 => "h3",
+    }
+}
+
+fn alpn_list(a: &[Vec<u8>]) -> String {
+    a.iter().map(|p| String::from_utf8_lossy(p).into_owned()).collect::<Vec<_>>().join(",")
+}

@@ -1,0 +1,161 @@
+//! Counters: one set per relayed connection (its log line) and one for the
+//! whole proxy (the `--stats` file the harness reads at the end of a run).
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use crate::streams::Kind;
+
+/// Stream and byte counts; a relayed connection updates its own and the
+/// proxy's (see `Pair`).
+#[derive(Debug, Default)]
+pub struct Counters {
+    /// Streams relayed, by kind (index = the ID's low two bits).
+    pub streams: [AtomicU64; 4],
+    /// Stream bytes client → server and server → client.
+    pub bytes_up: AtomicU64,
+    pub bytes_down: AtomicU64,
+    /// RESET_STREAM and STOP_SENDING carried across.
+    pub resets: AtomicU64,
+    pub stops: AtomicU64,
+    /// Streams whose twin got another ID (should stay 0).
+    pub id_mismatches: AtomicU64,
+}
+
+impl Counters {
+    pub fn streams_json(&self) -> Value {
+        let mut m = serde_json::Map::new();
+        for k in Kind::ALL {
+            m.insert(k.name().into(), self.streams[k.bits() as usize].load(Relaxed).into());
+        }
+        Value::Object(m)
+    }
+
+    pub fn total_streams(&self) -> u64 {
+        self.streams.iter().map(|s| s.load(Relaxed)).sum()
+    }
+}
+
+/// The proxy's counters.
+#[derive(Debug, Default)]
+pub struct Stats {
+    /// Client connections whose handshake with the proxy completed.
+    pub accepted: AtomicU64,
+    /// Connections relayed: client side and next hop both up.
+    pub relayed: AtomicU64,
+    /// Client connections that ended before they were relayed (next hop
+    /// unreachable, a handshake that failed).
+    pub failed: AtomicU64,
+    /// Connection attempts refused at --max-connections.
+    pub refused: AtomicU64,
+    /// Connections being handled now (admitted, not yet freed).
+    pub active: AtomicU64,
+    /// Relayed connections that have ended and been freed.
+    pub closed: AtomicU64,
+    /// CONNECTION_CLOSEs carried from one side to the other.
+    pub closes_relayed: AtomicU64,
+    pub counters: Counters,
+}
+
+impl Stats {
+    pub fn json(&self, label: &str, mode: &str) -> Value {
+        let c = &self.counters;
+        json!({
+            "label": label,
+            "mode": mode,
+            "connections": {
+                "accepted": self.accepted.load(Relaxed),
+                "relayed": self.relayed.load(Relaxed),
+                "failed": self.failed.load(Relaxed),
+                "refused": self.refused.load(Relaxed),
+                "active": self.active.load(Relaxed),
+                "closed": self.closed.load(Relaxed),
+            },
+            "streams": c.streams_json(),
+            "bytes": { "up": c.bytes_up.load(Relaxed), "down": c.bytes_down.load(Relaxed) },
+            "resets_relayed": c.resets.load(Relaxed),
+            "stops_relayed": c.stops.load(Relaxed),
+            "closes_relayed": self.closes_relayed.load(Relaxed),
+            "stream_id_mismatches": c.id_mismatches.load(Relaxed),
+        })
+    }
+
+    /// Writes the JSON to `path` through a temporary file, so a reader
+    /// never sees half of it.
+    pub fn write(&self, path: &std::path::Path, label: &str, mode: &str) -> std::io::Result<()> {
+        let tmp = path.with_extension("tmp");
+        std::fs::write(&tmp, format!("{}\n", self.json(label, mode)))?;
+        std::fs::rename(&tmp, path)
+    }
+}
+
+/// A connection's counters and the proxy's, updated together.
+#[derive(Clone)]
+pub struct Pair {
+    pub conn: Arc<Counters>,
+    pub total: Arc<Stats>,
+}
+
+impl Pair {
+    fn both(&self, f: impl Fn(&Counters) -> &AtomicU64, n: u64) {
+        f(&self.conn).fetch_add(n, Relaxed);
+        f(&self.total.counters).fetch_add(n, Relaxed);
+    }
+    pub fn stream(&self, kind: Kind) {
+        self.both(|c| &c.streams[kind.bits() as usize], 1);
+    }
+    pub fn bytes(&self, up: bool, n: u64) {
+        self.both(|c| if up { &c.bytes_up } else { &c.bytes_down }, n);
+    }
+    pub fn reset(&self) {
+        self.both(|c| &c.resets, 1);
+    }
+    pub fn stop(&self) {
+        self.both(|c| &c.stops, 1);
+    }
+    pub fn mismatch(&self) {
+        self.both(|c| &c.id_mismatches, 1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pair_counts_in_both() {
+        let (conn, stats) = (Arc::new(Counters::default()), Arc::new(Stats::default()));
+        stats.counters.bytes_up.store(100, Relaxed);
+        let p = Pair { conn: conn.clone(), total: stats.clone() };
+        let total = &stats.counters;
+        p.bytes(true, 5);
+        p.bytes(false, 7);
+        p.stream(Kind::CLIENT_UNI);
+        p.reset();
+        p.stop();
+        assert_eq!(conn.bytes_up.load(Relaxed), 5);
+        assert_eq!(total.bytes_up.load(Relaxed), 105);
+        assert_eq!(total.bytes_down.load(Relaxed), 7);
+        assert_eq!(conn.streams_json()["client_uni"], 1);
+        assert_eq!(conn.total_streams(), 1);
+        assert_eq!((total.resets.load(Relaxed), total.stops.load(Relaxed)), (1, 1));
+    }
+
+    #[test]
+    fn json_has_the_connection_counts() {
+        let s = Stats::default();
+        s.accepted.store(3, Relaxed);
+        s.relayed.store(2, Relaxed);
+        let j = s.json("st", "h3");
+        assert_eq!(j["label"], "st");
+        assert_eq!(j["connections"]["relayed"], 2);
+        assert_eq!(j["streams"]["client_bidi"], 0);
+        let p = std::env::temp_dir().join(format!("quic-pep-stats-{}.json", std::process::id()));
+        s.write(&p, "st", "h3").unwrap();
+        let back: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        assert_eq!(back, j);
+        std::fs::remove_file(&p).unwrap();
+    }
+}

@@ -1,0 +1,133 @@
+//! One side's QUIC transport: the `--accept-side` / `--connect-side`
+//! options, the windows `limits::fit` left them, and the per-connection
+//! qlog file when `--qlog-dir` is set.
+
+use std::path::PathBuf;
+
+use quinn::{TransportConfig, VarInt};
+use satbench_origin::quic::{windows, QuicOptions, Windows};
+
+use crate::streams::Side;
+
+/// Where qlogs go: `DIR/LABEL-CONN-SIDE.sqlog`.
+#[derive(Clone, Debug)]
+pub struct QlogDir {
+    pub dir: PathBuf,
+    pub label: String,
+}
+
+impl QlogDir {
+    pub fn file(&self, conn: u64, side: Side) -> PathBuf {
+        let s = match side {
+            Side::Near => "client",
+            Side::Far => "nexthop",
+        };
+        self.dir.join(format!("{}-{conn:05}-{s}.sqlog", self.label))
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct SideTransport {
+    pub side: Side,
+    pub opts: QuicOptions,
+    pub windows: Windows,
+    pub qlog: Option<QlogDir>,
+}
+
+/// Cheap to send: a few numbers, e.g. `cc=newreno iw=100 window=40625000`.
+pub fn describe(opts: &QuicOptions, w: &Windows) -> String {
+    let mut s = format!(
+        "cc={:?} iw={} window={} send_window={}",
+        opts.cc, opts.initial_window_packets, w.connection_receive, w.send
+    )
+    .to_lowercase();
+    if opts.ack_frequency {
+        s.push_str(&format!(
+            " ack_frequency=threshold:{:?},max_delay_ms:{:?}",
+            opts.ack_eliciting_threshold, opts.max_ack_delay_ms
+        ));
+    }
+    s.push_str(&format!(" idle_timeout_ms={}", opts.idle_timeout_ms));
+    s
+}
+
+impl SideTransport {
+    pub fn new(side: Side, opts: QuicOptions) -> SideTransport {
+        SideTransport { side, windows: windows(opts.bdp_bytes), opts, qlog: None }
+    }
+
+    pub fn describe(&self) -> String {
+        describe(&self.opts, &self.windows)
+    }
+
+    /// The transport of connection number `conn` on this side.
+    pub fn config(&self, conn: u64) -> Result<TransportConfig, String> {
+        let mut t = self.opts.transport_config();
+        let w = &self.windows;
+        let v = |x: u64| VarInt::from_u64(x).unwrap_or(VarInt::MAX);
+        t.stream_receive_window(v(w.stream_receive));
+        t.receive_window(v(w.connection_receive));
+        t.send_window(w.send);
+        if let Some(q) = &self.qlog {
+            self.add_qlog(&mut t, q, conn)?;
+        }
+        Ok(t)
+    }
+
+    #[cfg(feature = "qlog")]
+    fn add_qlog(&self, t: &mut TransportConfig, q: &QlogDir, conn: u64) -> Result<(), String> {
+        let path = q.file(conn, self.side);
+        let f = std::fs::File::create(&path)
+            .map_err(|e| format!("--qlog-dir {}: {e}", path.display()))?;
+        let mut c = quinn::QlogConfig::default();
+        c.writer(Box::new(std::io::BufWriter::with_capacity(64 * 1024, f)))
+            .title(Some(format!("{} connection {conn} ({})", q.label, self.side.name())));
+        t.qlog_stream(c.into_stream());
+        Ok(())
+    }
+
+    #[cfg(not(feature = "qlog"))]
+    fn add_qlog(&self, _: &mut TransportConfig, _: &QlogDir, _: u64) -> Result<(), String> {
+        Err("--qlog-dir: this quic-pep was built without the qlog feature".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use satbench_origin::quic::Cc;
+
+    #[test]
+    fn qlog_names_say_connection_and_side() {
+        let q = QlogDir { dir: "/out".into(), label: "st".into() };
+        assert_eq!(q.file(7, Side::Near), PathBuf::from("/out/st-00007-client.sqlog"));
+        assert_eq!(q.file(7, Side::Far), PathBuf::from("/out/st-00007-nexthop.sqlog"));
+    }
+
+    #[test]
+    fn windows_come_from_the_bdp_and_reach_the_config() {
+        let opts = QuicOptions { cc: Cc::NewReno, initial_window_packets: 100, bdp_bytes: 1_000_000, ..Default::default() };
+        let mut s = SideTransport::new(Side::Far, opts);
+        assert_eq!(s.windows.send, 2_000_000);
+        s.windows.send = 123_456;
+        let t = format!("{:?}", s.config(1).unwrap());
+        assert!(t.contains("123456"), "{t}");
+        assert!(t.contains("2000000"), "{t}");
+        assert_eq!(
+            s.describe(),
+            "cc=newreno iw=100 window=2000000 send_window=123456 idle_timeout_ms=30000"
+        );
+    }
+
+    #[cfg(feature = "qlog")]
+    #[test]
+    fn qlog_file_is_created_per_connection() {
+        let dir = std::env::temp_dir().join(format!("quic-pep-qlog-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut s = SideTransport::new(Side::Near, QuicOptions::default());
+        s.qlog = Some(QlogDir { dir: dir.clone(), label: "gw".into() });
+        s.config(3).unwrap();
+        assert!(dir.join("gw-00003-client.sqlog").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,90 @@
+//! IPv4 networks (`198.18.0.0/15`), for the allowed-destination list.
+
+use std::fmt;
+use std::net::Ipv4Addr;
+use std::str::FromStr;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ipv4Net {
+    addr: Ipv4Addr,
+    prefix: u8,
+}
+
+impl Ipv4Net {
+    fn mask(&self) -> u32 {
+        if self.prefix == 0 {
+            0
+        } else {
+            u32::MAX << (32 - self.prefix)
+        }
+    }
+
+    pub fn contains(&self, ip: Ipv4Addr) -> bool {
+        u32::from(ip) & self.mask() == u32::from(self.addr) & self.mask()
+    }
+}
+
+impl FromStr for Ipv4Net {
+    type Err = String;
+
+    /// `A.B.C.D/N`, or a bare address (a /32).
+    fn from_str(s: &str) -> Result<Ipv4Net, String> {
+        let (a, p) = s.split_once('/').unwrap_or((s, "32"));
+        let addr: Ipv4Addr = a
+            .parse()
+            .map_err(|_| format!("not an IPv4 network: '{s}'"))?;
+        let prefix: u8 = p
+            .parse()
+            .ok()
+            .filter(|p| *p <= 32)
+            .ok_or_else(|| format!("not an IPv4 network: '{s}' (prefix 0 to 32)"))?;
+        Ok(Ipv4Net { addr, prefix })
+    }
+}
+
+impl fmt::Display for Ipv4Net {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}/{}",
+            Ipv4Addr::from(u32::from(self.addr) & self.mask()),
+            self.prefix
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn net(s: &str) -> Ipv4Net {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn contains() {
+        let n = net("198.18.0.0/15");
+        assert!(n.contains("198.18.3.2".parse().unwrap()));
+        assert!(n.contains("198.19.255.255".parse().unwrap()));
+        assert!(!n.contains("198.20.0.0".parse().unwrap()));
+        assert!(!n.contains("8.8.8.8".parse().unwrap()));
+        assert!(net("0.0.0.0/0").contains("8.8.8.8".parse().unwrap()));
+        assert!(net("192.0.2.7").contains("192.0.2.7".parse().unwrap()));
+        assert!(!net("192.0.2.7").contains("192.0.2.8".parse().unwrap()));
+    }
+
+    #[test]
+    fn parse_and_show() {
+        assert_eq!(net("198.18.3.9/24").to_string(), "198.18.3.0/24");
+        assert_eq!(net("10.1.2.3").to_string(), "10.1.2.3/32");
+        for bad in [
+            "198.18.0.0/33",
+            "198.18.0/16",
+            "::1/128",
+            "x/8",
+            "10.0.0.0/",
+        ] {
+            assert!(bad.parse::<Ipv4Net>().is_err(), "{bad}");
+        }
+    }
+}

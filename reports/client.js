@@ -1,0 +1,132 @@
+// Runs inside the report (inlined, no modules, no network): draws the
+// distribution charts from the embedded data with the inlined Chart.js and
+// fills the raw-record drill-downs on demand. Every string reaches the page
+// through textContent or Chart.js's canvas text, never as HTML.
+/* global Chart */
+(function () {
+  'use strict';
+  var data = JSON.parse(document.getElementById('report-data').textContent);
+  var COLORS = { h1: '#1f6fb4', h1s: '#0f9aa8', h2: '#2b9a3a', h3: '#c8322b' };
+  var EXTRA = ['#7b4bb7', '#b8860b', '#555555', '#d45fa7', '#3f5fbf'];
+  var charts = [];
+
+  function colorOf(protocol, i) {
+    var base = String(protocol).replace(/-pep$/, '');
+    return COLORS[base] || EXTRA[i % EXTRA.length];
+  }
+
+  function ms(v) { return Math.round(v) + ' ms'; }
+
+  function baseOptions(xTitle, yTitle) {
+    return {
+      animation: false,
+      responsive: true,
+      maintainAspectRatio: false,
+      // Sharp on screen and on paper alike.
+      devicePixelRatio: Math.max(window.devicePixelRatio || 1, 2),
+      scales: {
+        x: { type: 'linear', title: { display: true, text: xTitle } },
+        y: { type: 'linear', title: { display: true, text: yTitle } },
+      },
+      plugins: { legend: { position: 'bottom', labels: { usePointStyle: true, boxWidth: 10 } } },
+    };
+  }
+
+  function datasetStyle(series, i) {
+    var c = colorOf(series.protocol, i);
+    var pep = /-pep$/.test(series.protocol);
+    return { borderColor: c, backgroundColor: c, borderDash: pep ? [6, 4] : [], pointStyle: pep ? 'triangle' : 'circle', pointRadius: 3, borderWidth: 1.5 };
+  }
+
+  // Empirical CDF: every run is a dot at (value, i/n), joined by steps.
+  function cdfChart(canvas, block, metric) {
+    var datasets = block.keys.map(function (key, i) {
+      var s = data.series[key];
+      var pts = s.runs.filter(function (r) { return typeof r[metric.index] === 'number'; })
+        .map(function (r) { return { x: r[metric.index], run: r[0] }; })
+        .sort(function (a, b) { return a.x - b.x; });
+      pts.forEach(function (p, j) { p.y = (j + 1) / pts.length; });
+      return Object.assign({ label: s.protocol, data: pts, showLine: true, stepped: 'after' }, datasetStyle(s, i));
+    });
+    var opts = baseOptions(metric.label + ' (ms)', 'fraction of runs');
+    opts.scales.y.min = 0;
+    opts.scales.y.max = 1;
+    opts.plugins.tooltip = { callbacks: { label: function (ctx) { return ctx.dataset.label + ' run ' + ctx.raw.run + ': ' + ms(ctx.raw.x); } } };
+    return new Chart(canvas, { type: 'scatter', data: { datasets: datasets }, options: opts });
+  }
+
+  // Every run as a dot in run order: drifts and outliers show here.
+  function runsChart(canvas, block, metric) {
+    var datasets = block.keys.map(function (key, i) {
+      var s = data.series[key];
+      var pts = s.runs.filter(function (r) { return typeof r[metric.index] === 'number'; })
+        .map(function (r) { return { x: r[0], y: r[metric.index] }; });
+      return Object.assign({ label: s.protocol, data: pts, showLine: false }, datasetStyle(s, i));
+    });
+    var opts = baseOptions('run', metric.label + ' (ms)');
+    opts.scales.x.ticks = { precision: 0 };
+    opts.plugins.tooltip = { callbacks: { label: function (ctx) { return ctx.dataset.label + ' run ' + ctx.raw.x + ': ' + ms(ctx.raw.y); } } };
+    return new Chart(canvas, { type: 'scatter', data: { datasets: datasets }, options: opts });
+  }
+
+  var blocks = {};
+  data.blocks.forEach(function (b) { blocks[b.id] = b; });
+  var metrics = {};
+  data.metrics.forEach(function (m, i) { metrics[m.key] = { label: m.label, index: i + 1 }; });
+
+  Array.prototype.forEach.call(document.querySelectorAll('canvas[data-block]'), function (canvas) {
+    var block = blocks[canvas.getAttribute('data-block')];
+    var metric = metrics[canvas.getAttribute('data-metric')];
+    if (!block || !metric) return;
+    try {
+      charts.push(canvas.getAttribute('data-chart') === 'runs' ? runsChart(canvas, block, metric) : cdfChart(canvas, block, metric));
+    } catch (e) {
+      canvas.parentNode.textContent = 'chart failed: ' + e.message;
+    }
+  });
+
+  // Charts keep their pixel size on paper unless told about the new width.
+  window.addEventListener('beforeprint', function () { charts.forEach(function (c) { c.resize(); }); });
+  window.addEventListener('afterprint', function () { charts.forEach(function (c) { c.resize(); }); });
+
+  // Raw records: results.jsonl, gzip-compressed and base64-encoded, only
+  // unpacked when a drill-down is first opened.
+  var rawLines = null;
+  function loadRaw() {
+    if (rawLines) return rawLines;
+    var el = document.getElementById('raw-records');
+    if (!el) return Promise.reject(new Error('this report carries no raw records; see results.jsonl'));
+    if (typeof DecompressionStream === 'undefined') return Promise.reject(new Error('this browser cannot unpack the embedded records; see results.jsonl'));
+    var bin = atob(el.textContent.trim());
+    var bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+    rawLines = new Response(stream).text().then(function (t) { return t.split('\n').filter(Boolean); });
+    return rawLines;
+  }
+
+  Array.prototype.forEach.call(document.querySelectorAll('details.raw'), function (d) {
+    d.addEventListener('toggle', function () {
+      var pre = d.querySelector('pre');
+      if (!d.open || pre.getAttribute('data-filled')) return;
+      pre.textContent = 'unpacking…';
+      loadRaw().then(function (lines) {
+        var line = lines[Number(d.getAttribute('data-line')) - 1];
+        pre.textContent = line ? JSON.stringify(JSON.parse(line), null, 2) : 'no such line';
+        pre.setAttribute('data-filled', '1');
+      }, function (e) { pre.textContent = e.message; });
+    });
+  });
+
+  // A link to a run or a scenario's runs opens the <details> around it.
+  function openTarget() {
+    var el = location.hash.length > 1 ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
+    if (!el) return;
+    for (var d = el; d; d = d.parentElement) if (d.tagName === 'DETAILS') d.open = true;
+    el.scrollIntoView();
+  }
+  window.addEventListener('hashchange', openTarget);
+  openTarget();
+
+  document.documentElement.setAttribute('data-charts', String(charts.length));
+}());

@@ -1,0 +1,271 @@
+//! Runs the `satbulk` binary on 127.0.0.1: a server with a trace, sized
+//! and timed downloads over QUIC and TCP, then SIGTERM. No namespaces.
+
+use std::io::{BufRead, BufReader};
+use std::net::{TcpListener, UdpSocket};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_satbulk");
+
+fn free_ports() -> (u16, u16) {
+    // a port free for both UDP and TCP, and another for TCP
+    loop {
+        let u = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let q = u.local_addr().unwrap().port();
+        let t = TcpListener::bind("127.0.0.1:0").unwrap();
+        let tp = t.local_addr().unwrap().port();
+        if q != tp {
+            return (q, tp);
+        }
+    }
+}
+
+struct Server {
+    child: Child,
+    dir: PathBuf,
+    quic: u16,
+    tcp: u16,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn serve(extra: &[&str]) -> Server {
+    let dir = std::env::temp_dir().join(format!(
+        "satbulk-it-{}-{}",
+        std::process::id(),
+        rand_suffix()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let g =
+        satbench_origin::cert::generate(&["satbench.test".into()], &["127.0.0.1".parse().unwrap()])
+            .unwrap();
+    satbench_origin::cert::write(&dir.join("cert"), &g).unwrap();
+    let (quic, tcp) = free_ports();
+    let mut child = Command::new(BIN)
+        .args([
+            "serve",
+            "--addr",
+            "127.0.0.1",
+            "--quic-port",
+            &quic.to_string(),
+            "--tcp-port",
+            &tcp.to_string(),
+        ])
+        .arg("--cert")
+        .arg(dir.join("cert/cert.pem"))
+        .arg("--key")
+        .arg(dir.join("cert/key.pem"))
+        .arg("--trace")
+        .arg(dir.join("trace.jsonl"))
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line, "ready\n");
+    Server {
+        child,
+        dir,
+        quic,
+        tcp,
+    }
+}
+
+fn rand_suffix() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos()
+}
+
+fn get(args: &[&str], ca: &Path) -> (i32, serde_json::Value) {
+    let out = Command::new(BIN)
+        .arg("get")
+        .args(args)
+        .arg("--ca")
+        .arg(ca)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{e}: {text} {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code().unwrap(), v)
+}
+
+fn trace_lines(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("trace.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn sized_downloads_over_quic_and_tcp() {
+    let s = serve(&[
+        "--quic-cc",
+        "newreno",
+        "--quic-initial-window",
+        "100",
+        "--tcp-cc",
+        "reno",
+    ]);
+    let ca = s.dir.join("cert/cert.pem");
+    for (proto, port) in [("quic", s.quic), ("tcp", s.tcp)] {
+        let addr = format!("127.0.0.1:{port}");
+        let (code, r) = get(
+            &[proto, "--addr", &addr, "--bytes", "3MB", "--bin-ms", "10"],
+            &ca,
+        );
+        assert_eq!(code, 0, "{r}");
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["protocol"], proto);
+        assert_eq!(r["bytes"], 3_000_000);
+        assert_eq!(r["requested_bytes"], 3_000_000);
+        let bins: Vec<u64> = r["bins"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b.as_u64().unwrap())
+            .collect();
+        assert_eq!(bins.iter().sum::<u64>(), 3_000_000, "{r}");
+        let (connect, ttfb, dur) = (
+            r["connect_ms"].as_f64().unwrap(),
+            r["ttfb_ms"].as_f64().unwrap(),
+            r["duration_ms"].as_f64().unwrap(),
+        );
+        assert!(connect <= ttfb && ttfb <= dur, "{r}");
+        assert_eq!(bins.len() as f64, (dur / 10.0).ceil().max(1.0), "{r}");
+        if proto == "quic" {
+            assert_eq!(r["alpn"], "satbulk");
+            assert_eq!(r["name"], "satbench.test");
+        } else {
+            // the client does not set one; the server's is in its trace
+            assert!(r["transport"]["rtt_ms"].is_number(), "{r}");
+        }
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let lines = trace_lines(&s.dir);
+    for proto in ["quic", "tcp"] {
+        let conn: Vec<_> = lines.iter().filter(|l| l["proto"] == proto).collect();
+        let last = conn
+            .iter()
+            .find(|l| l["final"] == true)
+            .unwrap_or_else(|| panic!("{proto}: no final line in {lines:?}"));
+        assert!(last["bytes_sent"].as_u64().unwrap() >= 3_000_000, "{last}");
+        assert_eq!(last["app_bytes"], 3_000_000, "{last}");
+        assert!(last["cwnd"].as_u64().unwrap() > 0, "{last}");
+        assert!(last["rtt_ms"].is_number());
+    }
+    // newreno with 100 × 1200 bytes: quinn's window starts at 120000 bytes
+    let first_quic = lines.iter().find(|l| l["proto"] == "quic").unwrap();
+    assert!(
+        first_quic["cwnd"].as_u64().unwrap() >= 120_000 || first_quic["final"] == true,
+        "{first_quic}"
+    );
+}
+
+#[test]
+fn timed_downloads_count_exactly_their_duration() {
+    let s = serve(&[]);
+    let ca = s.dir.join("cert/cert.pem");
+    for (proto, port) in [("quic", s.quic), ("tcp", s.tcp)] {
+        let addr = format!("127.0.0.1:{port}");
+        let t = std::time::Instant::now();
+        let (code, r) = get(&[proto, "--addr", &addr, "--duration", "600ms"], &ca);
+        assert_eq!(code, 0, "{r}");
+        assert!(t.elapsed().as_millis() < 5000);
+        assert_eq!(r["duration_ms"], 600.0);
+        assert_eq!(r["bins"].as_array().unwrap().len(), 6, "{r}");
+        assert!(r["bytes"].as_u64().unwrap() > 1_000_000, "{r}");
+        assert_eq!(r["requested_bytes"], serde_json::Value::Null);
+    }
+    // the server noticed each client leaving: every connection has a final line
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let finals = trace_lines(&s.dir)
+        .into_iter()
+        .filter(|l| l["final"] == true)
+        .count();
+    assert_eq!(finals, 2);
+}
+
+#[test]
+fn failures_are_reports_or_one_line_errors() {
+    let s = serve(&[]);
+    let ca = s.dir.join("cert/cert.pem");
+    // nothing listens on the QUIC port over TCP
+    let dead = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let (code, r) = get(
+        &[
+            "tcp",
+            "--addr",
+            &format!("127.0.0.1:{dead}"),
+            "--bytes",
+            "1",
+        ],
+        &ca,
+    );
+    assert_eq!(code, 1);
+    assert_eq!(r["ok"], false);
+    assert!(r["error"].as_str().unwrap().contains("refused"), "{r}");
+    // a certificate for another name is refused
+    let (code, r) = get(
+        &[
+            "quic",
+            "--addr",
+            &format!("127.0.0.1:{}", s.quic),
+            "--name",
+            "other.test",
+            "--bytes",
+            "1",
+        ],
+        &ca,
+    );
+    assert_eq!(code, 1, "{r}");
+    assert!(r["error"].as_str().unwrap().contains("connect"), "{r}");
+    let out = Command::new(BIN)
+        .args(["get", "quic", "--addr", "127.0.0.1:1", "--bytes", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--ca"));
+    let out = Command::new(BIN)
+        .args([
+            "serve",
+            "--addr",
+            "127.0.0.1",
+            "--cert",
+            "/nonexistent",
+            "--key",
+            "/nonexistent",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("--cert /nonexistent"));
+}
+
+#[test]
+fn exits_0_on_sigterm() {
+    let mut s = serve(&[]);
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(s.child.id() as i32, libc::SIGTERM) };
+    let status = s.child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+}

@@ -1,0 +1,684 @@
+//! HTTP/3 response priorities (RFC 9218, Extensible Priorities) as plain
+//! functions: the `priority` field value → urgency and incremental, those →
+//! a quinn send-stream priority, and a reader that picks PRIORITY_UPDATE
+//! frames out of the bytes of the peer's HTTP/3 control stream. No I/O;
+//! `h3_quinn_prio` applies the numbers to the streams.
+//!
+//! The scheduling this gives (quinn sends the highest priority with data
+//! pending first; equal priorities round-robin):
+//!
+//! - a lower urgency number is always sent first (`u=0` before `u=1` …);
+//! - within one urgency, non-incremental responses come before incremental
+//!   ones, one after another in request order (stream id);
+//! - incremental responses of one urgency share the link round-robin.
+
+use std::fmt;
+
+/// RFC 9218 §4: urgency 0 (highest) to 7, default 3; incremental, default
+/// false.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Priority {
+    pub urgency: u8,
+    pub incremental: bool,
+}
+
+impl Default for Priority {
+    fn default() -> Priority {
+        Priority {
+            urgency: 3,
+            incremental: false,
+        }
+    }
+}
+
+/// `u=N` or `u=N,i`: the request-log form (no spaces).
+impl fmt::Display for Priority {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "u={}", self.urgency)?;
+        if self.incremental {
+            f.write_str(",i")?;
+        }
+        Ok(())
+    }
+}
+
+/// A Structured Fields bare item (RFC 8941 §3.3), as far as priorities care.
+#[derive(Debug, PartialEq)]
+enum Item {
+    Integer(i64),
+    Boolean(bool),
+    /// anything else (decimal, string, token, byte sequence, date, display
+    /// string, inner list): valid but meaningless for `u` and `i`
+    Other,
+}
+
+/// RFC 9218 §4: a `priority` field value (a Structured Fields Dictionary)
+/// → its priority. Parameters it does not know are ignored, as is `u` out of
+/// 0–7 or not an integer and `i` not a boolean (they keep their defaults); a
+/// value that is not a valid dictionary is ignored as a whole. The last of
+/// repeated keys wins.
+pub fn parse(value: &str) -> Priority {
+    let mut p = Priority::default();
+    let Some(members) = parse_dictionary(value.as_bytes()) else {
+        return p;
+    };
+    let (mut u, mut i) = (None, None);
+    for (key, item) in members {
+        match key.as_str() {
+            "u" => u = Some(item),
+            "i" => i = Some(item),
+            _ => {}
+        }
+    }
+    if let Some(Item::Integer(n)) = u {
+        if (0..=7).contains(&n) {
+            p.urgency = n as u8;
+        }
+    }
+    if let Some(Item::Boolean(b)) = i {
+        p.incremental = b;
+    }
+    p
+}
+
+/// The priority a request carried in its `priority` header field(s), None
+/// when it carried none. Several field lines are one list joined by commas
+/// (RFC 9110 §5.3); a value that is not text is ignored as invalid.
+pub fn from_headers(headers: &http::HeaderMap) -> Option<Priority> {
+    let mut joined = String::new();
+    let mut any = false;
+    for v in headers.get_all("priority") {
+        any = true;
+        let Ok(s) = v.to_str() else {
+            return Some(Priority::default());
+        };
+        if !joined.is_empty() {
+            joined.push(',');
+        }
+        joined.push_str(s);
+    }
+    any.then(|| parse(&joined))
+}
+
+/// Requests per urgency band that keep their own place in line; later ones
+/// share the last place (at 2^26 requests on one connection, never reached).
+const ORDER_SLOTS: u64 = 1 << 26;
+
+/// The quinn send priority (higher is sent first) of a response with
+/// priority `p` on the client-initiated bidirectional stream `stream_id`.
+///
+/// Layout (all non-negative, below 2^30): urgency `u` owns the band
+/// `(7 - u) × 2^27 … (8 - u) × 2^27 - 1`. Incremental responses take the
+/// band's bottom value, all the same, so quinn serves them round-robin.
+/// Non-incremental ones take `2^26 + (2^26 - 1 - n)` above it, `n` being
+/// the request's number on the connection (stream id / 4), so each earlier
+/// request outranks each later one of the same urgency and they go out one
+/// at a time, whole, in request order.
+pub fn send_priority(p: Priority, stream_id: u64) -> i32 {
+    let band = (7 - i64::from(p.urgency.min(7))) << 27;
+    if p.incremental {
+        return band as i32;
+    }
+    let n = (stream_id >> 2).min(ORDER_SLOTS - 1) as i64;
+    (band + ORDER_SLOTS as i64 + (ORDER_SLOTS as i64 - 1 - n)) as i32
+}
+
+/// The send priority of streams the server opens itself (HTTP/3 control,
+/// QPACK encoder and decoder streams): above every response, so SETTINGS
+/// and GOAWAY never queue behind bodies.
+pub const SERVER_STREAM_PRIORITY: i32 = i32::MAX;
+
+// ---- Structured Fields (RFC 8941) dictionary, just enough to read it ----
+
+struct Parser<'a> {
+    s: &'a [u8],
+    pos: usize,
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.pos).copied()
+    }
+
+    fn eat(&mut self, c: u8) -> bool {
+        if self.peek() == Some(c) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn skip_sp(&mut self) {
+        while self.peek() == Some(b' ') {
+            self.pos += 1;
+        }
+    }
+
+    fn skip_ows(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t')) {
+            self.pos += 1;
+        }
+    }
+
+    /// key = ( lcalpha / "*" ) *( lcalpha / DIGIT / "_" / "-" / "." / "*" )
+    fn key(&mut self) -> Option<String> {
+        let start = self.pos;
+        match self.peek() {
+            Some(c) if c.is_ascii_lowercase() || c == b'*' => self.pos += 1,
+            _ => return None,
+        }
+        while let Some(c) = self.peek() {
+            if c.is_ascii_lowercase() || c.is_ascii_digit() || b"_-.*".contains(&c) {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+        Some(String::from_utf8_lossy(&self.s[start..self.pos]).into_owned())
+    }
+
+    fn bare_item(&mut self) -> Option<Item> {
+        match self.peek()? {
+            b'-' | b'0'..=b'9' => self.number(),
+            b'?' => {
+                self.pos += 1;
+                match self.peek()? {
+                    b'0' => {
+                        self.pos += 1;
+                        Some(Item::Boolean(false))
+                    }
+                    b'1' => {
+                        self.pos += 1;
+                        Some(Item::Boolean(true))
+                    }
+                    _ => None,
+                }
+            }
+            b'"' => self.string(),
+            b':' => {
+                self.pos += 1;
+                while let Some(c) = self.peek() {
+                    self.pos += 1;
+                    if c == b':' {
+                        return Some(Item::Other);
+                    }
+                    if !(c.is_ascii_alphanumeric() || b"+/=".contains(&c)) {
+                        return None;
+                    }
+                }
+                None
+            }
+            b'@' => {
+                // date (RFC 9651): an integer
+                self.pos += 1;
+                match self.number()? {
+                    Item::Integer(_) => Some(Item::Other),
+                    _ => None,
+                }
+            }
+            b'%' => {
+                // display string (RFC 9651): %"…" with %xx escapes
+                self.pos += 1;
+                self.string()
+            }
+            c if c.is_ascii_alphabetic() || c == b'*' => {
+                // token
+                self.pos += 1;
+                while let Some(c) = self.peek() {
+                    if c.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~:/".contains(&c) {
+                        self.pos += 1;
+                    } else {
+                        break;
+                    }
+                }
+                Some(Item::Other)
+            }
+            _ => None,
+        }
+    }
+
+    /// Integer (at most 15 digits) or decimal (at most 12 + 3 digits).
+    fn number(&mut self) -> Option<Item> {
+        let neg = self.eat(b'-');
+        let start = self.pos;
+        while matches!(self.peek(), Some(b'0'..=b'9')) {
+            self.pos += 1;
+        }
+        let int_digits = self.pos - start;
+        if int_digits == 0 {
+            return None;
+        }
+        if self.eat(b'.') {
+            let frac_start = self.pos;
+            while matches!(self.peek(), Some(b'0'..=b'9')) {
+                self.pos += 1;
+            }
+            let frac = self.pos - frac_start;
+            return (int_digits <= 12 && (1..=3).contains(&frac)).then_some(Item::Other);
+        }
+        if int_digits > 15 {
+            return None;
+        }
+        let digits = std::str::from_utf8(&self.s[start..self.pos]).ok()?;
+        let n: i64 = digits.parse().ok()?;
+        Some(Item::Integer(if neg { -n } else { n }))
+    }
+
+    /// A quoted string: printable ASCII, `\"` and `\\` escapes.
+    fn string(&mut self) -> Option<Item> {
+        if !self.eat(b'"') {
+            return None;
+        }
+        while let Some(c) = self.peek() {
+            self.pos += 1;
+            match c {
+                b'"' => return Some(Item::Other),
+                b'\\' => {
+                    if !matches!(self.peek(), Some(b'"' | b'\\')) {
+                        return None;
+                    }
+                    self.pos += 1;
+                }
+                0x20..=0x7e => {}
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// *( ";" SP* key [ "=" bare-item ] )
+    fn parameters(&mut self) -> Option<()> {
+        while self.eat(b';') {
+            self.skip_sp();
+            self.key()?;
+            if self.eat(b'=') {
+                self.bare_item()?;
+            }
+        }
+        Some(())
+    }
+
+    /// "(" *SP [ item *( 1*SP item ) *SP ] ")" parameters
+    fn inner_list(&mut self) -> Option<Item> {
+        if !self.eat(b'(') {
+            return None;
+        }
+        loop {
+            self.skip_sp();
+            if self.eat(b')') {
+                self.parameters()?;
+                return Some(Item::Other);
+            }
+            self.bare_item()?;
+            self.parameters()?;
+            if !matches!(self.peek(), Some(b' ' | b')')) {
+                return None;
+            }
+        }
+    }
+}
+
+/// The dictionary's members in order (key, value), a key without `=` being
+/// Boolean true; None if the text is not a valid dictionary.
+fn parse_dictionary(s: &[u8]) -> Option<Vec<(String, Item)>> {
+    let mut p = Parser { s, pos: 0 };
+    let mut out = Vec::new();
+    p.skip_sp();
+    if p.peek().is_none() {
+        return Some(out);
+    }
+    loop {
+        let key = p.key()?;
+        let item = if p.eat(b'=') {
+            if p.peek() == Some(b'(') {
+                p.inner_list()?
+            } else {
+                let item = p.bare_item()?;
+                p.parameters()?;
+                item
+            }
+        } else {
+            p.parameters()?;
+            Item::Boolean(true)
+        };
+        out.push((key, item));
+        p.skip_ows();
+        if p.peek().is_none() {
+            return Some(out);
+        }
+        if !p.eat(b',') {
+            return None;
+        }
+        p.skip_ows();
+        if p.peek().is_none() {
+            return None; // trailing comma
+        }
+    }
+}
+
+// ---- PRIORITY_UPDATE on the peer's control stream (RFC 9218 §7) ----
+
+/// RFC 9218 §7.1: PRIORITY_UPDATE for a request stream.
+const PRIORITY_UPDATE_REQUEST: u64 = 0xf0700;
+/// Longer PRIORITY_UPDATE payloads are skipped (real ones are a few bytes).
+const MAX_UPDATE_LEN: u64 = 1024;
+
+/// QUIC variable-length integer (RFC 9000 §16) at the start of `b`:
+/// (value, bytes used), or None if `b` is too short.
+pub fn read_varint(b: &[u8]) -> Option<(u64, usize)> {
+    let first = *b.first()?;
+    let len = 1usize << (first >> 6);
+    if b.len() < len {
+        return None;
+    }
+    let mut v = u64::from(first & 0x3f);
+    for &x in &b[1..len] {
+        v = (v << 8) | u64::from(x);
+    }
+    Some((v, len))
+}
+
+#[derive(Debug)]
+enum TapState {
+    /// reading the stream type
+    StreamType,
+    /// a control stream: reading a frame's type and length
+    FrameHead,
+    /// skipping this many payload bytes of a frame we do not read
+    Skip(u64),
+    /// collecting a PRIORITY_UPDATE payload of this length
+    Update(usize),
+    /// not a control stream: nothing to read
+    Off,
+}
+
+/// Watches the bytes of one peer-initiated unidirectional stream as h3 reads
+/// them (it only looks; h3 still gets every byte). If the stream is the
+/// HTTP/3 control stream (type 0x00), it yields each PRIORITY_UPDATE for a
+/// request stream as (stream id, priority). h3 0.0.8 skips these frames as
+/// unknown, so this is the only place they can be seen.
+#[derive(Debug)]
+pub struct ControlStreamTap {
+    state: TapState,
+    buf: Vec<u8>,
+}
+
+impl Default for ControlStreamTap {
+    fn default() -> Self {
+        ControlStreamTap {
+            state: TapState::StreamType,
+            buf: Vec::new(),
+        }
+    }
+}
+
+impl ControlStreamTap {
+    /// True once the stream turned out not to be the control stream.
+    pub fn is_off(&self) -> bool {
+        matches!(self.state, TapState::Off)
+    }
+
+    /// Feed the next bytes of the stream; returns the updates they complete.
+    pub fn feed(&mut self, mut data: &[u8]) -> Vec<(u64, Priority)> {
+        let mut out = Vec::new();
+        loop {
+            match self.state {
+                TapState::Off => return out,
+                TapState::Skip(n) => {
+                    let k = (n.min(data.len() as u64)) as usize;
+                    data = &data[k..];
+                    self.state = if n > k as u64 {
+                        TapState::Skip(n - k as u64)
+                    } else {
+                        TapState::FrameHead
+                    };
+                    if data.is_empty() {
+                        return out;
+                    }
+                }
+                TapState::Update(len) => {
+                    let k = (len - self.buf.len()).min(data.len());
+                    self.buf.extend_from_slice(&data[..k]);
+                    data = &data[k..];
+                    if self.buf.len() < len {
+                        return out;
+                    }
+                    if let Some((id, n)) = read_varint(&self.buf) {
+                        let field = String::from_utf8_lossy(&self.buf[n..]);
+                        out.push((id, parse(&field)));
+                    }
+                    self.buf.clear();
+                    self.state = TapState::FrameHead;
+                }
+                TapState::StreamType => {
+                    if !self.take_into_buf(&mut data, 1) {
+                        return out;
+                    }
+                    let Some((ty, _)) = read_varint(&self.buf) else {
+                        return out;
+                    };
+                    self.buf.clear();
+                    self.state = if ty == 0 {
+                        TapState::FrameHead
+                    } else {
+                        TapState::Off
+                    };
+                }
+                TapState::FrameHead => {
+                    // type and length: two varints
+                    if !self.take_into_buf(&mut data, 2) {
+                        return out;
+                    }
+                    let (ty, a) = read_varint(&self.buf).expect("complete");
+                    let (len, _) = read_varint(&self.buf[a..]).expect("complete");
+                    self.buf.clear();
+                    self.state = if ty == PRIORITY_UPDATE_REQUEST && len <= MAX_UPDATE_LEN {
+                        TapState::Update(len as usize)
+                    } else {
+                        TapState::Skip(len)
+                    };
+                    if len == 0 {
+                        self.state = TapState::FrameHead;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Move bytes from `data` into `buf` until it holds `count` whole
+    /// varints; true when it does.
+    fn take_into_buf(&mut self, data: &mut &[u8], count: usize) -> bool {
+        loop {
+            let mut at = 0;
+            let mut have = 0;
+            while have < count {
+                match self.buf.get(at) {
+                    None => break,
+                    Some(&b) => {
+                        let len = 1usize << (b >> 6);
+                        if self.buf.len() < at + len {
+                            break;
+                        }
+                        at += len;
+                        have += 1;
+                    }
+                }
+            }
+            if have == count {
+                return true;
+            }
+            let Some((&b, rest)) = data.split_first() else {
+                return false;
+            };
+            self.buf.push(b);
+            *data = rest;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(urgency: u8, incremental: bool) -> Priority {
+        Priority {
+            urgency,
+            incremental,
+        }
+    }
+
+    #[test]
+    fn parses_the_fields_chromium_sends() {
+        assert_eq!(parse("u=0"), p(0, false));
+        assert_eq!(parse("u=0, i"), p(0, true));
+        assert_eq!(parse("u=1"), p(1, false));
+        assert_eq!(parse("u=4, i"), p(4, true));
+        assert_eq!(parse("i"), p(3, true));
+        assert_eq!(parse(""), p(3, false));
+    }
+
+    #[test]
+    fn parses_booleans_parameters_and_unknown_keys() {
+        assert_eq!(parse("u=2, i=?1"), p(2, true));
+        assert_eq!(parse("u=2, i=?0"), p(2, false));
+        assert_eq!(parse("i, i=?0"), p(3, false)); // the last wins
+        assert_eq!(parse("u=5;a=1;b, i;x=\"y\""), p(5, true));
+        assert_eq!(parse("foo=\"a, u=0\", u=6"), p(6, false));
+        assert_eq!(parse("x=(1 2 \"three\");q, u=1, y=:aGk=:, z=tok/en, w=1.5"), p(1, false));
+        assert_eq!(parse("  u=7,\ti"), p(7, true));
+        assert_eq!(parse("u=1,u=2"), p(2, false));
+    }
+
+    #[test]
+    fn ignores_bad_values_and_bad_fields() {
+        // out of range, wrong type: the parameter keeps its default
+        assert_eq!(parse("u=8, i"), p(3, true));
+        assert_eq!(parse("u=-1"), p(3, false));
+        assert_eq!(parse("u=?1, i=1"), p(3, false));
+        assert_eq!(parse("u=1.0"), p(3, false));
+        assert_eq!(parse("u=\"0\""), p(3, false));
+        // not a dictionary: all defaults
+        assert_eq!(parse("u=0,"), p(3, false));
+        assert_eq!(parse("U=0"), p(3, false));
+        assert_eq!(parse("u=0 i"), p(3, false));
+        assert_eq!(parse("u==0"), p(3, false));
+        assert_eq!(parse("u=0, i=?2"), p(3, false));
+        assert_eq!(parse("u=\"unterminated"), p(3, false));
+        assert_eq!(parse("u=1234567890123456"), p(3, false));
+    }
+
+    #[test]
+    fn reads_header_fields() {
+        let mut h = http::HeaderMap::new();
+        assert_eq!(from_headers(&h), None);
+        h.append("priority", "u=1".parse().unwrap());
+        assert_eq!(from_headers(&h), Some(p(1, false)));
+        h.append("priority", "i".parse().unwrap());
+        assert_eq!(from_headers(&h), Some(p(1, true)));
+    }
+
+    #[test]
+    fn displays_for_the_log() {
+        assert_eq!(p(0, false).to_string(), "u=0");
+        assert_eq!(p(5, true).to_string(), "u=5,i");
+    }
+
+    #[test]
+    fn lower_urgency_numbers_go_first() {
+        for u in 0..7 {
+            for (a, b) in [(false, false), (true, true), (false, true), (true, false)] {
+                // whatever the order and incremental flags
+                for (early, late) in [(0, 400), (400, 0)] {
+                    assert!(
+                        send_priority(p(u, a), early) > send_priority(p(u + 1, b), late),
+                        "u={u} {a} vs u={} {b}",
+                        u + 1
+                    );
+                }
+            }
+        }
+        assert!(send_priority(p(0, false), 4 * 1000) > send_priority(p(5, false), 0));
+    }
+
+    #[test]
+    fn non_incremental_go_in_request_order_before_incremental() {
+        for u in 0..=7 {
+            let first = send_priority(p(u, false), 0);
+            let second = send_priority(p(u, false), 4);
+            let later = send_priority(p(u, false), 4 * 5000);
+            assert!(first > second && second > later);
+            assert!(later > send_priority(p(u, true), 0));
+        }
+    }
+
+    #[test]
+    fn incremental_share_one_priority() {
+        assert_eq!(send_priority(p(4, true), 0), send_priority(p(4, true), 400));
+    }
+
+    #[test]
+    fn priorities_stay_in_range() {
+        let all: Vec<i32> = (0..=7u8)
+            .flat_map(|u| {
+                [false, true].into_iter().flat_map(move |i| {
+                    [0u64, 4, 1 << 40, u64::MAX & !3]
+                        .into_iter()
+                        .map(move |id| send_priority(p(u, i), id))
+                })
+            })
+            .collect();
+        assert!(all.iter().all(|&x| (0..SERVER_STREAM_PRIORITY).contains(&x)));
+        // u=7 incremental is the lowest, u=0 first request the highest
+        assert_eq!(*all.iter().min().unwrap(), 0);
+        assert_eq!(*all.iter().max().unwrap(), send_priority(p(0, false), 0));
+        assert_eq!(send_priority(p(0, false), 0), (1 << 30) - 1);
+    }
+
+    #[test]
+    fn varints() {
+        assert_eq!(read_varint(&[0x25]), Some((37, 1)));
+        assert_eq!(read_varint(&[0x7b, 0xbd]), Some((15293, 2)));
+        assert_eq!(read_varint(&[0x9d, 0x7f, 0x3e, 0x7d]), Some((494_878_333, 4)));
+        assert_eq!(read_varint(&[0x80, 0x0f, 0x07, 0x00]), Some((0xf0700, 4)));
+        assert_eq!(read_varint(&[0x7b]), None);
+        assert_eq!(read_varint(&[]), None);
+    }
+
+    /// A control stream: type 0, SETTINGS, an unknown frame, PRIORITY_UPDATE
+    /// for stream 8 (`u=1, i`), PRIORITY_UPDATE for a push (0xf0701,
+    /// ignored), PRIORITY_UPDATE for stream 16 (`u=0`).
+    fn control_stream() -> Vec<u8> {
+        let mut s = vec![0x00];
+        s.extend_from_slice(&[0x04, 0x04, 0x01, 0x40, 0x64, 0x06]); // SETTINGS
+        s.extend_from_slice(&[0x21, 0x03, b'a', b'b', b'c']); // reserved type 0x21
+        s.extend_from_slice(&[0x80, 0x0f, 0x07, 0x00, 7, 0x08]);
+        s.extend_from_slice(b"u=1, i");
+        s.extend_from_slice(&[0x80, 0x0f, 0x07, 0x01, 4, 0x02, b'u', b'=', b'0']);
+        s.extend_from_slice(&[0x80, 0x0f, 0x07, 0x00, 4, 0x10, b'u', b'=', b'0']);
+        s
+    }
+
+    #[test]
+    fn tap_reads_priority_updates_whole_and_byte_by_byte() {
+        let want = vec![(8, p(1, true)), (16, p(0, false))];
+        let mut tap = ControlStreamTap::default();
+        assert_eq!(tap.feed(&control_stream()), want);
+        let mut tap = ControlStreamTap::default();
+        let mut got = Vec::new();
+        for b in control_stream() {
+            got.extend(tap.feed(&[b]));
+        }
+        assert_eq!(got, want);
+        assert!(!tap.is_off());
+    }
+
+    #[test]
+    fn tap_ignores_other_streams() {
+        let mut tap = ControlStreamTap::default();
+        let mut s = vec![0x02]; // QPACK encoder stream
+        s.extend_from_slice(&control_stream()[1..]);
+        assert!(tap.feed(&s).is_empty());
+        assert!(tap.is_off());
+    }
+}

@@ -1,0 +1,116 @@
+// Real downloads per bulk protocol over a short-delay testbed: satbulk
+// (QUIC and TCP) and Chromium (h1, h2, h3), linkem at 20 Mbit/s between.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { satbench, writeProfile, isRoot } from './helpers.js';
+import { listNamespaces } from '../../harness/testbed.js';
+import { pepStarter } from '../../harness/bulk.js';
+
+const SHORT = {
+  satellite: { forward: { delay: '10ms', rate: '20mbit' }, return: { delay: '10ms', rate: '20mbit' } },
+  internet: { forward: { delay: '5ms' }, return: { delay: '5ms' } },
+};
+const RATE_BYTES_PER_S = 20e6 / 8;
+
+const records = (dir) => fs.readFileSync(path.join(dir, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+
+// What every timed download must look like: the bins cover the duration
+// and sum to the bytes, no bin beyond what the link can carry (twice, for
+// bytes bunched behind a stall), and the total below the link's capacity
+// but well above nothing.
+function checkTimed(rec, seconds) {
+  const p = rec.scenario.protocol;
+  assert.equal(rec.ok, true, `${p}: ${rec.error}`);
+  assert.equal(rec.kind, 'bulk');
+  const { bins, bin_ms: binMs } = rec.goodput;
+  assert.equal(binMs, 100);
+  assert.equal(bins.length, seconds * 10, p);
+  assert.equal(bins.reduce((a, b) => a + b, 0), rec.metrics.bytes, p);
+  const cap = RATE_BYTES_PER_S * seconds;
+  assert.ok(rec.metrics.bytes <= cap * 1.02, `${p}: ${rec.metrics.bytes} bytes in ${seconds} s is more than 20 Mbit/s carries`);
+  assert.ok(rec.metrics.bytes >= cap * 0.5, `${p}: only ${rec.metrics.bytes} bytes in ${seconds} s`);
+  assert.ok(Math.max(...bins) <= RATE_BYTES_PER_S * 0.1 * 2, `${p}: a bin of ${Math.max(...bins)} bytes`);
+  // RTT 30 ms: at least one round trip to connect (a PEP in st answers at
+  // once), another end to end to the first byte
+  if (p.endsWith('-pep')) assert.ok(rec.metrics.connect_ms < 25, `${p}: connect ${rec.metrics.connect_ms} ms: not answered by the PEP?`);
+  else assert.ok(rec.metrics.connect_ms >= 25, `${p}: connect ${rec.metrics.connect_ms} ms`);
+  assert.ok(rec.metrics.ttfb_ms >= rec.metrics.connect_ms + 25, `${p}: first byte ${rec.metrics.ttfb_ms} ms`);
+  assert.ok(rec.metrics.bytes_at_1s > 0 && rec.metrics.bytes_at_1s < rec.metrics.bytes, p);
+  assert.equal(rec.metrics.duration_ms, seconds * 1000);
+  assert.ok(rec.metrics.time_to_90pct_rate_ms >= 0 && rec.metrics.time_to_90pct_rate_ms < seconds * 1000, `${p}: never up to speed`);
+}
+
+describe('bulk downloads (integration)', function () {
+  before(function () {
+    if (!isRoot()) this.skip();
+  });
+
+  it('downloads for 2 s over quic, tcp, browser-h1, browser-h2 and browser-h3', async () => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-bulk-')), 'r');
+    const r = await satbench(['bulk', '--profile', writeProfile(SHORT), '--protocol', 'quic,tcp,browser-h1,browser-h2,browser-h3',
+      '--duration', '2', '-n', '1', '--out', out, '--json'], { timeoutMs: 240000 });
+    assert.equal(r.code, 0, r.stderr);
+    const recs = records(out);
+    assert.deepEqual(recs.map((x) => x.scenario.protocol), ['quic', 'tcp', 'browser-h1', 'browser-h2', 'browser-h3']);
+    for (const rec of recs) checkTimed(rec, 2);
+    const seen = Object.fromEntries(recs.map((x) => [x.scenario.protocol, x.protocol_seen]));
+    assert.deepEqual(seen, { quic: 'satbulk', tcp: 'tcp', 'browser-h1': 'http/1.1', 'browser-h2': 'h2', 'browser-h3': 'h3' });
+    // the sender's trace: QUIC and TCP windows over time, on the client's clock
+    for (const rec of recs.slice(0, 2)) {
+      assert.equal(rec.sender.time_base, 'client_t0');
+      assert.ok(rec.sender.cwnd.length >= 15, `${rec.scenario.protocol}: ${rec.sender.cwnd.length} samples`);
+      assert.ok(rec.sender.max_cwnd > 12000, rec.scenario.protocol);
+    }
+    const summary = JSON.parse(r.stdout);
+    assert.equal(summary.groups.length, 5);
+    for (const g of summary.groups) {
+      assert.equal(g.kind, 'bulk');
+      assert.equal(g.failed, 0);
+      assert.equal(g.curve.t_ms.length, 20);
+      assert.equal(g.metrics.bytes_at_1s.n, 1);
+      assert.equal(g.link_rate_mbps, 20);
+    }
+    assert.ok(fs.existsSync(path.join(out, 'index.html')));
+    assert.ok(!(await listNamespaces()).some((n) => n.startsWith('sbt-')), 'a run left namespaces behind');
+  });
+
+  it('downloads a size over quic and tcp and stops at its last byte', async () => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-bulk-')), 'r');
+    const r = await satbench(['bulk', '--profile', writeProfile(SHORT), '--protocol', 'quic,tcp', '--size', '2MB', '-n', '1', '--out', out]);
+    assert.equal(r.code, 0, r.stderr);
+    for (const rec of records(out)) {
+      assert.equal(rec.ok, true, rec.error);
+      assert.equal(rec.metrics.bytes, 2e6);
+      assert.equal(rec.metrics.time_to_2mb_ms, rec.metrics.duration_ms);
+      // 2 MB at 20 Mbit/s take at least 0.8 s, plus slow start
+      assert.ok(rec.metrics.duration_ms > 800 && rec.metrics.duration_ms < 5000, `${rec.metrics.duration_ms} ms`);
+      assert.equal(rec.goodput.bins.length, Math.ceil(rec.metrics.duration_ms / 100));
+    }
+    assert.match(r.stdout, /MB@1s/); // the table without --json
+  });
+
+  it('runs each -pep protocol through its chain, or says the chain is missing', async () => {
+    for (const protocol of ['quic-pep', 'tcp-pep']) {
+      let present = true;
+      try {
+        await pepStarter(protocol);
+      } catch {
+        present = false;
+      }
+      const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-bulk-')), 'r');
+      const r = await satbench(['bulk', '--profile', writeProfile(SHORT), '--protocol', protocol, '--duration', '2', '-n', '1', '--out', out]);
+      if (!present) {
+        assert.equal(r.code, 2, r.stderr);
+        assert.match(r.stderr, new RegExp(`--protocol ${protocol}: harness/${protocol}\\.js`));
+        assert.ok(!fs.existsSync(out), 'nothing may start before the error');
+        continue;
+      }
+      assert.equal(r.code, 0, r.stderr);
+      const [rec] = records(out);
+      checkTimed(rec, 2);
+      assert.ok(rec.pep, protocol);
+    }
+  });
+});

@@ -1,0 +1,117 @@
+// The QUIC PEP chain on a real testbed: origin in server, Proxy-GW in gw,
+// Proxy-ST in st, linkem with short delays in between, and a real
+// Chromium h3 page load through the chain.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { writeProfile, isRoot } from './helpers.js';
+import { createTestbed, listNamespaces, startProcess } from '../../harness/testbed.js';
+import { loadProfile } from '../../harness/profiles.js';
+import { binPath, run } from '../../harness/sys.js';
+import { ADDRESSES } from '../../harness/addressing.js';
+import { loadPage, SITE_HOST } from '../../harness/runner.js';
+import { startQuicPepChain, PEP_ADDRESSES } from '../../harness/quic-pep.js';
+
+const SHORT = {
+  satellite: { forward: { delay: '10ms', rate: '20mbit' }, return: { delay: '10ms', rate: '20mbit' } },
+  internet: { forward: { delay: '5ms' }, return: { delay: '5ms' } },
+};
+
+function tinySite() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-site-'));
+  fs.writeFileSync(path.join(dir, 'index.html'),
+    '<!doctype html><html><head><link rel="stylesheet" href="s.css"></head><body><h1>Through the PEPs</h1>' +
+    '<img src="p.gif" width="1" height="1"><script src="a.js"></script></body></html>');
+  fs.writeFileSync(path.join(dir, 's.css'), 'h1 { color: #123; }');
+  fs.writeFileSync(path.join(dir, 'a.js'), `window.big = "${'x'.repeat(300000)}";`);
+  fs.writeFileSync(path.join(dir, 'p.gif'), Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64'));
+  return dir;
+}
+
+async function startOrigin(tb, site) {
+  const certDir = path.join(tb.dir, 'tls');
+  await run(binPath('origin'), ['gen-cert', '--name', SITE_HOST, '--ip', ADDRESSES.server, '--out', certDir]);
+  await startProcess(tb.state, 'origin', ['ip', 'netns', 'exec', tb.ns.server, binPath('origin'), 'serve',
+    '--root', site, '--addr', ADDRESSES.server,
+    '--cert', path.join(certDir, 'cert.pem'), '--key', path.join(certDir, 'key.pem'),
+    '--log', path.join(tb.dir, 'origin.requests.log')],
+  { logPath: path.join(tb.dir, 'origin.log'), what: 'the origin server' });
+  return path.join(certDir, 'cert.pem');
+}
+
+// Datagrams of random bytes, some shaped like QUIC long headers, from the client namespace.
+async function sendGarbage(ns, addr, port) {
+  const script = `
+    const s = require('node:dgram').createSocket('udp4');
+    let n = 0; const sizes = [0, 1, 40, 1200, 1350, 1500];
+    (async () => {
+      for (const size of sizes) for (const first of [0x00, 0x40, 0xc0, 0xff]) {
+        const b = Buffer.alloc(size);
+        for (let i = 0; i < size; i++) b[i] = Math.floor(Math.random() * 256);
+        if (size > 5) { b[0] = first; b.writeUInt32BE(1, 1); b[5] = 8; }
+        await new Promise((r) => s.send(b, ${port}, '${addr}', r)); n++;
+      }
+      s.close(); console.log(n);
+    })();`;
+  const r = await run('ip', ['netns', 'exec', ns, process.execPath, '-e', script]);
+  return Number(r.stdout.trim());
+}
+
+describe('QUIC PEP chain (integration, real Chromium)', function () {
+  before(function () {
+    if (!isRoot()) this.skip();
+  });
+
+  it('loads a page over h3 through Proxy-ST and Proxy-GW, and the proxies count it', async function () {
+    this.timeout(120000);
+    const tb = await createTestbed({ profile: loadProfile(writeProfile(SHORT)), link: 'linkem' });
+    const qlogDir = path.join(tb.dir, 'qlog');
+    try {
+      const originCert = await startOrigin(tb, tinySite());
+      const chain = await startQuicPepChain(tb, { siteHost: SITE_HOST, originCertPath: originCert, qlogDir });
+      assert.equal(chain.serverAddr, '198.18.1.1');
+      // the short profile's satellite link: 20 Mbit/s × 20 ms plus its queue
+      const sat = chain.hops.satellite;
+      assert.deepEqual({ ...sat, bdpBytes: undefined }, { cc: 'newreno', initialWindow: 100, bdpBytes: undefined });
+      assert.ok(sat.bdpBytes > 50000 && sat.bdpBytes < 500000, `satellite hop BDP ${sat.bdpBytes}`);
+
+      // garbage first: it must neither crash Proxy-ST nor leave state behind
+      const sent = await sendGarbage(tb.ns.client, PEP_ADDRESSES.st, 443);
+      assert.ok(sent > 20);
+
+      const rec = await loadPage({ clientNs: tb.ns.client, protocol: 'h3-pep', spki: chain.spki, serverAddr: chain.serverAddr, timeoutMs: 60000 });
+      assert.equal(rec.ok, true, `${rec.error} ${JSON.stringify(rec.errors)}`);
+      assert.equal(rec.protocol_seen.document, 'h3');
+      assert.deepEqual(Object.keys(rec.protocol_seen.resources), ['h3']);
+      assert.equal(rec.metrics.resource_count, 3);
+      // RTT through the chain ≥ 30 ms (as the page-load test allows: 1.5 RTT)
+      assert.ok(rec.metrics.response_start_ms >= 45, `responseStart ${rec.metrics.response_start_ms}`);
+
+      const stats = await chain.stats();
+      for (const role of ['st', 'gw']) {
+        const s = stats[role];
+        assert.ok(s, `${role}: no stats`);
+        assert.equal(s.mode, 'h3');
+        assert.ok(s.connections.relayed >= 1, `${role}: ${JSON.stringify(s)}`);
+        assert.equal(s.connections.failed, 0, `${role}: ${JSON.stringify(s)}`);
+        assert.ok(s.streams.client_bidi >= 4, `${role}: requests ${JSON.stringify(s.streams)}`);
+        // HTTP/3 control streams (and the origin's QPACK streams) both ways
+        assert.ok(s.streams.client_uni >= 1 && s.streams.server_uni >= 1, `${role}: ${JSON.stringify(s.streams)}`);
+        assert.ok(s.bytes.down > 300000, `${role}: ${JSON.stringify(s.bytes)}`);
+        assert.equal(s.stream_id_mismatches, 0);
+        const log = fs.readFileSync(chain.logs[role], 'utf8');
+        assert.match(log, /conn 1 relayed .* alpn=h3 next_hop_limits=bidi:\d+,uni:\d+/, log);
+      }
+      assert.equal(stats.st.connections.accepted, stats.st.connections.relayed, 'garbage was not taken for connections');
+      // Proxy-ST's satellite side ran NewReno with IW 100, as its log says
+      assert.ok(fs.readFileSync(chain.logs.st, 'utf8').includes(`next hop side: cc=newreno iw=100 window=${2 * sat.bdpBytes} `));
+      // one qlog per connection and side
+      const qlogs = fs.readdirSync(qlogDir);
+      assert.ok(qlogs.includes('st-00001-client.sqlog') && qlogs.includes('gw-00001-nexthop.sqlog'), qlogs.join(' '));
+    } finally {
+      await tb.destroy();
+    }
+    assert.ok(!(await listNamespaces()).some((n) => n.startsWith(`sbt-${tb.id}-`)), 'the testbed left namespaces behind');
+  });
+});

@@ -1,0 +1,90 @@
+// bench --shard i/n and satbench merge.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expandMatrix, parseShard, shardItems } from '../../harness/matrix.js';
+import { mergeSets } from '../../harness/merge.js';
+import { readResults } from '../../harness/results.js';
+import { scenarioKey } from '../../harness/summary.js';
+import { makeRecords, writeResultsDir } from '../fixtures.js';
+import { CLI } from '../integration/helpers.js';
+
+const MATRIX = { profiles: ['geo', 'leo'], losses: [0, 1], protocols: ['h1', 'h3'], sites: ['kepler'], runs: 5 };
+const id = (x) => `${scenarioKey(x.scenario)}#${x.run}`;
+
+function satbench(args) {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { timeout: 60000 }, (err, stdout, stderr) => resolve({ code: err ? err.code : 0, stdout, stderr }));
+  });
+}
+
+// The records shard i of n would have written, as bench's records look.
+function shardRecords(shard) {
+  const items = shardItems(expandMatrix(MATRIX), shard);
+  const all = makeRecords(expandMatrix({ ...MATRIX, runs: 1 }).map((x) => x.scenario), { runs: MATRIX.runs });
+  const want = new Set(items.map(id));
+  return all.filter((r) => want.has(id(r)));
+}
+
+describe('shards and merge', () => {
+  it('parses --shard i/n', () => {
+    assert.deepEqual(parseShard('2/4'), { index: 2, count: 4 });
+    for (const bad of ['0/4', '5/4', '2', 'a/b', '1/0']) assert.throws(() => parseShard(bad), /--shard: expected i\/n/);
+  });
+
+  it('the shards of a matrix are disjoint, cover it, are balanced and deterministic', () => {
+    const all = expandMatrix(MATRIX);
+    for (const count of [1, 2, 3, 7]) {
+      const parts = Array.from({ length: count }, (_, i) => shardItems(all, { index: i + 1, count }));
+      const ids = parts.flat().map(id);
+      assert.equal(ids.length, all.length);
+      assert.deepEqual(new Set(ids), new Set(all.map(id)));
+      const sizes = parts.map((p) => p.length);
+      assert.ok(Math.max(...sizes) - Math.min(...sizes) <= 1, `${count}: ${sizes}`);
+      assert.deepEqual(shardItems(expandMatrix(MATRIX), { index: 1, count }), parts[0]);
+    }
+    // every scenario gets runs in every shard, even when the shard count divides the scenarios'
+    for (let index = 1; index <= 4; index++) {
+      const part = shardItems(all, { index, count: 4 });
+      assert.equal(new Set(part.map((x) => scenarioKey(x.scenario))).size, 8, `shard ${index}/4`);
+      assert.deepEqual(part, all.filter((x) => part.includes(x)), 'run-major order kept');
+    }
+  });
+
+  it('merges shards into the matrix order and refuses overlaps and mismatches', () => {
+    const sets = [2, 1, 3].map((index) => ({ dir: `s${index}`, records: shardRecords({ index, count: 3 }), meta: { seed: 1, matrix: MATRIX, shard: { index, count: 3 } } }));
+    const { records, meta, warnings } = mergeSets(sets, { now: 'then' });
+    assert.deepEqual(records.map(id), expandMatrix(MATRIX).map(id));
+    assert.equal(meta.shard, undefined);
+    assert.deepEqual(meta.merged_from.map((x) => x.shard.index), [2, 1, 3]);
+    assert.deepEqual(warnings, []);
+    assert.match(mergeSets(sets.slice(0, 2)).warnings[0], /shard\(s\) 3\/3 missing/);
+    assert.throws(() => mergeSets([sets[0], { ...sets[1], meta: { ...sets[1].meta, seed: 2 } }]), /s1\/summary\.json: meta\.seed 2 differs from s2's 1/);
+    assert.throws(() => mergeSets([sets[0], { ...sets[0], dir: 'copy', meta: { ...sets[0].meta, shard: { index: 1, count: 3 } } }]), /copy: geo loss \d % h\d kepler run \d is also in s2/);
+    assert.throws(() => mergeSets([sets[0], { ...sets[1], meta: { ...sets[1].meta, shard: { index: 1, count: 4 } } }]), /shards of different splits/);
+  });
+
+  it('satbench merge joins shard folders into one result and report', async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-merge-'));
+    const dirs = [1, 2].map((index) => writeResultsDir(shardRecords({ index, count: 2 }), { dir: path.join(tmp, `shard${index}`), meta: { seed: 1, matrix: MATRIX, shard: { index, count: 2 } } }));
+    const out = path.join(tmp, 'merged');
+    const r = await satbench(['merge', ...dirs, '--out', out]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /merged 40 runs from 2 folder\(s\)/);
+    const merged = readResults(path.join(out, 'results.jsonl'));
+    assert.deepEqual(merged.map(id), expandMatrix(MATRIX).map(id));
+    const summary = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8'));
+    assert.equal(summary.groups.length, 8);
+    assert.ok(summary.groups.every((g) => g.runs === 5));
+    assert.ok(fs.readFileSync(path.join(out, 'index.html'), 'utf8').includes('merged from'));
+    const again = await satbench(['merge', ...dirs, '--out', out]);
+    assert.equal(again.code, 2);
+    assert.match(again.stderr, /already holds a results\.jsonl/);
+    const missing = await satbench(['merge', dirs[0], path.join(tmp, 'nope'), '--out', path.join(tmp, 'm2')]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /nope: no results\.jsonl/);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+});

@@ -1,0 +1,117 @@
+// The report's content and its safety: numbers from summary.json, the
+// paper's medians where the scenario matches, comparisons, and every input
+// string escaped.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { renderReport, buildReport, escapeHtml, jsonForScript, inlineScript, loadReference, paperMedian, comparisonPairs } from '../../reports/html.js';
+import { summarize } from '../../harness/summary.js';
+import { reportFolder } from '../../harness/results.js';
+import { ROOT } from '../../harness/sys.js';
+import { scenarios, makeRecords, writeResultsDir } from '../fixtures.js';
+
+const EVIL = '<script>alert(1)</script>';
+
+describe('report', () => {
+  const list = scenarios({ protocols: ['h1', 'h1-pep', 'h3', 'h3-pep'], losses: [0, 1] });
+  const records = makeRecords(list, { runs: 12, fail: [[2, 5, 'wrong protocol: <b>document</b> over h2']] });
+  const summary = { meta: { seed: 1, generated: 'now', matrix: { profiles: ['geo', 'leo'], losses: [0, 1], protocols: ['h1', 'h1-pep', 'h3', 'h3-pep'], sites: ['kepler'], runs: 12 } }, groups: summarize(records) };
+
+  it('the stored reference is shared/reference/ifip2022-table2.json', function () {
+    const shared = path.resolve(ROOT, '../shared/reference/ifip2022-table2.json');
+    if (!fs.existsSync(shared)) this.skip();
+    assert.deepEqual(loadReference(), JSON.parse(fs.readFileSync(shared, 'utf8')));
+  });
+
+  it('puts the paper\'s median beside ours only where the scenario matches', () => {
+    const ref = loadReference();
+    assert.equal(paperMedian(ref, { profile: 'geo', loss_pct: 0, protocol: 'h3', site: 'kepler' }, 'plt'), 7669);
+    assert.equal(paperMedian(ref, { profile: 'leo', loss_pct: 0.01, protocol: 'h1-pep', site: 'kepler' }, 'fcp'), 1085);
+    assert.equal(paperMedian(ref, { profile: 'geo', loss_pct: 0, protocol: 'h3', site: 'kuhn-a' }, 'plt'), null);
+    assert.equal(paperMedian(ref, { profile: 'geo-jitter', loss_pct: 0, protocol: 'h3', site: 'kepler' }, 'plt'), null);
+    assert.equal(paperMedian(ref, { profile: 'geo', loss_pct: 0, protocol: 'h2', site: 'kepler' }, 'plt'), null);
+  });
+
+  it('the matrix shows summary.json\'s medians, with intervals and the paper\'s values', () => {
+    const html = renderReport(summary, { records });
+    for (const g of summary.groups) {
+      for (const m of ['response_start_ms', 'fcp_ms', 'plt_ms']) {
+        const cell = new RegExp(`<div class="scroll matrix" data-metric="${m}">[\\s\\S]*?<td data-key="${escapeHtml(`${g.scenario.profile}|${g.scenario.loss_pct}|${g.scenario.protocol}|kepler`).replace(/\|/g, '\\|')}" data-median="([^"]*)"[^>]*><a class="med" href="#g\\d+">(\\d+)</a>`);
+        const match = cell.exec(html);
+        assert.ok(match, `${m} of ${JSON.stringify(g.scenario)}`);
+        assert.equal(Number(match[1]), g.metrics[m].median);
+        assert.equal(Number(match[2]), Math.round(g.metrics[m].median));
+      }
+    }
+    assert.match(html, /data-paper="7669">paper 7669 · ×\d\.\d\d</);
+    assert.match(html, /n 11, 1 failed/);
+  });
+
+  it('compares PEP with no PEP and HTTP/3 with HTTP/1.1', () => {
+    assert.deepEqual(comparisonPairs(['h1', 'h1-pep', 'h3', 'h3-pep']).map((p) => `${p.a}/${p.b}`), ['h1-pep/h1', 'h3-pep/h3', 'h3/h1', 'h3-pep/h1-pep']);
+    assert.deepEqual(comparisonPairs(['h3-pep']), []);
+    const model = buildReport({ summary, records, reference: loadReference() });
+    const c = model.comparisons.find((x) => x.a === 'h3-pep' && x.b === 'h3' && x.profile === 'geo' && x.loss_pct === 0);
+    const plt = c.metrics.find((x) => x.metric.key === 'plt_ms');
+    const med = (p) => summary.groups.find((g) => g.scenario.profile === 'geo' && g.scenario.loss_pct === 0 && g.scenario.protocol === p).metrics.plt_ms.median;
+    assert.equal(plt.ratio, med('h3-pep') / med('h3'));
+    assert.equal(plt.paper_ratio, 7344 / 7669);
+    assert.ok(plt.p > 0 && plt.p <= 1);
+    assert.ok(plt.cliffs_delta >= -1 && plt.cliffs_delta <= 1);
+    assert.equal(model.blocks.length, 4, 'a distribution block per profile × loss × site');
+  });
+
+  it('escapes every string that comes from input', () => {
+    const evil = [{ profile: EVIL, loss_pct: 0, protocol: 'h3', site: EVIL }];
+    const recs = makeRecords(evil, { runs: 2, fail: [[0, 2, `<img src=x onerror=alert(2)>`]] });
+    recs[0].navigation.name = `https://x/${EVIL}`;
+    const s = { meta: { generated: EVIL, seed: 1, argv: [EVIL], environment: { satbench: EVIL, chromium_flags: { h3: [EVIL] }, profiles: { [EVIL]: { description: EVIL, configured: {}, links: { x: EVIL } } } } }, groups: summarize(recs) };
+    recs[0].lighthouse = { error: EVIL, score: 0.5, metrics: {}, html: 'javascript:alert(3)', json: `lighthouse/${EVIL}` };
+    const html = renderReport(s, { records: recs });
+    assert.match(html, /<section id="lighthouse">/);
+    assert.ok(!html.includes('javascript:alert(3)'), 'links only to files in the folder');
+    assert.ok(!html.includes(EVIL), 'a raw <script> from input');
+    assert.ok(!html.includes('<img src=x'), 'raw HTML from input');
+    assert.ok(html.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
+    // the embedded JSON cannot close its <script> element
+    const scripts = html.match(/<script\b/g).length;
+    assert.equal(html.match(/<\/script>/g).length, scripts);
+    assert.equal(escapeHtml(`"'&`), '&quot;&#39;&amp;');
+    assert.equal(JSON.parse(jsonForScript({ a: '</script><!--' })).a, '</script><!--');
+    assert.ok(!jsonForScript({ a: '</script>' }).includes('</'));
+    assert.equal(inlineScript('var s = "</script>";'), 'var s = "<\\/script>";');
+    assert.throws(() => inlineScript('x = "<!--"'));
+  });
+
+  it('embeds every raw record, compressed, one per results.jsonl line', () => {
+    const html = renderReport(summary, { records });
+    const b64 = /<script type="application\/octet-stream" id="raw-records" data-encoding="gzip\+base64">([^<]*)<\/script>/.exec(html)[1];
+    const lines = zlib.gunzipSync(Buffer.from(b64, 'base64')).toString().trim().split('\n');
+    assert.equal(lines.length, records.length);
+    assert.deepEqual(JSON.parse(lines[7]), records[7]);
+    assert.match(html, /<details class="raw" data-line="8"><summary>results\.jsonl line 8<\/summary>/);
+  });
+
+  it('works from summary.json alone and for other kinds of records', () => {
+    const bulk = [{ kind: 'bulk', scenario: { profile: 'geo', protocol: 'tcp-pep' }, run: 1, ok: true, metrics: { goodput_mbps: 17.5 } }];
+    const html = renderReport({ meta: {}, groups: summarize([...records.slice(0, 8), ...bulk]) });
+    assert.match(html, /Built from summary\.json alone/);
+    assert.match(html, /bulk profile=geo protocol=tcp-pep/);
+    assert.match(html, /goodput_mbps 17\.5/);
+  });
+
+  it('satbench report DIR keeps a matching summary.json and rewrites a stale one', () => {
+    const dir = writeResultsDir(records, { meta: { seed: 1 } });
+    const before = fs.readFileSync(path.join(dir, 'summary.json'), 'utf8');
+    let r = reportFolder(dir);
+    assert.equal(r.rewrote, false);
+    assert.equal(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8'), before);
+    assert.ok(fs.readFileSync(path.join(dir, 'index.html'), 'utf8').includes('id="raw-records"'));
+    fs.appendFileSync(path.join(dir, 'results.jsonl'), JSON.stringify({ ...records[0], run: 13 }) + '\n');
+    r = reportFolder(dir);
+    assert.equal(r.rewrote, true);
+    assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8')).groups[0].runs, 13);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
