@@ -30,11 +30,11 @@ import { chromiumArgs, siteUrl, SITE_HOST } from './runner.js';
 import { chromePath } from './doctor.js';
 import { startOrigin, originQuicArgs, QUIC_KEYS } from './origin.js';
 import { appendFlushed } from './bench.js';
-import { readResults, writeOutputs, SUMMARY } from './results.js';
+import { readResults, writeOutputs } from './results.js';
 import { groupKey } from './summary.js';
 import { objectivesFor } from './bulk-presets.js';
 import {
-  downloadMetrics, judgeRun, judgeGroup, meanCurve, pepRatio, condenseTrace, binEvents, MARKS_S, markMetric, sizeMetric, OBJECTIVE_SIZES,
+  downloadMetrics, judgeRun, condenseTrace, binEvents, MARKS_S, markMetric, sizeMetric, OBJECTIVE_SIZES,
 } from './goodput.js';
 
 export const BULK_PROTOCOLS = ['quic', 'quic-pep', 'tcp', 'tcp-pep', 'browser-h1', 'browser-h2', 'browser-h3'];
@@ -211,7 +211,8 @@ async function satbulkRun(tb, scenario, profile, ctx) {
     const start = await pepStarter('quic-pep');
     chain = await start(tb, {
       next: { addr: ADDRESSES.server, port: QUIC_PORT, name: SITE_HOST, ca: cert },
-      alpn: ['satbulk'], h3: false, cert: { cert, key }, dir: tb.dir,
+      // satbulk is not HTTP/3: the chain's default parallel handshakes
+      alpn: ['satbulk'], h3: false,
       sat: quicPepSide(ctx.pep.sat, '--pep-sat'), ground: quicPepSide(ctx.pep.ground, '--pep-ground'),
     });
     addr = `${chain.addr ?? chain.serverAddr ?? ADDRESSES.st}:${chain.port ?? 443}`;
@@ -452,43 +453,6 @@ async function oneBulkRun({ scenario, run: runNo }, ctx) {
 
 // ------------------------------------------------------------ summary
 
-/**
- * Pure: summary.json's bulk groups completed with what needs all runs at
- * once: the goodput curve averaged over the ok runs (meanCurve), the
- * objectives judged (quic4sat profiles), and for a -pep protocol the
- * ratio of its bytes over time to the same scenario without the PEP.
- * Page-load groups pass unchanged.
- */
-export function withBulkExtras(groups, records) {
-  const byKey = new Map();
-  for (const r of records) {
-    if ((r.kind ?? 'pageload') !== 'bulk') continue;
-    const k = groupKey('bulk', r.scenario);
-    if (!byKey.has(k)) byKey.set(k, []);
-    byKey.get(k).push(r);
-  }
-  const out = groups.map((g) => {
-    if (g.kind !== 'bulk') return g;
-    const rs = byKey.get(groupKey('bulk', g.scenario)) ?? [];
-    const ok = rs.filter((r) => r.ok);
-    const obj = objectivesFor(g.scenario.profile);
-    return {
-      ...g,
-      link_rate_mbps: rs[0]?.link_rate_mbps ?? null,
-      curve: meanCurve(ok.map((r) => r.goodput).filter(Boolean)),
-      // every run counts, a failed one with what it got to (a stalled 100 MB
-      // download may still have met the 2 MB objective); one without metrics misses
-      objectives: obj ? { source: obj.source, scenario: obj.scenario, results: judgeGroup(rs.map((r) => r.metrics ?? {}), obj) } : null,
-    };
-  });
-  for (const g of out) {
-    if (g.kind !== 'bulk' || !g.scenario.protocol.endsWith('-pep')) continue;
-    const plainScenario = { ...g.scenario, protocol: g.scenario.protocol.replace(/-pep$/, '') };
-    const plain = out.find((x) => x.kind === 'bulk' && groupKey('bulk', x.scenario) === groupKey('bulk', plainScenario));
-    if (plain) g.vs_no_pep = { protocol: plainScenario.protocol, ...pepRatio(g.curve, plain.curve) };
-  }
-  return out;
-}
 
 /** Pure: the table `satbench bulk` prints without --json. */
 export function formatBulkSummary(summary) {
@@ -549,10 +513,5 @@ export async function bulk(matrix, {
     last = rec.ok ? `${(rec.metrics.bytes / 1e6).toFixed(1)} MB in ${(rec.metrics.duration_ms / 1000).toFixed(1)} s` : `failed (${rec.error})`;
   }
   const records = readResults(resultsFile);
-  const summary = writeOutputs(outDir, records, { ...meta, kind: 'bulk', seed, link, settings, matrix, generated: new Date().toISOString() });
-  // The curve, objectives and PEP ratio need every run of a group at once;
-  // summary.json carries them beside summarize()'s statistics.
-  summary.groups = withBulkExtras(summary.groups, records);
-  fs.writeFileSync(path.join(outDir, SUMMARY), JSON.stringify(summary, null, 2));
-  return summary;
+  return writeOutputs(outDir, records, { ...meta, kind: 'bulk', seed, link, settings, matrix, generated: new Date().toISOString() });
 }

@@ -13,6 +13,7 @@ import { UsageError } from './errors.js';
 import { run, binPath } from './sys.js';
 import { alive, requestStats, startProcess } from './testbed.js';
 import { ADDRESSES, LINK_PLAN } from './addressing.js';
+import { SITE_HOST } from './runner.js';
 
 const lan = LINK_PLAN.find((l) => l.name === 'lan');
 const sat = LINK_PLAN.find((l) => l.name === 'sat');
@@ -30,8 +31,9 @@ export const DEFAULT_HOPS = {
   server: {},
 };
 
-// Hop option (camelCase) → quic-pep's KEY (QuicOptions::set in sites/origin).
-const KEYS = {
+// Hop option → quic-pep's KEY (QuicOptions::set in sites/origin). Both the
+// camelCase names and the KEYs themselves (as --pep-sat parses them) work.
+const CAMEL = {
   cc: 'cc',
   initialWindow: 'initial-window',
   initialMtu: 'initial-mtu',
@@ -41,31 +43,34 @@ const KEYS = {
   bdpBytes: 'bdp-bytes',
   idleTimeoutMs: 'idle-timeout-ms',
 };
+const KEYS = { ...CAMEL, ...Object.fromEntries(Object.values(CAMEL).map((k) => [k, k])) };
 const CCS = ['cubic', 'newreno', 'bbr'];
 
 /**
  * Pure: one hop's settings → the value of --accept-side / --connect-side,
- * e.g. {cc: 'newreno', initialWindow: 100} → 'cc=newreno,initial-window=100'.
- * Empty string when nothing is set (the proxy's defaults: Cubic, 10).
+ * e.g. {cc: 'newreno', initialWindow: 100} → 'cc=newreno,initial-window=100'
+ * (or {'initial-window': '100'}, numbers as strings). Empty string when
+ * nothing is set (the proxy's defaults: Cubic, 10).
  */
 export function sideFlag(hop = {}, what = 'hop') {
-  const parts = [];
+  const parts = new Map();
   for (const [k, v] of Object.entries(hop)) {
     const key = KEYS[k];
-    if (!key) throw new UsageError(`QUIC PEP ${what}: unknown option ${JSON.stringify(k)}; expected ${Object.keys(KEYS).join(', ')}`);
+    if (!key) throw new UsageError(`QUIC PEP ${what}: unknown option ${JSON.stringify(k)}; expected ${Object.keys(CAMEL).join(', ')}`);
     if (v === undefined || v === null) continue;
     if (key === 'ack-frequency') {
-      if (typeof v !== 'boolean') throw new UsageError(`QUIC PEP ${what}: ackFrequency: expected true or false, got ${JSON.stringify(v)}`);
-      if (v) parts.push(key);
+      if (v !== true && v !== false && v !== 'true' && v !== 'false') throw new UsageError(`QUIC PEP ${what}: ackFrequency: expected true or false, got ${JSON.stringify(v)}`);
+      if (v === true || v === 'true') parts.set(key, key);
     } else if (key === 'cc') {
       if (!CCS.includes(v)) throw new UsageError(`QUIC PEP ${what}: cc: expected ${CCS.join(', ')}, got ${JSON.stringify(v)}`);
-      parts.push(`cc=${v}`);
+      parts.set(key, `cc=${v}`);
     } else {
-      if (!Number.isInteger(v) || v < 0) throw new UsageError(`QUIC PEP ${what}: ${k}: expected a whole number, got ${JSON.stringify(v)}`);
-      parts.push(`${key}=${v}`);
+      const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
+      if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`QUIC PEP ${what}: ${k}: expected a whole number, got ${JSON.stringify(v)}`);
+      parts.set(key, `${key}=${n}`); // a later spelling of the same key wins
     }
   }
-  return parts.join(',');
+  return [...parts.values()].join(',');
 }
 
 // The largest rate and delay a link direction ever has (schedules too),
@@ -97,9 +102,11 @@ export function linkBdpBytes(profile, link) {
 
 /**
  * Pure: the hops' settings: DEFAULT_HOPS, then the windows sized from the
- * profile's links (when it has rates), then `hops` on top.
+ * profile's links (when it has rates), then `hops` on top. `sat` and
+ * `ground` (the --pep-sat / --pep-ground shape: one side for the satellite
+ * hop, one for both ground hops) are laid over those.
  */
-export function resolveHops(hops = {}, profile = null) {
+export function resolveHops(hops = {}, profile = null, { sat = {}, ground = {} } = {}) {
   for (const k of Object.keys(hops)) {
     if (!(k in DEFAULT_HOPS)) throw new UsageError(`QUIC PEP hops: unknown hop ${JSON.stringify(k)}; expected client, satellite, server`);
   }
@@ -110,16 +117,29 @@ export function resolveHops(hops = {}, profile = null) {
     if (satBdp) fromProfile.satellite.bdpBytes = satBdp;
     if (netBdp) fromProfile.server.bdpBytes = netBdp;
   }
+  const extra = { client: ground, satellite: sat, server: ground };
   const out = {};
-  for (const h of Object.keys(DEFAULT_HOPS)) out[h] = { ...DEFAULT_HOPS[h], ...fromProfile[h], ...(hops[h] ?? {}) };
+  for (const h of Object.keys(DEFAULT_HOPS)) {
+    // one spelling per key, so that a later setting replaces an earlier one
+    const merged = {};
+    for (const layer of [DEFAULT_HOPS[h], fromProfile[h], hops[h] ?? {}, extra[h]]) {
+      for (const [k, v] of Object.entries(layer)) {
+        if (!KEYS[k]) throw new UsageError(`QUIC PEP ${h} hop: unknown option ${JSON.stringify(k)}; expected ${Object.keys(CAMEL).join(', ')}`);
+        const camel = Object.keys(CAMEL).find((c) => CAMEL[c] === KEYS[k]);
+        merged[camel] = v;
+      }
+    }
+    out[h] = merged;
+  }
   return out;
 }
 
 /**
  * Pure: the two proxies' command lines (without the binary).
- * files: { st: {cert, key, log, stats}, gw: {cert, key, log, stats} }.
+ * files: { st: {cert, key, log, stats}, gw: {cert, key, log, stats} };
+ * next: Proxy-GW's next hop {addr, port, name, ca} (the origin by default).
  */
-export function chainArgs({ hops, h3 = true, files, originCertPath, siteHost, qlogDir = null, alpn = ['h3'] }) {
+export function chainArgs({ hops, h3 = true, files, originCertPath, siteHost, next = {}, qlogDir = null, alpn = ['h3'] }) {
   const h = resolveHops(hops);
   const common = (role, acceptHop, connectHop) => {
     const f = files[role];
@@ -133,9 +153,10 @@ export function chainArgs({ hops, h3 = true, files, originCertPath, siteHost, ql
     if (qlogDir) a.push('--qlog-dir', qlogDir);
     return a;
   };
+  const gwNext = { addr: ADDRESSES.server, port: QUIC_PORT, name: siteHost, ca: originCertPath, ...next };
   return {
     gw: [...common('gw', 'satellite', 'server'),
-      '--next-hop', `${ADDRESSES.server}:${QUIC_PORT}`, '--next-hop-name', siteHost, '--next-hop-ca', originCertPath],
+      '--next-hop', `${gwNext.addr}:${gwNext.port}`, '--next-hop-name', gwNext.name, '--next-hop-ca', gwNext.ca],
     st: [...common('st', 'client', 'satellite'),
       '--next-hop', `${PEP_ADDRESSES.gw}:${QUIC_PORT}`, '--next-hop-name', GW_NAME, '--next-hop-ca', files.gw.cert],
   };
@@ -144,15 +165,29 @@ export function chainArgs({ hops, h3 = true, files, originCertPath, siteHost, ql
 /**
  * Makes the proxies' certificates (Proxy-ST's for `siteHost`, whose SPKI
  * pin Chromium gets) and starts Proxy-GW in gw, then Proxy-ST in st; both
- * are recorded in the testbed's state, so teardown ends them. The origin
- * must already run with the certificate at `originCertPath`.
- * Returns { serverAddr, spki, hops, logs, qlogDir, stats() }: point the
- * client at serverAddr; stats() returns both proxies' counters
- * ({st: {connections: {relayed, …}, streams, bytes, …}, gw: {…}}), fresh
- * while they run, their last file after teardown.
+ * are recorded in the testbed's state, so teardown ends them.
+ *
+ * The origin must already run: by default on 198.18.3.2:443/udp with the
+ * certificate `startOrigin` makes (tb.dir/tls/cert.pem); `next` {addr,
+ * port, name, ca} names another one (satbulk on its own port). `alpn` is
+ * what the chain offers (h3; satbulk for bulk downloads); `h3` picks the
+ * handshake mode (next hop first, default) over the parallel one. Each
+ * hop's transport is `hops` {client, satellite, server} (see sideFlag)
+ * over DEFAULT_HOPS and the windows sized from `profile`; `sat` and
+ * `ground` (QuicOptions names, as --pep-sat and --pep-ground give them)
+ * go on top.
+ *
+ * Returns { serverAddr (= addr), port, ca, spki, settings, logs, qlogDir,
+ * stats() }: point the client at serverAddr:port and have it trust ca (or
+ * Chromium the spki pin); stats() returns both proxies' counters,
+ * {st: {connections (relayed), accepted, failed, active, streams, bytes, …},
+ * gw: {…}}, fresh while they run, their last file after teardown.
  */
-export async function startQuicPepChain(tb, { siteHost, originCertPath, dir = path.join(tb.dir, 'quic-pep'), h3 = true, hops = {}, qlogDir = null, profile = tb.profile }) {
-  if (!siteHost || !originCertPath) throw new Error('startQuicPepChain: siteHost and originCertPath are required');
+export async function startQuicPepChain(tb, {
+  siteHost = SITE_HOST, originCertPath = path.join(tb.dir, 'tls', 'cert.pem'), next = {},
+  dir = path.join(tb.dir, 'quic-pep'), h3 = true, alpn = ['h3'], hops = {}, sat = {}, ground = {},
+  qlogDir = null, profile = tb.profile,
+} = {}) {
   fs.mkdirSync(dir, { recursive: true });
   const origin = binPath('origin');
   const bin = binPath('quic-pep');
@@ -168,8 +203,8 @@ export async function startQuicPepChain(tb, { siteHost, originCertPath, dir = pa
     };
   }
   if (qlogDir) fs.mkdirSync(qlogDir, { recursive: true });
-  const resolved = resolveHops(hops, profile);
-  const args = chainArgs({ hops: resolved, h3, files, originCertPath, siteHost, qlogDir });
+  const resolved = resolveHops(hops, profile, { sat, ground });
+  const args = chainArgs({ hops: resolved, h3, files, originCertPath, siteHost, next, qlogDir, alpn });
   // gw first, so st's first connection finds it
   for (const role of ['gw', 'st']) {
     await startProcess(tb.state, `quic-pep-${role}`, ['ip', 'netns', 'exec', tb.ns[role], bin, ...args[role]],
@@ -185,8 +220,11 @@ export async function startQuicPepChain(tb, { siteHost, originCertPath, dir = pa
   };
   return {
     serverAddr: PEP_ADDRESSES.st,
+    addr: PEP_ADDRESSES.st,
+    port: QUIC_PORT,
+    ca: files.st.cert,
     spki,
-    hops: resolved,
+    settings: { hops: resolved, h3, alpn },
     qlogDir,
     logs: { st: files.st.log, gw: files.gw.log },
     stats: async () => {

@@ -1,6 +1,8 @@
 // Turning run records into per-scenario statistics (summary.json's groups).
 // Failed runs are counted, never dropped; metrics come from ok runs only.
 import { describe } from './stats.js';
+import { judgeGroup, meanCurve, pepRatio } from './goodput.js';
+import { objectivesFor } from './bulk-presets.js';
 
 export { bootstrapMedianCi, describe } from './stats.js';
 
@@ -45,6 +47,10 @@ function metricNames(kind, okRecords) {
 }
 
 export function summarize(records, { seed = 1 } = {}) {
+  return withBulkExtras(summarizeGroups(records, seed), records);
+}
+
+function summarizeGroups(records, seed) {
   const groups = new Map();
   for (const r of records) {
     const kind = recordKind(r);
@@ -63,4 +69,42 @@ export function summarize(records, { seed = 1 } = {}) {
     const g = { scenario, runs: rs.length, failed: failures.length, failures, metrics };
     return kind === 'pageload' ? g : { kind, ...g };
   });
+}
+
+/**
+ * Pure: summary.json's bulk groups completed with what needs all runs at
+ * once: the goodput curve averaged over the ok runs (meanCurve), the
+ * objectives judged (quic4sat profiles), and for a -pep protocol the
+ * ratio of its bytes over time to the same scenario without the PEP.
+ * Page-load groups pass unchanged.
+ */
+function withBulkExtras(groups, records) {
+  const byKey = new Map();
+  for (const r of records) {
+    if ((r.kind ?? 'pageload') !== 'bulk') continue;
+    const k = groupKey('bulk', r.scenario);
+    if (!byKey.has(k)) byKey.set(k, []);
+    byKey.get(k).push(r);
+  }
+  const out = groups.map((g) => {
+    if (g.kind !== 'bulk') return g;
+    const rs = byKey.get(groupKey('bulk', g.scenario)) ?? [];
+    const ok = rs.filter((r) => r.ok);
+    const obj = objectivesFor(g.scenario.profile);
+    return {
+      ...g,
+      link_rate_mbps: rs[0]?.link_rate_mbps ?? null,
+      curve: meanCurve(ok.map((r) => r.goodput).filter(Boolean)),
+      // every run counts, a failed one with what it got to (a stalled 100 MB
+      // download may still have met the 2 MB objective); one without metrics misses
+      objectives: obj ? { source: obj.source, scenario: obj.scenario, results: judgeGroup(rs.map((r) => r.metrics ?? {}), obj) } : null,
+    };
+  });
+  for (const g of out) {
+    if (g.kind !== 'bulk' || !g.scenario.protocol.endsWith('-pep')) continue;
+    const plainScenario = { ...g.scenario, protocol: g.scenario.protocol.replace(/-pep$/, '') };
+    const plain = out.find((x) => x.kind === 'bulk' && groupKey('bulk', x.scenario) === groupKey('bulk', plainScenario));
+    if (plain) g.vs_no_pep = { protocol: plainScenario.protocol, ...pepRatio(g.curve, plain.curve) };
+  }
+  return out;
 }

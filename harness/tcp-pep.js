@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from './errors.js';
 import { run, binPath } from './sys.js';
-import { alive, startProcess } from './testbed.js';
+import { requestStats, startProcess } from './testbed.js';
 import { LINK_PLAN, ROUTES } from './addressing.js';
 
 // Policy routing for TPROXY: packets marked MARK are delivered locally
@@ -215,26 +215,8 @@ export async function startTcpPepChain(tb, { preset = 'paper', dir = tb.dir, ...
   };
 }
 
-// SIGUSR1 makes tcp-pep rewrite its stats file; wait for the new one.
+// SIGUSR1 makes tcp-pep rewrite its stats file.
 async function readStats(state, role, file) {
   const pid = state.processes.find((p) => p.role === role)?.pid;
-  const read = () => {
-    try {
-      return JSON.parse(fs.readFileSync(file, 'utf8'));
-    } catch {
-      return null;
-    }
-  };
-  if (!pid || !alive(pid)) return { ...(read() ?? {}), error: `${role} is not running` };
-  const before = fs.existsSync(file) ? fs.statSync(file).mtimeMs : 0;
-  process.kill(pid, 'SIGUSR1');
-  const end = Date.now() + 2000;
-  while (Date.now() < end) {
-    if (fs.existsSync(file) && fs.statSync(file).mtimeMs > before) {
-      const v = read();
-      if (v) return v;
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return { ...(read() ?? {}), error: `${role} did not write its stats within 2 s` };
+  return (pid && (await requestStats(pid, file))) ?? { error: `${role} is not running or wrote no stats` };
 }

@@ -142,8 +142,9 @@ async function buildLinks(state, ns, profile, backend, { seed, pcapDir }) {
 }
 
 // Linux's default socket buffer ceilings (tcp_rmem 6 MB, tcp_wmem 4 MB)
-// would cap a transfer below the rate of a large-BDP path: the end hosts
-// may grow their buffers to twice the path's BDP.
+// would cap a transfer below the rate of a large-BDP path: every node (the
+// end hosts, and st and gw where a split-TCP PEP terminates connections)
+// may grow its buffers to twice the path's BDP.
 export function tcpBufferSysctls(profile) {
   const want = 2 * (pathBdpBytes(profile) ?? 0);
   if (want <= 4 * 1024 * 1024) return [];
@@ -160,7 +161,7 @@ async function configureNodes(ns, plan, profile) {
     await inNs(ns[node], 'sysctl', '-qw', 'net.ipv6.conf.all.disable_ipv6=1', 'net.ipv6.conf.default.disable_ipv6=1');
     await inNs(ns[node], 'sysctl', '-qw', `net.ipv4.tcp_congestion_control=${plan[node].cc}`);
     if (FORWARDING.includes(node)) await inNs(ns[node], 'sysctl', '-qw', 'net.ipv4.ip_forward=1');
-    else for (const kv of tcpBufferSysctls(profile)) await inNs(ns[node], 'sysctl', '-qw', kv);
+    for (const kv of tcpBufferSysctls(profile)) await inNs(ns[node], 'sysctl', '-qw', kv);
   }
 }
 

@@ -6,7 +6,7 @@ import {
 } from '../../harness/goodput.js';
 import { objectivesFor, QUIC4SAT_DOWNLOAD_OBJECTIVES_S, BULK_PRESETS } from '../../harness/bulk-presets.js';
 import {
-  expandBulkMatrix, validateBulkMatrix, satbulkGetArgs, transferTimeoutS, browserDownload, withBulkExtras, parsePepSide, tcpPepSide,
+  expandBulkMatrix, validateBulkMatrix, satbulkGetArgs, transferTimeoutS, browserDownload, parsePepSide, tcpPepSide,
   quicPepSide, formatBulkSummary, pepStarter, everyConnectionEnded,
 } from '../../harness/bulk.js';
 import { summarize } from '../../harness/summary.js';
@@ -333,7 +333,7 @@ describe('bulk: summary', () => {
     { ...rec('quic-pep', 3, []), ok: false, error: 'boom', metrics: null, goodput: null },
     { scenario: { profile: 'geo', loss_pct: 0, protocol: 'h1', site: 'kepler' }, run: 1, ok: true, metrics: { plt_ms: 1 } },
   ];
-  const groups = withBulkExtras(summarize(records), records);
+  const groups = summarize(records); // curves, objectives and PEP ratios come with the statistics
 
   it('adds the curve, the objectives and the PEP ratio to bulk groups only', () => {
     const pageload = groups.find((g) => !g.kind);

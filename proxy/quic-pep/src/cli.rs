@@ -167,12 +167,11 @@ pub fn parse(argv: &[String]) -> Result<Command, String> {
         }
     }
     let mut it = items.into_iter().peekable();
-    let value = |flag: &str, it: &mut std::iter::Peekable<std::vec::IntoIter<String>>| {
-        match it.peek() {
+    let value =
+        |flag: &str, it: &mut std::iter::Peekable<std::vec::IntoIter<String>>| match it.peek() {
             Some(v) if !v.starts_with("--") => Ok(it.next().unwrap()),
             _ => Err(format!("{flag}: needs a value")),
-        }
-    };
+        };
     let (mut listen, mut cert, mut key, mut next_hop, mut next_hop_name, mut next_hop_ca) =
         (None, None, None, None, None, None);
     let (mut role, mut label, mut qlog_dir, mut log, mut stats, mut threads) =
@@ -207,7 +206,11 @@ pub fn parse(argv: &[String]) -> Result<Command, String> {
             }
             "--label" => {
                 let v = value(f, &mut it)?;
-                if v.is_empty() || !v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+                if v.is_empty()
+                    || !v
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+                {
                     return Err(format!("{f}: letters, digits, - and _ only, got '{v}'"));
                 }
                 label = Some(v);
@@ -222,7 +225,9 @@ pub fn parse(argv: &[String]) -> Result<Command, String> {
                     .map(|s| s.as_bytes().to_vec())
                     .collect();
                 if alpn.is_empty() || alpn.iter().any(|p| p.len() > 255) {
-                    return Err(format!("{f}: expected a comma-separated list of protocol names, got '{v}'"));
+                    return Err(format!(
+                        "{f}: expected a comma-separated list of protocol names, got '{v}'"
+                    ));
                 }
             }
             "--accept-side" => accept_lists.push(value(f, &mut it)?),
@@ -262,7 +267,9 @@ pub fn parse(argv: &[String]) -> Result<Command, String> {
     let listen: SocketAddr = need(listen, "--listen")?;
     let next_hop: SocketAddr = need(next_hop, "--next-hop")?;
     if listen == next_hop {
-        return Err(format!("--next-hop {next_hop}: the proxy's own --listen address"));
+        return Err(format!(
+            "--next-hop {next_hop}: the proxy's own --listen address"
+        ));
     }
     Ok(Command::Run(Box::new(Config {
         listen,
@@ -294,7 +301,8 @@ mod tests {
         s.split_whitespace().map(String::from).collect()
     }
 
-    const BASE: &str = "--listen 198.18.1.1:443 --cert c.pem --key k.pem --next-hop 198.18.2.2:443 \
+    const BASE: &str =
+        "--listen 198.18.1.1:443 --cert c.pem --key k.pem --next-hop 198.18.2.2:443 \
                         --next-hop-name pep-gw.satbench.test --next-hop-ca gw.pem";
 
     fn config(extra: &str) -> Config {
@@ -320,7 +328,10 @@ mod tests {
         assert_eq!(c.label, "quic-pep");
         assert_eq!(c.max_connections, 256);
         assert_eq!(c.max_conn_memory, 256 << 20);
-        assert_eq!((c.qlog_dir, c.log, c.stats, c.threads), (None, None, None, None));
+        assert_eq!(
+            (c.qlog_dir, c.log, c.stats, c.threads),
+            (None, None, None, None)
+        );
     }
 
     #[test]
@@ -361,18 +372,24 @@ mod tests {
         assert_eq!(c.qlog_dir, Some(PathBuf::from("/q")));
         assert_eq!(c.log, Some(PathBuf::from("/l")));
         assert_eq!(c.stats, Some(PathBuf::from("/s")));
-        assert_eq!((c.max_connections, c.max_conn_memory, c.threads), (3, 1_000_000, Some(2)));
+        assert_eq!(
+            (c.max_connections, c.max_conn_memory, c.threads),
+            (3, 1_000_000, Some(2))
+        );
     }
 
     #[test]
     fn errors_name_the_flag() {
         assert!(error("--connect-side cc=vegas").starts_with("--connect-side cc: expected cubic"));
-        assert!(error("--accept-side frob=1").starts_with("--accept-side: unknown transport option 'frob'"));
+        assert!(error("--accept-side frob=1")
+            .starts_with("--accept-side: unknown transport option 'frob'"));
         assert!(error("--accept-side ack-frequency=1").contains("takes no value"));
-        assert!(error("--connect-side initial-window").starts_with("--connect-side initial-window: needs a value"));
+        assert!(error("--connect-side initial-window")
+            .starts_with("--connect-side initial-window: needs a value"));
         assert!(error("--role satellite").starts_with("--role: expected st or gw"));
         assert!(error("--max-connections 0").starts_with("--max-connections: at least 1"));
-        assert!(error("--max-conn-memory lots").starts_with("--max-conn-memory: expected a whole number"));
+        assert!(error("--max-conn-memory lots")
+            .starts_with("--max-conn-memory: expected a whole number"));
         assert!(error("--threads 0").starts_with("--threads:"));
         assert!(error("--label a/b").starts_with("--label:"));
         assert!(error("--frob").contains("unknown argument '--frob'"));

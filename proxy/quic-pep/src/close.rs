@@ -60,7 +60,9 @@ impl Ended {
         let text = |r: &[u8]| String::from_utf8_lossy(r).replace(['"', '\n', '\r'], "'");
         match self {
             Ended::App { code, reason } => format!("app {code:#x} \"{}\"", text(reason)),
-            Ended::Transport { code, reason } => format!("transport {code:#x} \"{}\"", text(reason)),
+            Ended::Transport { code, reason } => {
+                format!("transport {code:#x} \"{}\"", text(reason))
+            }
             Ended::TimedOut => "timeout".into(),
             Ended::Reset => "stateless-reset".into(),
             Ended::Local => "local".into(),
@@ -103,10 +105,19 @@ pub fn relay_close(ended: &Ended, side: &str) -> Option<Close> {
                 String::from_utf8_lossy(reason)
             )),
         }),
-        Ended::TimedOut => Some(Close { code: 0, reason: say("idle timeout".into()) }),
-        Ended::Reset => Some(Close { code: 0, reason: say("stateless reset".into()) }),
+        Ended::TimedOut => Some(Close {
+            code: 0,
+            reason: say("idle timeout".into()),
+        }),
+        Ended::Reset => Some(Close {
+            code: 0,
+            reason: say("stateless reset".into()),
+        }),
         Ended::Local => None,
-        Ended::Failed(why) => Some(Close { code: PEP_ERROR, reason: say(why.clone()) }),
+        Ended::Failed(why) => Some(Close {
+            code: PEP_ERROR,
+            reason: say(why.clone()),
+        }),
     }
 }
 
@@ -160,17 +171,29 @@ mod tests {
             reason: Bytes::from_static(b"bye"),
         });
         let ended = Ended::from(&e);
-        assert_eq!(ended, Ended::App { code: 0x10c, reason: b"bye".to_vec() });
+        assert_eq!(
+            ended,
+            Ended::App {
+                code: 0x10c,
+                reason: b"bye".to_vec()
+            }
+        );
         assert_eq!(
             relay_close(&ended, "client side"),
-            Some(Close { code: 0x10c, reason: b"bye".to_vec() })
+            Some(Close {
+                code: 0x10c,
+                reason: b"bye".to_vec()
+            })
         );
         assert_eq!(ended.describe(), "app 0x10c \"bye\"");
     }
 
     #[test]
     fn long_reasons_are_cut() {
-        let ended = Ended::App { code: 1, reason: vec![b'x'; 5000] };
+        let ended = Ended::App {
+            code: 1,
+            reason: vec![b'x'; 5000],
+        };
         assert_eq!(relay_close(&ended, "x").unwrap().reason.len(), MAX_REASON);
     }
 
@@ -183,7 +206,10 @@ mod tests {
         });
         assert_eq!(
             relay_close(&Ended::from(&no_error), "client side"),
-            Some(Close { code: 0, reason: b"done".to_vec() })
+            Some(Close {
+                code: 0,
+                reason: b"done".to_vec()
+            })
         );
         let violation = ConnectionError::ConnectionClosed(ConnectionClose {
             error_code: TransportErrorCode::PROTOCOL_VIOLATION,
@@ -204,7 +230,10 @@ mod tests {
         assert_eq!(c.code, 0);
         assert_eq!(c.reason, b"quic-pep: next hop: idle timeout");
         let c = relay_close(&Ended::from(&ConnectionError::Reset), "client side").unwrap();
-        assert_eq!((c.code, c.reason.as_slice()), (0, &b"quic-pep: client side: stateless reset"[..]));
+        assert_eq!(
+            (c.code, c.reason.as_slice()),
+            (0, &b"quic-pep: client side: stateless reset"[..])
+        );
     }
 
     #[test]
@@ -218,7 +247,9 @@ mod tests {
         let e = ConnectionError::VersionMismatch;
         let c = relay_close(&Ended::from(&e), "next hop").unwrap();
         assert_eq!(c.code, PEP_ERROR);
-        assert!(String::from_utf8(c.reason).unwrap().starts_with("quic-pep: next hop: "));
+        assert!(String::from_utf8(c.reason)
+            .unwrap()
+            .starts_with("quic-pep: next hop: "));
     }
 
     #[test]
@@ -231,7 +262,11 @@ mod tests {
 
     #[test]
     fn descriptions_stay_on_one_line() {
-        let d = Ended::Transport { code: 0, reason: b"a\"b\nc".to_vec() }.describe();
+        let d = Ended::Transport {
+            code: 0,
+            reason: b"a\"b\nc".to_vec(),
+        }
+        .describe();
         assert_eq!(d, "transport 0x0 \"a'b'c\"");
         assert_eq!(Ended::TimedOut.describe(), "timeout");
     }

@@ -51,7 +51,13 @@ impl NextHop {
         };
         let endpoint = quinn::Endpoint::client(bind)
             .map_err(|e| format!("next hop {addr}: cannot bind a UDP socket: {e}"))?;
-        Ok(NextHop { endpoint, addr, name, tls, transport })
+        Ok(NextHop {
+            endpoint,
+            addr,
+            name,
+            tls,
+            transport,
+        })
     }
 
     /// A connection to the next hop for client connection `conn`, offering
@@ -61,7 +67,9 @@ impl NextHop {
         tls.alpn_protocols = alpn;
         let (capture, params) = Capture::new(tls).map_err(Ended::Failed)?;
         let mut cfg = quinn::ClientConfig::new(Arc::new(capture));
-        cfg.transport_config(Arc::new(self.transport.config(conn).map_err(Ended::Failed)?));
+        cfg.transport_config(Arc::new(
+            self.transport.config(conn).map_err(Ended::Failed)?,
+        ));
         let connecting = self
             .endpoint
             .connect_with(cfg, self.addr, &self.name)

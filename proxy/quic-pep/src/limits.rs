@@ -8,8 +8,10 @@
 //! per stream direction. `fit` shrinks the windows until that sum is under
 //! `--max-conn-memory`, so the cap holds by construction.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use satbench_origin::quic::Windows;
 
@@ -59,7 +61,12 @@ pub fn fit(accept: Windows, connect: Windows, relay: u64, cap: u64) -> Result<Fi
     let total = |a: &Windows, c: &Windows| side_bytes(a) + side_bytes(c) + relay;
     let need = total(&accept, &connect);
     if need <= cap {
-        return Ok(Fit { accept, connect, bound: need, clamped: false });
+        return Ok(Fit {
+            accept,
+            connect,
+            bound: need,
+            clamped: false,
+        });
     }
     let floor = 4 * MIN_WINDOW + relay;
     if cap < floor {
@@ -79,7 +86,12 @@ pub fn fit(accept: Windows, connect: Windows, relay: u64, cap: u64) -> Result<Fi
         c = c2;
         t = total(&a, &c);
     }
-    Ok(Fit { accept: a, connect: c, bound: t, clamped: true })
+    Ok(Fit {
+        accept: a,
+        connect: c,
+        bound: t,
+        clamped: true,
+    })
 }
 
 /// Admission of client connections up to `max` at once.
@@ -101,13 +113,18 @@ impl Drop for Ticket {
 
 impl Admission {
     pub fn new(max: usize) -> Arc<Admission> {
-        Arc::new(Admission { max, active: AtomicUsize::new(0) })
+        Arc::new(Admission {
+            max,
+            active: AtomicUsize::new(0),
+        })
     }
 
     /// A ticket, or `None` when `max` connections are in.
     pub fn try_admit(self: &Arc<Self>) -> Option<Ticket> {
         self.active
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < self.max).then_some(n + 1))
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < self.max).then_some(n + 1)
+            })
             .ok()
             .map(|_| Ticket(self.clone()))
     }
@@ -118,6 +135,47 @@ impl Admission {
 
     pub fn max(&self) -> usize {
         self.max
+    }
+}
+
+/// Connection attempts refused lately, by the client's original destination
+/// connection ID. Once quinn has refused an attempt it forgets it, so an
+/// Initial the client retransmits afterwards looks like a new attempt; the
+/// proxy ignores those instead of dialling the next hop (or logging the cap)
+/// once more per retransmission.
+#[derive(Debug)]
+pub struct Refusals {
+    ttl: Duration,
+    max: usize,
+    seen: VecDeque<(Instant, Vec<u8>)>,
+}
+
+impl Refusals {
+    pub fn new(ttl: Duration, max: usize) -> Refusals {
+        Refusals {
+            ttl,
+            max,
+            seen: VecDeque::new(),
+        }
+    }
+
+    fn expire(&mut self, now: Instant) {
+        while let Some((t, _)) = self.seen.front() {
+            if now.saturating_duration_since(*t) < self.ttl && self.seen.len() <= self.max {
+                break;
+            }
+            self.seen.pop_front();
+        }
+    }
+
+    pub fn remember(&mut self, cid: &[u8], now: Instant) {
+        self.seen.push_back((now, cid.to_vec()));
+        self.expire(now);
+    }
+
+    pub fn contains(&mut self, cid: &[u8], now: Instant) -> bool {
+        self.expire(now);
+        self.seen.iter().any(|(_, c)| c == cid)
     }
 }
 
@@ -164,8 +222,15 @@ mod tests {
         let f = fit(lan, sat, relay, cap).unwrap();
         assert!(f.clamped);
         assert!(f.bound <= cap, "{} > {cap}", f.bound);
-        assert!(f.bound > cap - cap / 50, "uses the room it has: {}", f.bound);
-        assert!(f.connect.send > 10 * f.accept.send, "the big windows stay the big ones");
+        assert!(
+            f.bound > cap - cap / 50,
+            "uses the room it has: {}",
+            f.bound
+        );
+        assert!(
+            f.connect.send > 10 * f.accept.send,
+            "the big windows stay the big ones"
+        );
         assert!(f.connect.stream_receive <= f.connect.connection_receive);
         assert!(f.accept.send >= MIN_WINDOW);
     }
@@ -176,5 +241,20 @@ mod tests {
         let e = fit(w, w, 0, 100_000).unwrap_err();
         assert!(e.starts_with("--max-conn-memory 100000: too small"), "{e}");
         assert!(fit(w, w, 0, 4 * MIN_WINDOW).is_ok());
+    }
+
+    #[test]
+    fn remembers_refusals_for_a_while_and_a_bounded_number() {
+        let t0 = Instant::now();
+        let mut r = Refusals::new(Duration::from_secs(10), 2);
+        r.remember(b"a", t0);
+        assert!(r.contains(b"a", t0 + Duration::from_secs(9)));
+        assert!(!r.contains(b"b", t0));
+        assert!(!r.contains(b"a", t0 + Duration::from_secs(10)), "expired");
+        r.remember(b"b", t0);
+        r.remember(b"c", t0);
+        r.remember(b"d", t0);
+        assert!(!r.contains(b"b", t0), "the oldest go first beyond max");
+        assert!(r.contains(b"c", t0) && r.contains(b"d", t0));
     }
 }

@@ -15,12 +15,21 @@ pub struct Log {
 
 impl Log {
     pub fn stderr(label: &str) -> Log {
-        Log { label: label.into(), out: Mutex::new(Box::new(std::io::stderr())) }
+        Log {
+            label: label.into(),
+            out: Mutex::new(Box::new(std::io::stderr())),
+        }
     }
 
     pub fn file(label: &str, path: &std::path::Path) -> std::io::Result<Log> {
-        let f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
-        Ok(Log { label: label.into(), out: Mutex::new(Box::new(f)) })
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        Ok(Log {
+            label: label.into(),
+            out: Mutex::new(Box::new(f)),
+        })
     }
 
     pub fn line(&self, msg: &str) {
@@ -34,7 +43,11 @@ impl Log {
 
 pub fn format_line(t: SystemTime, label: &str, msg: &str) -> String {
     // one event, one line
-    format!("{} {label} {}\n", rfc3339_millis(t), msg.replace(['\n', '\r'], " "))
+    format!(
+        "{} {label} {}\n",
+        rfc3339_millis(t),
+        msg.replace(['\n', '\r'], " ")
+    )
 }
 
 #[cfg(test)]

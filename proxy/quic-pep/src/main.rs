@@ -38,7 +38,9 @@ fn main() {
 
 fn run(cfg: Config) -> Result<(), String> {
     let threads = cfg.threads.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, |n| n.get()).min(4)
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(4)
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)

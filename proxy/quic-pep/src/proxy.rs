@@ -25,7 +25,7 @@ use quinn::{Connecting, Incoming, VarInt};
 use crate::cli::{Config, Mode};
 use crate::close::{self, Ended};
 use crate::hop::{NextHop, Upstream};
-use crate::limits::{self, Admission};
+use crate::limits::{self, Admission, Refusals};
 use crate::log::Log;
 use crate::relay;
 use crate::stats::Stats;
@@ -40,6 +40,7 @@ pub struct Proxy {
     server_tls: rustls::ServerConfig,
     accept: SideTransport,
     admission: Arc<Admission>,
+    refusals: std::sync::Mutex<Refusals>,
     pub stats: Arc<Stats>,
     pub log: Arc<Log>,
     next_id: AtomicU64,
@@ -55,7 +56,12 @@ impl Proxy {
         let mut connect = SideTransport::new(Side::Far, cfg.connect.clone());
         let mtu = u64::from(cfg.accept.initial_mtu.max(cfg.connect.initial_mtu)).max(1500);
         let relay_bytes = limits::relay_bytes(100, 100, mtu);
-        let fit = limits::fit(accept.windows, connect.windows, relay_bytes, cfg.max_conn_memory)?;
+        let fit = limits::fit(
+            accept.windows,
+            connect.windows,
+            relay_bytes,
+            cfg.max_conn_memory,
+        )?;
         if fit.clamped {
             log.line(&format!(
                 "cap: --max-conn-memory {}: windows shrunk to fit (client side {} -> {}, next hop {} -> {} bytes each)",
@@ -69,14 +75,25 @@ impl Proxy {
         accept.windows = fit.accept;
         connect.windows = fit.connect;
         if let Some(dir) = &cfg.qlog_dir {
-            std::fs::create_dir_all(dir).map_err(|e| format!("--qlog-dir {}: {e}", dir.display()))?;
-            let q = QlogDir { dir: dir.clone(), label: cfg.label.clone() };
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("--qlog-dir {}: {e}", dir.display()))?;
+            let q = QlogDir {
+                dir: dir.clone(),
+                label: cfg.label.clone(),
+            };
             accept.qlog = Some(q.clone());
             connect.qlog = Some(q);
         }
         let hop = NextHop::new(cfg.next_hop, cfg.next_hop_name.clone(), client_tls, connect)?;
-        let mut server = quinn::ServerConfig::with_crypto(tls::with_alpn(&server_tls, cfg.alpn.clone()));
-        server.transport_config(Arc::new(accept.config(0)?));
+        let mut server =
+            quinn::ServerConfig::with_crypto(tls::with_alpn(&server_tls, cfg.alpn.clone()));
+        // Every connection is accepted with its own config (`server_config`);
+        // this default one only has to exist, and writes no qlog.
+        let plain = SideTransport {
+            qlog: None,
+            ..accept.clone()
+        };
+        server.transport_config(Arc::new(plain.config(0)?));
         // Attempts beyond the cap are refused one by one in `handle`; this
         // only bounds what quinn queues before we see them.
         server.max_incoming(cfg.max_connections.saturating_mul(2).max(16));
@@ -104,6 +121,11 @@ impl Proxy {
         ));
         Ok(Arc::new(Proxy {
             admission: Admission::new(cfg.max_connections),
+            // a client retransmits its Initial for a few seconds at most
+            refusals: std::sync::Mutex::new(Refusals::new(
+                std::time::Duration::from_secs(10),
+                4096,
+            )),
             cfg,
             endpoint,
             hop,
@@ -139,18 +161,37 @@ impl Proxy {
         let idle = async {
             tokio::join!(self.endpoint.wait_idle(), self.hop.wait_idle());
         };
-        let _ = tokio::time::timeout(std::time::Duration::from_millis(300), idle).await;
+        // Long enough for the closes to go out and the qlog writers to be
+        // dropped (flushed); short of the harness's 2 s before SIGKILL.
+        let _ = tokio::time::timeout(std::time::Duration::from_millis(1000), idle).await;
+    }
+
+    fn refuse(&self, incoming: Incoming) {
+        if let Ok(mut r) = self.refusals.lock() {
+            r.remember(&incoming.orig_dst_cid(), Instant::now());
+        }
+        incoming.refuse();
     }
 
     async fn handle(self: Arc<Self>, incoming: Incoming) {
         let remote = incoming.remote_address();
+        let cid = incoming.orig_dst_cid();
+        if self
+            .refusals
+            .lock()
+            .is_ok_and(|mut r| r.contains(&cid, Instant::now()))
+        {
+            // a retransmission of an attempt already refused
+            incoming.ignore();
+            return;
+        }
         let Some(ticket) = self.admission.try_admit() else {
             self.stats.refused.fetch_add(1, Relaxed);
             self.log.line(&format!(
                 "cap: --max-connections {} reached, refusing {remote}",
                 self.admission.max()
             ));
-            incoming.refuse();
+            self.refuse(incoming);
             return;
         };
         self.stats.active.fetch_add(1, Relaxed);
@@ -168,14 +209,17 @@ impl Proxy {
                 self.log.line(&format!(
                     "conn {id} relayed {remote} -> {} alpn={} next_hop_limits={} setup_ms={}",
                     self.cfg.next_hop,
-                    far.alpn.as_deref().map_or("-".into(), |a| String::from_utf8_lossy(a).into_owned()),
+                    far.alpn
+                        .as_deref()
+                        .map_or("-".into(), |a| String::from_utf8_lossy(a).into_owned()),
                     far.limits.map_or("-".into(), |l| format!(
                         "bidi:{},uni:{},data:{}",
                         l.max_streams_bidi, l.max_streams_uni, l.max_data
                     )),
                     started.elapsed().as_millis()
                 ));
-                let out = relay::run(id, near, far.conn, self.stats.clone(), self.log.clone()).await;
+                let out =
+                    relay::run(id, near, far.conn, self.stats.clone(), self.log.clone()).await;
                 self.stats.closed.fetch_add(1, Relaxed);
                 format!("conn {id} {}", out.describe())
             }
@@ -189,7 +233,12 @@ impl Proxy {
         self.log.line(&line);
     }
 
-    fn server_config(&self, id: u64, alpn: Vec<Vec<u8>>, far: Option<&Upstream>) -> Result<quinn::ServerConfig, String> {
+    fn server_config(
+        &self,
+        id: u64,
+        alpn: Vec<Vec<u8>>,
+        far: Option<&Upstream>,
+    ) -> Result<quinn::ServerConfig, String> {
         let mut t = self.accept.config(id)?;
         if let Some(l) = far.and_then(|u| u.limits) {
             let v = |x: u64| VarInt::from_u64(x).unwrap_or(VarInt::MAX);
@@ -202,7 +251,11 @@ impl Proxy {
     }
 
     /// Default mode: both handshakes at once.
-    async fn parallel(&self, id: u64, incoming: Incoming) -> Result<(quinn::Connection, Upstream), String> {
+    async fn parallel(
+        &self,
+        id: u64,
+        incoming: Incoming,
+    ) -> Result<(quinn::Connection, Upstream), String> {
         let cfg = self.server_config(id, self.cfg.alpn.clone(), None)?;
         let mut connecting: Connecting = incoming
             .accept_with(Arc::new(cfg))
@@ -212,7 +265,8 @@ impl Proxy {
             .handshake_data()
             .await
             .map_err(|e| format!("client side: {}", Ended::from(&e).describe()))?;
-        let alpn = tls::negotiated_alpn(Some(hd)).map_or_else(|| self.cfg.alpn.clone(), |a| vec![a]);
+        let alpn =
+            tls::negotiated_alpn(Some(hd)).map_or_else(|| self.cfg.alpn.clone(), |a| vec![a]);
         let (near, far) = tokio::join!(connecting, self.hop.connect(alpn, id));
         match (near, far) {
             (Ok(n), Ok(f)) => {
@@ -228,7 +282,8 @@ impl Proxy {
                 let ended = Ended::from(&e);
                 if let Ok(f) = far {
                     if let Some(c) = close::relay_close(&ended, Side::Near.name()) {
-                        f.conn.close(VarInt::from_u64(c.code).unwrap_or(VarInt::MAX), &c.reason);
+                        f.conn
+                            .close(VarInt::from_u64(c.code).unwrap_or(VarInt::MAX), &c.reason);
                     }
                 }
                 Err(format!("client side: {}", ended.describe()))
@@ -237,16 +292,23 @@ impl Proxy {
     }
 
     /// `--h3`: the next hop first, then the client with its ALPN and limits.
-    async fn far_first(&self, id: u64, incoming: Incoming) -> Result<(quinn::Connection, Upstream), String> {
+    async fn far_first(
+        &self,
+        id: u64,
+        incoming: Incoming,
+    ) -> Result<(quinn::Connection, Upstream), String> {
         let far = match self.hop.connect(self.cfg.alpn.clone(), id).await {
             Ok(f) => f,
             Err(ended) => {
                 // The client has had no answer yet: refusing tells it at once.
-                incoming.refuse();
+                self.refuse(incoming);
                 return Err(format!("next hop: {}", ended.describe()));
             }
         };
-        let alpn = far.alpn.clone().map_or_else(|| self.cfg.alpn.clone(), |a| vec![a]);
+        let alpn = far
+            .alpn
+            .clone()
+            .map_or_else(|| self.cfg.alpn.clone(), |a| vec![a]);
         let cfg = self.server_config(id, alpn, Some(&far))?;
         let near = match incoming.accept_with(Arc::new(cfg)) {
             Ok(c) => c.await,
@@ -260,7 +322,9 @@ impl Proxy {
             Err(e) => {
                 let ended = Ended::from(&e);
                 match close::relay_close(&ended, Side::Near.name()) {
-                    Some(c) => far.conn.close(VarInt::from_u64(c.code).unwrap_or(VarInt::MAX), &c.reason),
+                    Some(c) => far
+                        .conn
+                        .close(VarInt::from_u64(c.code).unwrap_or(VarInt::MAX), &c.reason),
                     None => far.conn.close(0u32.into(), b""),
                 }
                 Err(format!("client side: {}", ended.describe()))
@@ -289,5 +353,8 @@ pub fn mode_name(m: Mode) -> &'static str {
 }
 
 fn alpn_list(a: &[Vec<u8>]) -> String {
-    a.iter().map(|p| String::from_utf8_lossy(p).into_owned()).collect::<Vec<_>>().join(",")
+    a.iter()
+        .map(|p| String::from_utf8_lossy(p).into_owned())
+        .collect::<Vec<_>>()
+        .join(",")
 }

@@ -43,7 +43,13 @@ impl Outcome {
         let c = &self.counters;
         let streams: Vec<String> = Kind::ALL
             .iter()
-            .map(|k| format!("{}:{}", k.name(), c.streams[k.bits() as usize].load(Relaxed)))
+            .map(|k| {
+                format!(
+                    "{}:{}",
+                    k.name(),
+                    c.streams[k.bits() as usize].load(Relaxed)
+                )
+            })
             .collect();
         format!(
             "closed by {} ({}) up={} down={} streams={} resets={} stops={} id_mismatches={} duration_ms={}",
@@ -115,12 +121,21 @@ impl Ctx {
 
 /// Relays `near` (the client's connection) and `far` (the next hop) until
 /// either goes away, then closes the other with the relayed code and reason.
-pub async fn run(id: u64, near: Connection, far: Connection, stats: Arc<Stats>, log: Arc<Log>) -> Outcome {
+pub async fn run(
+    id: u64,
+    near: Connection,
+    far: Connection,
+    stats: Arc<Stats>,
+    log: Arc<Log>,
+) -> Outcome {
     let started = Instant::now();
     let counters = Arc::new(Counters::default());
     let ctx = Ctx {
         id,
-        count: Pair { conn: counters.clone(), total: stats.clone() },
+        count: Pair {
+            conn: counters.clone(),
+            total: stats.clone(),
+        },
         log,
         to_near: Tracker::default(),
         to_far: Tracker::default(),
@@ -154,7 +169,12 @@ pub async fn run(id: u64, near: Connection, far: Connection, stats: Arc<Stats>, 
     // step; aborting the accept loops drops whatever they still hold.
     loops.abort_all();
     while loops.join_next().await.is_some() {}
-    Outcome { first, ended, counters, duration: started.elapsed() }
+    Outcome {
+        first,
+        ended,
+        counters,
+        duration: started.elapsed(),
+    }
 }
 
 enum Accepted {
@@ -185,7 +205,7 @@ async fn open(conn: &Connection, dir: Dir) -> Option<Opened> {
 /// `to` before accepting the next, so the twins get the same IDs.
 async fn accept_loop(kind: Kind, from: Connection, to: Connection, ctx: Ctx) {
     let mut mirror = Mirror::new(kind);
-    // the side `to` is
+    // the side the twins are opened on
     let to_side = kind.accepted_on().other();
     let up = to_side == Side::Far;
     while let Some(accepted) = accept(&from, kind.dir).await {
@@ -196,7 +216,8 @@ async fn accept_loop(kind: Kind, from: Connection, to: Connection, ctx: Ctx) {
             Ok(e) => e,
             Err(e) => {
                 ctx.count.mismatch();
-                ctx.log.line(&format!("conn {} stream-id mismatch: {e}", ctx.id));
+                ctx.log
+                    .line(&format!("conn {} stream-id mismatch: {e}", ctx.id));
                 id
             }
         };
@@ -210,7 +231,8 @@ async fn accept_loop(kind: Kind, from: Connection, to: Connection, ctx: Ctx) {
         };
         if let Err(e) = mirror.opened(expected, actual) {
             ctx.count.mismatch();
-            ctx.log.line(&format!("conn {} stream-id mismatch: {e}", ctx.id));
+            ctx.log
+                .line(&format!("conn {} stream-id mismatch: {e}", ctx.id));
         }
         ctx.count.stream(kind);
         match (accepted, opened) {

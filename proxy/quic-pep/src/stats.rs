@@ -28,7 +28,10 @@ impl Counters {
     pub fn streams_json(&self) -> Value {
         let mut m = serde_json::Map::new();
         for k in Kind::ALL {
-            m.insert(k.name().into(), self.streams[k.bits() as usize].load(Relaxed).into());
+            m.insert(
+                k.name().into(),
+                self.streams[k.bits() as usize].load(Relaxed).into(),
+            );
         }
         Value::Object(m)
     }
@@ -65,14 +68,13 @@ impl Stats {
         json!({
             "label": label,
             "mode": mode,
-            "connections": {
-                "accepted": self.accepted.load(Relaxed),
-                "relayed": self.relayed.load(Relaxed),
-                "failed": self.failed.load(Relaxed),
-                "refused": self.refused.load(Relaxed),
-                "active": self.active.load(Relaxed),
-                "closed": self.closed.load(Relaxed),
-            },
+            // relayed: both sides up (the field the split-TCP PEP has too)
+            "connections": self.relayed.load(Relaxed),
+            "accepted": self.accepted.load(Relaxed),
+            "failed": self.failed.load(Relaxed),
+            "refused": self.refused.load(Relaxed),
+            "active": self.active.load(Relaxed),
+            "closed": self.closed.load(Relaxed),
             "streams": c.streams_json(),
             "bytes": { "up": c.bytes_up.load(Relaxed), "down": c.bytes_down.load(Relaxed) },
             "resets_relayed": c.resets.load(Relaxed),
@@ -128,7 +130,10 @@ mod tests {
     fn pair_counts_in_both() {
         let (conn, stats) = (Arc::new(Counters::default()), Arc::new(Stats::default()));
         stats.counters.bytes_up.store(100, Relaxed);
-        let p = Pair { conn: conn.clone(), total: stats.clone() };
+        let p = Pair {
+            conn: conn.clone(),
+            total: stats.clone(),
+        };
         let total = &stats.counters;
         p.bytes(true, 5);
         p.bytes(false, 7);
@@ -140,7 +145,10 @@ mod tests {
         assert_eq!(total.bytes_down.load(Relaxed), 7);
         assert_eq!(conn.streams_json()["client_uni"], 1);
         assert_eq!(conn.total_streams(), 1);
-        assert_eq!((total.resets.load(Relaxed), total.stops.load(Relaxed)), (1, 1));
+        assert_eq!(
+            (total.resets.load(Relaxed), total.stops.load(Relaxed)),
+            (1, 1)
+        );
     }
 
     #[test]
@@ -150,7 +158,8 @@ mod tests {
         s.relayed.store(2, Relaxed);
         let j = s.json("st", "h3");
         assert_eq!(j["label"], "st");
-        assert_eq!(j["connections"]["relayed"], 2);
+        assert_eq!(j["connections"], 2, "relayed");
+        assert_eq!(j["accepted"], 3);
         assert_eq!(j["streams"]["client_bidi"], 0);
         let p = std::env::temp_dir().join(format!("quic-pep-stats-{}.json", std::process::id()));
         s.write(&p, "st", "h3").unwrap();

@@ -33,12 +33,29 @@ pub struct Kind {
 }
 
 impl Kind {
-    pub const CLIENT_BI: Kind = Kind { initiator: Initiator::Client, dir: Dir::Bi };
-    pub const SERVER_BI: Kind = Kind { initiator: Initiator::Server, dir: Dir::Bi };
-    pub const CLIENT_UNI: Kind = Kind { initiator: Initiator::Client, dir: Dir::Uni };
-    pub const SERVER_UNI: Kind = Kind { initiator: Initiator::Server, dir: Dir::Uni };
+    pub const CLIENT_BI: Kind = Kind {
+        initiator: Initiator::Client,
+        dir: Dir::Bi,
+    };
+    pub const SERVER_BI: Kind = Kind {
+        initiator: Initiator::Server,
+        dir: Dir::Bi,
+    };
+    pub const CLIENT_UNI: Kind = Kind {
+        initiator: Initiator::Client,
+        dir: Dir::Uni,
+    };
+    pub const SERVER_UNI: Kind = Kind {
+        initiator: Initiator::Server,
+        dir: Dir::Uni,
+    };
     /// In the order of their low two bits (0..=3).
-    pub const ALL: [Kind; 4] = [Kind::CLIENT_BI, Kind::SERVER_BI, Kind::CLIENT_UNI, Kind::SERVER_UNI];
+    pub const ALL: [Kind; 4] = [
+        Kind::CLIENT_BI,
+        Kind::SERVER_BI,
+        Kind::CLIENT_UNI,
+        Kind::SERVER_UNI,
+    ];
 
     pub fn of(id: u64) -> Kind {
         Kind::ALL[(id & 3) as usize]
@@ -143,12 +160,20 @@ impl Mirror {
     /// Stream `id` was accepted on one side: the ID its twin must get on the
     /// other. The twin keeps the ID (same kind, same sequence number).
     pub fn accepted(&mut self, id: u64) -> Result<u64, MirrorError> {
-        assert_eq!(Kind::of(id), self.kind, "stream {id} is not a {}", self.kind.name());
+        assert_eq!(
+            Kind::of(id),
+            self.kind,
+            "stream {id} is not a {}",
+            self.kind.name()
+        );
         let expected = self.kind.id(self.next);
         if id != expected {
             // Follow quinn's numbering from here on, so one slip is reported once.
             self.next = index(id).max(self.next) + 1;
-            return Err(MirrorError::OutOfOrder { accepted: id, expected });
+            return Err(MirrorError::OutOfOrder {
+                accepted: id,
+                expected,
+            });
         }
         self.next += 1;
         Ok(id)
@@ -220,10 +245,17 @@ mod tests {
         let twin = m.accepted(2).unwrap();
         assert_eq!(
             m.opened(twin, 6),
-            Err(MirrorError::Mismatch { expected: 2, actual: 6 })
+            Err(MirrorError::Mismatch {
+                expected: 2,
+                actual: 6
+            })
         );
         assert_eq!(
-            MirrorError::Mismatch { expected: 2, actual: 6 }.to_string(),
+            MirrorError::Mismatch {
+                expected: 2,
+                actual: 6
+            }
+            .to_string(),
             "stream 2 relayed as stream 6"
         );
     }
@@ -234,12 +266,18 @@ mod tests {
         assert_eq!(m.accepted(0), Ok(0));
         assert_eq!(
             m.accepted(8),
-            Err(MirrorError::OutOfOrder { accepted: 8, expected: 4 })
+            Err(MirrorError::OutOfOrder {
+                accepted: 8,
+                expected: 4
+            })
         );
         // in step again after the slip
         assert_eq!(m.accepted(12), Ok(12));
         // a stream given twice
-        assert!(matches!(m.accepted(12), Err(MirrorError::OutOfOrder { .. })));
+        assert!(matches!(
+            m.accepted(12),
+            Err(MirrorError::OutOfOrder { .. })
+        ));
     }
 
     #[test]

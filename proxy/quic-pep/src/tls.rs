@@ -50,7 +50,10 @@ pub fn load_pinned(path: &Path) -> Result<CertificateDer<'static>, String> {
         .map_err(|e| format!("--next-hop-ca {}: {e}", path.display()))?;
     match certs.len() {
         1 => Ok(certs.remove(0)),
-        0 => Err(format!("--next-hop-ca {}: no certificate in the file", path.display())),
+        0 => Err(format!(
+            "--next-hop-ca {}: no certificate in the file",
+            path.display()
+        )),
         n => Err(format!(
             "--next-hop-ca {}: {n} certificates; give exactly the next hop's",
             path.display()
@@ -132,18 +135,27 @@ pub fn client_tls(pinned: CertificateDer<'static>) -> Result<rustls::ClientConfi
         .with_no_client_auth())
 }
 
+/// Where `Capture` puts the server's transport parameters (wire encoding).
+pub type CapturedParams = Arc<OnceLock<Vec<u8>>>;
+
 /// A client crypto configuration that records the server's transport
 /// parameters (their wire encoding) once the handshake delivers them.
 pub struct Capture {
     inner: Arc<QuicClientConfig>,
-    params: Arc<OnceLock<Vec<u8>>>,
+    params: CapturedParams,
 }
 
 impl Capture {
-    pub fn new(tls: rustls::ClientConfig) -> Result<(Capture, Arc<OnceLock<Vec<u8>>>), String> {
+    pub fn new(tls: rustls::ClientConfig) -> Result<(Capture, CapturedParams), String> {
         let inner = QuicClientConfig::try_from(tls).map_err(|e| format!("TLS: {e}"))?;
         let params = Arc::new(OnceLock::new());
-        Ok((Capture { inner: Arc::new(inner), params: params.clone() }, params))
+        Ok((
+            Capture {
+                inner: Arc::new(inner),
+                params: params.clone(),
+            },
+            params,
+        ))
     }
 }
 
@@ -154,14 +166,20 @@ impl crypto::ClientConfig for Capture {
         server_name: &str,
         params: &TransportParameters,
     ) -> Result<Box<dyn crypto::Session>, ConnectError> {
-        let inner = self.inner.clone().start_session(version, server_name, params)?;
-        Ok(Box::new(CaptureSession { inner, params: self.params.clone() }))
+        let inner = self
+            .inner
+            .clone()
+            .start_session(version, server_name, params)?;
+        Ok(Box::new(CaptureSession {
+            inner,
+            params: self.params.clone(),
+        }))
     }
 }
 
 struct CaptureSession {
     inner: Box<dyn crypto::Session>,
-    params: Arc<OnceLock<Vec<u8>>>,
+    params: CapturedParams,
 }
 
 impl crypto::Session for CaptureSession {
@@ -249,8 +267,13 @@ mod tests {
         let a_der = CertificateDer::from(a.cert_der.clone());
         let b_der = CertificateDer::from(b.cert_der.clone());
         assert!(v.verify_server_cert(&a_der, &[], &name, &[], now).is_ok());
-        let e = v.verify_server_cert(&b_der, &[], &name, &[], now).unwrap_err();
-        assert!(e.to_string().contains("not the one --next-hop-ca names"), "{e}");
+        let e = v
+            .verify_server_cert(&b_der, &[], &name, &[], now)
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("not the one --next-hop-ca names"),
+            "{e}"
+        );
         // the pinned certificate under another name still fails the name check
         let other = ServerName::try_from("b.test").unwrap();
         assert!(v.verify_server_cert(&a_der, &[], &other, &[], now).is_err());
@@ -264,9 +287,15 @@ mod tests {
         let a = cert::generate(&["a.test".into()], &[]).unwrap();
         std::fs::write(d.join("two.pem"), format!("{}{}", a.cert_pem, a.cert_pem)).unwrap();
         std::fs::write(d.join("none.pem"), "nothing").unwrap();
-        assert!(load_pinned(&d.join("two.pem")).unwrap_err().contains("2 certificates"));
-        assert!(load_pinned(&d.join("none.pem")).unwrap_err().contains("no certificate"));
-        assert!(load_pinned(&d.join("missing.pem")).unwrap_err().starts_with("--next-hop-ca"));
+        assert!(load_pinned(&d.join("two.pem"))
+            .unwrap_err()
+            .contains("2 certificates"));
+        assert!(load_pinned(&d.join("none.pem"))
+            .unwrap_err()
+            .contains("no certificate"));
+        assert!(load_pinned(&d.join("missing.pem"))
+            .unwrap_err()
+            .starts_with("--next-hop-ca"));
         std::fs::remove_dir_all(&d).unwrap();
     }
 
@@ -277,7 +306,9 @@ mod tests {
         cert::write(&d, &a).unwrap();
         let s = server_tls(&d.join("cert.pem"), &d.join("key.pem")).unwrap();
         let _quic = with_alpn(&s, vec![b"h3".to_vec()]);
-        assert!(server_tls(&d.join("nope.pem"), &d.join("key.pem")).unwrap_err().starts_with("--cert"));
+        assert!(server_tls(&d.join("nope.pem"), &d.join("key.pem"))
+            .unwrap_err()
+            .starts_with("--cert"));
         std::fs::remove_dir_all(&d).unwrap();
     }
 }

@@ -61,7 +61,10 @@ pub fn parse(buf: &[u8]) -> Result<PeerLimits, String> {
         let mut p = 0;
         *field = varint(value, &mut p)?;
         if p != value.len() {
-            return Err(format!("transport parameter {id:#x}: {} bytes for one integer", value.len()));
+            return Err(format!(
+                "transport parameter {id:#x}: {} bytes for one integer",
+                value.len()
+            ));
         }
     }
     Ok(out)
@@ -88,13 +91,13 @@ mod tests {
     #[test]
     fn reads_the_stream_limits() {
         let buf = [
-            param(0x01, 30_000),                   // max_idle_timeout: skipped
+            param(0x01, 30_000), // max_idle_timeout: skipped
             param(INITIAL_MAX_STREAMS_BIDI, 100),
             param(INITIAL_MAX_STREAMS_UNI, 3),
             param(INITIAL_MAX_DATA, 40_625_000),
             param(INITIAL_MAX_STREAM_DATA_UNI, 1 << 40),
-            vec![0x0f, 2, 0xab, 0xcd],             // a parameter of raw bytes: skipped
-            param(0x2ab2, 7),                      // a greased id: skipped
+            vec![0x0f, 2, 0xab, 0xcd], // a parameter of raw bytes: skipped
+            param(0x2ab2, 7),          // a greased id: skipped
         ]
         .concat();
         let l = parse(&buf).unwrap();
@@ -119,6 +122,8 @@ mod tests {
         // a length that points past the end
         assert!(parse(&[0x08, 0x05, 0x01]).is_err());
         // a value with trailing bytes
-        assert!(parse(&[0x08, 0x02, 0x01, 0x00]).unwrap_err().contains("2 bytes"));
+        assert!(parse(&[0x08, 0x02, 0x01, 0x00])
+            .unwrap_err()
+            .contains("2 bytes"));
     }
 }

@@ -53,7 +53,12 @@ pub fn describe(opts: &QuicOptions, w: &Windows) -> String {
 
 impl SideTransport {
     pub fn new(side: Side, opts: QuicOptions) -> SideTransport {
-        SideTransport { side, windows: windows(opts.bdp_bytes), opts, qlog: None }
+        SideTransport {
+            side,
+            windows: windows(opts.bdp_bytes),
+            opts,
+            qlog: None,
+        }
     }
 
     pub fn describe(&self) -> String {
@@ -81,7 +86,11 @@ impl SideTransport {
             .map_err(|e| format!("--qlog-dir {}: {e}", path.display()))?;
         let mut c = quinn::QlogConfig::default();
         c.writer(Box::new(std::io::BufWriter::with_capacity(64 * 1024, f)))
-            .title(Some(format!("{} connection {conn} ({})", q.label, self.side.name())));
+            .title(Some(format!(
+                "{} connection {conn} ({})",
+                q.label,
+                self.side.name()
+            )));
         t.qlog_stream(c.into_stream());
         Ok(())
     }
@@ -99,14 +108,28 @@ mod tests {
 
     #[test]
     fn qlog_names_say_connection_and_side() {
-        let q = QlogDir { dir: "/out".into(), label: "st".into() };
-        assert_eq!(q.file(7, Side::Near), PathBuf::from("/out/st-00007-client.sqlog"));
-        assert_eq!(q.file(7, Side::Far), PathBuf::from("/out/st-00007-nexthop.sqlog"));
+        let q = QlogDir {
+            dir: "/out".into(),
+            label: "st".into(),
+        };
+        assert_eq!(
+            q.file(7, Side::Near),
+            PathBuf::from("/out/st-00007-client.sqlog")
+        );
+        assert_eq!(
+            q.file(7, Side::Far),
+            PathBuf::from("/out/st-00007-nexthop.sqlog")
+        );
     }
 
     #[test]
     fn windows_come_from_the_bdp_and_reach_the_config() {
-        let opts = QuicOptions { cc: Cc::NewReno, initial_window_packets: 100, bdp_bytes: 1_000_000, ..Default::default() };
+        let opts = QuicOptions {
+            cc: Cc::NewReno,
+            initial_window_packets: 100,
+            bdp_bytes: 1_000_000,
+            ..Default::default()
+        };
         let mut s = SideTransport::new(Side::Far, opts);
         assert_eq!(s.windows.send, 2_000_000);
         s.windows.send = 123_456;
@@ -125,7 +148,10 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("quic-pep-qlog-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let mut s = SideTransport::new(Side::Near, QuicOptions::default());
-        s.qlog = Some(QlogDir { dir: dir.clone(), label: "gw".into() });
+        s.qlog = Some(QlogDir {
+            dir: dir.clone(),
+            label: "gw".into(),
+        });
         s.config(3).unwrap();
         assert!(dir.join("gw-00003-client.sqlog").exists());
         std::fs::remove_dir_all(&dir).unwrap();

@@ -4,6 +4,7 @@
 use std::net::IpAddr;
 use std::path::PathBuf;
 
+use crate::priority::Policy;
 use crate::quic::QuicOptions;
 
 /// The server address the testbed gives the origin (`gen-cert --ip` alone).
@@ -17,12 +18,16 @@ usage:
                [--quic-initial-mtu BYTES] [--quic-ack-frequency]
                [--quic-ack-eliciting-threshold N] [--quic-max-ack-delay-ms MS]
                [--bdp-bytes BYTES] [--idle-timeout-ms MS]
+               [--h3-priorities rfc9218|incremental-last|off]
   origin gen-cert --name HOST[,HOST2…] [--ip [IP[,IP2…]]] --out DIR
   origin --help | --version
 
 serve: HTTP/1.1 on IP:http-port/tcp, HTTP/1.1 and HTTP/2 over TLS on
 IP:https-port/tcp (ALPN h2, http/1.1), HTTP/3 on IP:https-port/udp; prints
 `ready` once all three listen; exits 0 on SIGTERM or SIGINT, 2 on an error.
+HTTP/3 responses are sent in the order the requests' RFC 9218 priorities
+ask for (--h3-priorities: rfc9218, the default; incremental-last, every
+incremental response after every other; off, all round-robin).
 gen-cert: writes DIR/cert.pem, DIR/key.pem (ECDSA P-256) and DIR/spki.txt
 (base64 SHA-256 of the SubjectPublicKeyInfo, for Chromium's
 --ignore-certificate-errors-spki-list). --ip alone adds 198.18.3.2.
@@ -54,6 +59,8 @@ pub struct ServeArgs {
     pub key: PathBuf,
     pub log: Option<PathBuf>,
     pub quic: QuicOptions,
+    /// how HTTP/3 responses are ordered (`--h3-priorities`)
+    pub h3_priorities: Policy,
 }
 
 /// Splits `--flag=value` and `--flag value`; knows which flags take a value.
@@ -190,6 +197,7 @@ fn parse_serve(argv: &[String]) -> Result<ServeArgs, String> {
     let (mut root, mut addr, mut cert, mut key, mut log) = (None, None, None, None, None);
     let (mut http_port, mut https_port) = (80u16, 443u16);
     let mut q = QuicOptions::default();
+    let mut h3_priorities = Policy::default();
     while let Some(flag) = a.next() {
         let f = flag.as_str();
         match f {
@@ -200,6 +208,12 @@ fn parse_serve(argv: &[String]) -> Result<ServeArgs, String> {
             "--cert" => cert = Some(PathBuf::from(a.value(f)?)),
             "--key" => key = Some(PathBuf::from(a.value(f)?)),
             "--log" => log = Some(PathBuf::from(a.value(f)?)),
+            "--h3-priorities" => {
+                let v = a.value(f)?;
+                h3_priorities = Policy::parse(&v).ok_or_else(|| {
+                    format!("{f}: expected rfc9218, incremental-last or off, got '{v}'")
+                })?;
+            }
             _ if quic_key(f).is_some() => {
                 let key = quic_key(f).unwrap();
                 let v = if QuicOptions::takes_value(key) { Some(a.value(f)?) } else { None };
@@ -217,6 +231,7 @@ fn parse_serve(argv: &[String]) -> Result<ServeArgs, String> {
         key: key.ok_or("serve: --key is required")?,
         log,
         quic: q,
+        h3_priorities,
     })
 }
 
@@ -241,6 +256,7 @@ mod tests {
         assert_eq!((s.http_port, s.https_port), (80, 443));
         assert_eq!(s.log, None);
         assert_eq!(s.quic, QuicOptions::default());
+        assert_eq!(s.h3_priorities, Policy::Rfc9218);
     }
 
     #[test]
@@ -249,11 +265,12 @@ mod tests {
             "serve --root=/srv --addr 127.0.0.1 --http-port 8080 --https-port=8443 --cert c --key k \
              --log /tmp/l --quic-cc bbr --quic-initial-window 32 --quic-initial-mtu 1400 \
              --quic-ack-eliciting-threshold 9 --quic-max-ack-delay-ms 40 --bdp-bytes 1000000 \
-             --idle-timeout-ms 5000",
+             --idle-timeout-ms 5000 --h3-priorities=incremental-last",
         ))
         .unwrap();
         let Command::Serve(s) = c else { panic!() };
         assert_eq!((s.http_port, s.https_port), (8080, 8443));
+        assert_eq!(s.h3_priorities, Policy::IncrementalLast);
         assert_eq!(s.log, Some(PathBuf::from("/tmp/l")));
         let q = s.quic;
         assert_eq!(q.cc, Cc::Bbr);
@@ -273,6 +290,10 @@ mod tests {
         assert!(err("--quic-cc vegas").starts_with("--quic-cc:"));
         assert!(err("--http-port 70000").starts_with("--http-port:"));
         assert!(err("--bdp-bytes").starts_with("--bdp-bytes: needs a value"));
+        assert_eq!(
+            err("--h3-priorities strict"),
+            "--h3-priorities: expected rfc9218, incremental-last or off, got 'strict'"
+        );
         assert!(err("--frobnicate").contains("unknown argument '--frobnicate'"));
         assert!(parse(&args("serve --root /srv"))
             .unwrap_err()

@@ -16,8 +16,9 @@
 //! control stream are watched for PRIORITY_UPDATE frames, which re-set it.
 //!
 //! What the numbers are is decided in `priority` (plain, unit-tested); this
-//! module only carries them to quinn. It is the server side only in spirit:
-//! the client-facing parts of the traits work too but are not used.
+//! module only carries them to quinn. Only the server uses it: opening
+//! bidirectional streams (a client's job) is implemented, as the traits
+//! require, but never exercised.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -29,7 +30,7 @@ use bytes::{Buf, Bytes};
 use h3::quic::{self, ConnectionErrorIncoming, StreamErrorIncoming, StreamId, WriteBuf};
 use quinn::VarInt;
 
-use crate::priority::{self, ControlStreamTap, Priority};
+use crate::priority::{self, ControlStreamTap, Policy, Priority};
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 type Bi = (quinn::SendStream, quinn::RecvStream);
@@ -68,16 +69,28 @@ struct Table {
 /// its response is fully acknowledged, stopped, or the connection ends — not
 /// only while the handler runs — so a PRIORITY_UPDATE for a response that
 /// is already buffered in quinn still takes effect.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct StreamPriorities {
     table: Arc<Mutex<Table>>,
-}
-
-fn set(send: &SharedSend, id: u64, p: Priority) {
-    let _ = lock(send).set_priority(priority::send_priority(p, id));
+    policy: Policy,
 }
 
 impl StreamPriorities {
+    fn new(policy: Policy) -> StreamPriorities {
+        StreamPriorities {
+            table: Arc::default(),
+            policy,
+        }
+    }
+
+    // Priorities are set with the table locked, so that a header and a
+    // PRIORITY_UPDATE racing for one stream end with the one recorded last.
+    // Lock order: table, then a stream's mutex (then quinn's own); writers
+    // take only the stream's.
+    fn set(&self, send: &SharedSend, id: u64, p: Priority) {
+        let _ = lock(send).set_priority(priority::send_priority(self.policy, p, id));
+    }
+
     /// Set the priority of the response on request stream `id` from the
     /// request's `priority` header (`header`, None if it had none) — or from
     /// a PRIORITY_UPDATE for the stream, which wins when one came. Returns
@@ -85,91 +98,70 @@ impl StreamPriorities {
     /// response goes with the defaults, `u=3` non-incremental). Call it
     /// before sending the response.
     pub fn apply_request(&self, id: u64, header: Option<Priority>) -> Option<Priority> {
-        let (send, given) = {
-            let t = lock(&self.table);
-            match t.streams.get(&id) {
-                Some(e) => (e.send.clone(), e.update.or(header)),
-                None => (None, header),
-            }
+        let t = lock(&self.table);
+        let Some(e) = t.streams.get(&id) else {
+            return header;
         };
-        if let Some(send) = send {
-            set(&send, id, given.unwrap_or_default());
+        let given = e.update.or(header);
+        if let Some(send) = &e.send {
+            self.set(send, id, given.unwrap_or_default());
         }
         given
     }
 
     /// A PRIORITY_UPDATE for request stream `id`.
     fn update(&self, id: u64, p: Priority) {
-        eprintln!("TEMPDEBUG priority_update {id} {p} {:?}", std::time::SystemTime::now()); // TEMPDEBUG
         if id & 0x3 != 0 {
             return; // not a client-initiated bidirectional stream
         }
-        let send = {
-            let mut t = lock(&self.table);
-            let t = &mut *t;
-            if let Some(e) = t.streams.get_mut(&id) {
-                e.update = Some(p);
-                e.send.clone()
-            } else {
-                // a stream not opened yet; one that is gone is finished
-                if id >= t.next_request && t.early < MAX_EARLY_UPDATES {
-                    t.early += 1;
-                    t.streams.insert(
-                        id,
-                        Entry {
-                            send: None,
-                            update: Some(p),
-                        },
-                    );
-                }
-                None
+        let mut t = lock(&self.table);
+        let t = &mut *t;
+        if let Some(e) = t.streams.get_mut(&id) {
+            e.update = Some(p);
+            if let Some(send) = &e.send {
+                self.set(send, id, p);
             }
-        };
-        if let Some(send) = send {
-            set(&send, id, p);
+        } else if id >= t.next_request && t.early < MAX_EARLY_UPDATES {
+            // a stream not opened yet (one that is gone is finished)
+            t.early += 1;
+            t.streams.insert(
+                id,
+                Entry {
+                    send: None,
+                    update: Some(p),
+                },
+            );
         }
     }
 
     fn register(&self, id: u64, send: SharedSend) {
-        let early = {
-            let mut t = lock(&self.table);
-            let t = &mut *t;
-            t.next_request = t.next_request.max(id + 4);
-            match t.streams.get_mut(&id) {
-                Some(e) => {
-                    t.early -= 1;
-                    e.send = Some(send.clone());
-                    e.update
+        let mut t = lock(&self.table);
+        let t = &mut *t;
+        t.next_request = t.next_request.max(id + 4);
+        match t.streams.get_mut(&id) {
+            Some(e) => {
+                // an early PRIORITY_UPDATE
+                t.early -= 1;
+                if let Some(p) = e.update {
+                    self.set(&send, id, p);
                 }
-                None => {
-                    t.streams.insert(
-                        id,
-                        Entry {
-                            send: Some(send.clone()),
-                            update: None,
-                        },
-                    );
-                    None
-                }
+                e.send = Some(send);
             }
-        };
-        if let Some(p) = early {
-            set(&send, id, p);
+            None => {
+                t.streams.insert(
+                    id,
+                    Entry {
+                        send: Some(send),
+                        update: None,
+                    },
+                );
+            }
         }
     }
 
     fn forget(&self, id: u64) {
         let gone = lock(&self.table).streams.remove(&id);
-        drop(gone); // outside the table's lock
-    }
-
-    /// Streams currently in the table (for tests).
-    pub fn len(&self) -> usize {
-        lock(&self.table).streams.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        drop(gone); // the quinn stream's drop: outside the table's lock
     }
 }
 
@@ -177,9 +169,11 @@ impl StreamPriorities {
 
 fn connection_error(e: quinn::ConnectionError) -> ConnectionErrorIncoming {
     match e {
-        quinn::ConnectionError::ApplicationClosed(close) => ConnectionErrorIncoming::ApplicationClose {
-            error_code: close.error_code.into_inner(),
-        },
+        quinn::ConnectionError::ApplicationClosed(close) => {
+            ConnectionErrorIncoming::ApplicationClose {
+                error_code: close.error_code.into_inner(),
+            }
+        }
         quinn::ConnectionError::TimedOut => ConnectionErrorIncoming::Timeout,
         other => ConnectionErrorIncoming::Undefined(Arc::new(other)),
     }
@@ -231,11 +225,12 @@ pub struct Connection {
 }
 
 impl Connection {
-    pub fn new(conn: quinn::Connection) -> Connection {
+    /// A connection whose responses are ordered by `policy`.
+    pub fn new(conn: quinn::Connection, policy: Policy) -> Connection {
         Connection {
             opener: OpenStreams::new(conn.clone()),
             conn,
-            priorities: StreamPriorities::default(),
+            priorities: StreamPriorities::new(policy),
             accepting_bi: None,
             accepting_uni: None,
         }
@@ -441,7 +436,8 @@ impl<B: Buf> quic::SendStream<B> for SendStream<B> {
         if let Some(data) = self.writing.as_mut() {
             let mut s = lock(&self.send);
             while data.has_remaining() {
-                let n = ready!(Pin::new(&mut *s).poll_write(cx, data.chunk())).map_err(write_error)?;
+                let n =
+                    ready!(Pin::new(&mut *s).poll_write(cx, data.chunk())).map_err(write_error)?;
                 data.advance(n);
             }
         }

@@ -4,8 +4,8 @@
 //! frames out of the bytes of the peer's HTTP/3 control stream. No I/O;
 //! `h3_quinn_prio` applies the numbers to the streams.
 //!
-//! The scheduling this gives (quinn sends the highest priority with data
-//! pending first; equal priorities round-robin):
+//! The scheduling this gives by default (`Policy::Rfc9218`; quinn sends the
+//! highest priority with data pending first, equal priorities round-robin):
 //!
 //! - a lower urgency number is always sent first (`u=0` before `u=1` …);
 //! - within one urgency, non-incremental responses come before incremental
@@ -100,6 +100,44 @@ pub fn from_headers(headers: &http::HeaderMap) -> Option<Priority> {
     any.then(|| parse(&joined))
 }
 
+/// How HTTP/3 responses are ordered (`origin serve --h3-priorities`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Policy {
+    /// RFC 9218 as written: urgency first; within an urgency,
+    /// non-incremental responses in request order, then the incremental
+    /// ones round-robin.
+    #[default]
+    Rfc9218,
+    /// Non-incremental responses as in `Rfc9218` (urgency, then request
+    /// order), all ahead of every incremental response; the incremental
+    /// ones share the link round-robin whatever their urgency.
+    IncrementalLast,
+    /// No priorities: every response equal, round-robin (quinn's default,
+    /// the server's behaviour before it read priorities).
+    Off,
+}
+
+impl Policy {
+    pub const NAMES: [&'static str; 3] = ["rfc9218", "incremental-last", "off"];
+
+    pub fn parse(s: &str) -> Option<Policy> {
+        match s {
+            "rfc9218" => Some(Policy::Rfc9218),
+            "incremental-last" => Some(Policy::IncrementalLast),
+            "off" => Some(Policy::Off),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Rfc9218 => "rfc9218",
+            Policy::IncrementalLast => "incremental-last",
+            Policy::Off => "off",
+        }
+    }
+}
+
 /// Requests per urgency band that keep their own place in line; later ones
 /// share the last place (at 2^26 requests on one connection, never reached).
 const ORDER_SLOTS: u64 = 1 << 26;
@@ -109,15 +147,18 @@ const ORDER_SLOTS: u64 = 1 << 26;
 ///
 /// Layout (all non-negative, below 2^30): urgency `u` owns the band
 /// `(7 - u) × 2^27 … (8 - u) × 2^27 - 1`. Incremental responses take the
-/// band's bottom value, all the same, so quinn serves them round-robin.
-/// Non-incremental ones take `2^26 + (2^26 - 1 - n)` above it, `n` being
-/// the request's number on the connection (stream id / 4), so each earlier
-/// request outranks each later one of the same urgency and they go out one
-/// at a time, whole, in request order.
-pub fn send_priority(p: Priority, stream_id: u64) -> i32 {
+/// band's bottom value, all the same, so quinn serves them round-robin
+/// (`IncrementalLast`: 0, the bottom of all bands). Non-incremental ones
+/// take `2^26 + (2^26 - 1 - n)` above it, `n` being the request's number on
+/// the connection (stream id / 4), so each earlier request outranks each
+/// later one of the same urgency and they go out one at a time, whole, in
+/// request order. `Off`: 0 for everything.
+pub fn send_priority(policy: Policy, p: Priority, stream_id: u64) -> i32 {
     let band = (7 - i64::from(p.urgency.min(7))) << 27;
-    if p.incremental {
-        return band as i32;
+    match (policy, p.incremental) {
+        (Policy::Off, _) | (Policy::IncrementalLast, true) => return 0,
+        (Policy::Rfc9218, true) => return band as i32,
+        (_, false) => {}
     }
     let n = (stream_id >> 2).min(ORDER_SLOTS - 1) as i64;
     (band + ORDER_SLOTS as i64 + (ORDER_SLOTS as i64 - 1 - n)) as i32
@@ -351,9 +392,7 @@ fn parse_dictionary(s: &[u8]) -> Option<Vec<(String, Item)>> {
             return None;
         }
         p.skip_ows();
-        if p.peek().is_none() {
-            return None; // trailing comma
-        }
+        p.peek()?; // nothing after the comma: invalid
     }
 }
 
@@ -521,6 +560,8 @@ impl ControlStreamTap {
 mod tests {
     use super::*;
 
+    const R: Policy = Policy::Rfc9218;
+
     fn p(urgency: u8, incremental: bool) -> Priority {
         Priority {
             urgency,
@@ -545,7 +586,10 @@ mod tests {
         assert_eq!(parse("i, i=?0"), p(3, false)); // the last wins
         assert_eq!(parse("u=5;a=1;b, i;x=\"y\""), p(5, true));
         assert_eq!(parse("foo=\"a, u=0\", u=6"), p(6, false));
-        assert_eq!(parse("x=(1 2 \"three\");q, u=1, y=:aGk=:, z=tok/en, w=1.5"), p(1, false));
+        assert_eq!(
+            parse("x=(1 2 \"three\");q, u=1, y=:aGk=:, z=tok/en, w=1.5"),
+            p(1, false)
+        );
         assert_eq!(parse("  u=7,\ti"), p(7, true));
         assert_eq!(parse("u=1,u=2"), p(2, false));
     }
@@ -591,30 +635,33 @@ mod tests {
                 // whatever the order and incremental flags
                 for (early, late) in [(0, 400), (400, 0)] {
                     assert!(
-                        send_priority(p(u, a), early) > send_priority(p(u + 1, b), late),
+                        send_priority(R, p(u, a), early) > send_priority(R, p(u + 1, b), late),
                         "u={u} {a} vs u={} {b}",
                         u + 1
                     );
                 }
             }
         }
-        assert!(send_priority(p(0, false), 4 * 1000) > send_priority(p(5, false), 0));
+        assert!(send_priority(R, p(0, false), 4 * 1000) > send_priority(R, p(5, false), 0));
     }
 
     #[test]
     fn non_incremental_go_in_request_order_before_incremental() {
         for u in 0..=7 {
-            let first = send_priority(p(u, false), 0);
-            let second = send_priority(p(u, false), 4);
-            let later = send_priority(p(u, false), 4 * 5000);
+            let first = send_priority(R, p(u, false), 0);
+            let second = send_priority(R, p(u, false), 4);
+            let later = send_priority(R, p(u, false), 4 * 5000);
             assert!(first > second && second > later);
-            assert!(later > send_priority(p(u, true), 0));
+            assert!(later > send_priority(R, p(u, true), 0));
         }
     }
 
     #[test]
     fn incremental_share_one_priority() {
-        assert_eq!(send_priority(p(4, true), 0), send_priority(p(4, true), 400));
+        assert_eq!(
+            send_priority(R, p(4, true), 0),
+            send_priority(R, p(4, true), 400)
+        );
     }
 
     #[test]
@@ -622,24 +669,65 @@ mod tests {
         let all: Vec<i32> = (0..=7u8)
             .flat_map(|u| {
                 [false, true].into_iter().flat_map(move |i| {
-                    [0u64, 4, 1 << 40, u64::MAX & !3]
+                    [0u64, 4, 1 << 40, !3u64]
                         .into_iter()
-                        .map(move |id| send_priority(p(u, i), id))
+                        .map(move |id| send_priority(R, p(u, i), id))
                 })
             })
             .collect();
-        assert!(all.iter().all(|&x| (0..SERVER_STREAM_PRIORITY).contains(&x)));
+        assert!(all
+            .iter()
+            .all(|&x| (0..SERVER_STREAM_PRIORITY).contains(&x)));
         // u=7 incremental is the lowest, u=0 first request the highest
         assert_eq!(*all.iter().min().unwrap(), 0);
-        assert_eq!(*all.iter().max().unwrap(), send_priority(p(0, false), 0));
-        assert_eq!(send_priority(p(0, false), 0), (1 << 30) - 1);
+        assert_eq!(*all.iter().max().unwrap(), send_priority(R, p(0, false), 0));
+        assert_eq!(send_priority(R, p(0, false), 0), (1 << 30) - 1);
+    }
+
+    #[test]
+    fn incremental_last_puts_every_incremental_response_below() {
+        let il = Policy::IncrementalLast;
+        // non-incremental: as rfc9218
+        for (u, id) in [(0, 0), (3, 8), (7, 4000)] {
+            assert_eq!(
+                send_priority(il, p(u, false), id),
+                send_priority(R, p(u, false), id)
+            );
+        }
+        // incremental: one level, below the least urgent non-incremental
+        assert_eq!(
+            send_priority(il, p(0, true), 0),
+            send_priority(il, p(7, true), 400)
+        );
+        assert!(send_priority(il, p(0, true), 0) < send_priority(il, p(7, false), !3u64));
+    }
+
+    #[test]
+    fn off_is_round_robin_for_all() {
+        for u in 0..=7 {
+            for i in [false, true] {
+                assert_eq!(send_priority(Policy::Off, p(u, i), 4 * u64::from(u)), 0);
+            }
+        }
+    }
+
+    #[test]
+    fn policy_names() {
+        for n in Policy::NAMES {
+            assert_eq!(Policy::parse(n).unwrap().name(), n);
+        }
+        assert_eq!(Policy::default(), Policy::Rfc9218);
+        assert_eq!(Policy::parse("strict"), None);
     }
 
     #[test]
     fn varints() {
         assert_eq!(read_varint(&[0x25]), Some((37, 1)));
         assert_eq!(read_varint(&[0x7b, 0xbd]), Some((15293, 2)));
-        assert_eq!(read_varint(&[0x9d, 0x7f, 0x3e, 0x7d]), Some((494_878_333, 4)));
+        assert_eq!(
+            read_varint(&[0x9d, 0x7f, 0x3e, 0x7d]),
+            Some((494_878_333, 4))
+        );
         assert_eq!(read_varint(&[0x80, 0x0f, 0x07, 0x00]), Some((0xf0700, 4)));
         assert_eq!(read_varint(&[0x7b]), None);
         assert_eq!(read_varint(&[]), None);

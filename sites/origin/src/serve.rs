@@ -30,7 +30,7 @@ use crate::body::{ResponseBody, CHUNK};
 use crate::cli::ServeArgs;
 use crate::h3_quinn_prio::{self, StreamPriorities};
 use crate::log::RequestLog;
-use crate::priority;
+use crate::priority::{self, Policy};
 use crate::site::{self, Body, Decision};
 
 /// The site being served and where its requests are logged; shared by the
@@ -239,13 +239,13 @@ async fn handle_h3(site: Arc<Site>, priorities: StreamPriorities, resolver: H3Re
     }
 }
 
-/// HTTP/3 over QUIC.
-pub async fn serve_h3(endpoint: quinn::Endpoint, site: Arc<Site>) {
+/// HTTP/3 over QUIC, responses ordered by `policy`.
+pub async fn serve_h3(endpoint: quinn::Endpoint, site: Arc<Site>, policy: Policy) {
     while let Some(incoming) = endpoint.accept().await {
         let site = site.clone();
         tokio::spawn(async move {
             let Ok(conn) = incoming.await else { return };
-            let conn = h3_quinn_prio::Connection::new(conn);
+            let conn = h3_quinn_prio::Connection::new(conn, policy);
             let priorities = conn.priorities();
             let Ok(mut h3) = h3::server::builder().build::<_, Bytes>(conn).await else {
                 return;
@@ -363,7 +363,7 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
         TlsAcceptor::from(Arc::new(tcp_tls)),
         site.clone(),
     ));
-    tokio::spawn(serve_h3(endpoint.clone(), site.clone()));
+    tokio::spawn(serve_h3(endpoint.clone(), site.clone(), args.h3_priorities));
 
     {
         let mut out = std::io::stdout().lock();

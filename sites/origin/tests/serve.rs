@@ -86,12 +86,12 @@ fn gen_cert(dir: &Path) {
 }
 
 fn start() -> Fixture {
-    start_with("serve", "1000000")
+    start_with("serve", "1000000", &[])
 }
 
 /// The server on a fresh root (`tag` names its temporary directory) with
-/// flow-control windows of 2 × `bdp_bytes`.
-fn start_with(tag: &str, bdp_bytes: &str) -> Fixture {
+/// flow-control windows of 2 × `bdp_bytes`, and `extra` flags.
+fn start_with(tag: &str, bdp_bytes: &str, extra: &[&str]) -> Fixture {
     let dir = temp_dir(tag);
     let root = dir.join("root");
     std::fs::create_dir_all(root.join("img")).unwrap();
@@ -125,6 +125,7 @@ fn start_with(tag: &str, bdp_bytes: &str) -> Fixture {
             "--bdp-bytes",
             bdp_bytes,
         ])
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -270,7 +271,15 @@ async fn h3_client(
     let mut tls = client_tls(&f.dir, &[b"h3"]);
     tls.enable_early_data = false;
     let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls).unwrap();
-    let mut endpoint = quinn::Endpoint::client(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).unwrap();
+    let socket = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    large_receive_buffer(&socket);
+    let mut endpoint = quinn::Endpoint::new(
+        quinn::EndpointConfig::default(),
+        None,
+        socket,
+        Arc::new(quinn::TokioRuntime),
+    )
+    .unwrap();
     endpoint.set_default_client_config(quinn::ClientConfig::new(Arc::new(quic)));
     let conn = endpoint.connect(via, "localhost").unwrap().await.unwrap();
     let (mut driver, send) = h3::client::new(h3_quinn::Connection::new(conn))
@@ -491,14 +500,35 @@ fn errors_are_one_line_and_exit_2() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Asks for a 4 MiB receive buffer (the kernel caps it at
+/// net.core.rmem_max): datagrams arriving while the test's threads are not
+/// scheduled should wait, not be dropped (a loss delays a response by a
+/// retransmission and blurs the order the tests below look at).
+fn large_receive_buffer(socket: &impl std::os::fd::AsRawFd) {
+    let size: libc::c_int = 4 << 20;
+    unsafe {
+        libc::setsockopt(
+            socket.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_RCVBUF,
+            &size as *const libc::c_int as *const libc::c_void,
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+}
+
 /// A UDP relay in front of `server` whose way back is slow: it queues the
 /// server's datagrams (dropping none) and delivers them at `bytes_per_sec`,
 /// so which response finishes first depends on the order the server sends
 /// in, not on how fast the test reads. Returns the address to connect to.
 async fn slow_downlink(server: SocketAddr, bytes_per_sec: f64) -> SocketAddr {
     use tokio::net::UdpSocket as Udp;
-    let front = Arc::new(Udp::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap());
-    let back = Arc::new(Udp::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap());
+    let bind = || async {
+        let s = Udp::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+        large_receive_buffer(&s);
+        Arc::new(s)
+    };
+    let (front, back) = (bind().await, bind().await);
     back.connect(server).await.unwrap();
     let addr = front.local_addr().unwrap();
     let (client_tx, client_rx) = tokio::sync::watch::channel(None);
@@ -539,21 +569,17 @@ async fn slow_downlink(server: SocketAddr, bytes_per_sec: f64) -> SocketAddr {
     addr
 }
 
-/// RFC 9218 on HTTP/3: on a connection busy sending twelve 512 KiB
-/// responses asked for with `priority: u=5`, a later 512 KiB request with
-/// `priority: u=0` is sent first and completes before every one of them,
-/// and the u=5 ones (not incremental) complete one by one in request order.
-/// (Without priorities quinn sends all thirteen round-robin, and they all
-/// finish together, in no particular order, at the end.) The
-/// way back is a 20 MB/s queue, so the server's sending order is what the
-/// client sees.
-/// The request log carries each response's priority as a seventh field.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn h3_sends_lower_urgency_first() {
-    const LOW: usize = 12;
+/// Twelve 512 KiB requests with `priority: u=5`, then one more with `u=0`,
+/// all on one connection, through a 20 MB/s way back, to a server started
+/// with `extra` flags. Returns each response's completion
+/// time, priority and file name, earliest first, and the request log.
+async fn busy_connection(
+    tag: &str,
+    extra: &[&str],
+) -> (Vec<(Duration, &'static str, String)>, String) {
     const SIZE: usize = 512 * 1024;
     // windows far above the 6.5 MB in flight: only quinn's scheduling decides
-    let mut f = start_with("prio", "20000000");
+    let mut f = start_with(tag, "20000000", extra);
     let big = f.dir.join("root/big");
     std::fs::create_dir_all(&big).unwrap();
     let data: Vec<u8> = (0..SIZE as u32).map(|i| (i % 251) as u8).collect();
@@ -565,12 +591,10 @@ async fn h3_sends_lower_urgency_first() {
         let relay = slow_downlink(f.https, 20e6).await;
         let (endpoint, mut send, drive) = h3_client(&f, relay).await;
         let start = std::time::Instant::now();
-        let (head_tx, mut head_rx) = tokio::sync::mpsc::unbounded_channel();
         let mut readers = Vec::new();
         for i in 0..=LOW {
-            // the u=0 request goes last, once the first u=5 response has begun
+            // the u=0 request goes last, while the u=5 ones are being served
             let (name, prio) = if i == LOW {
-                head_rx.recv().await;
                 ("0.bin".to_string(), "u=0")
             } else {
                 (format!("{}.bin", i + 1), "u=5")
@@ -581,11 +605,9 @@ async fn h3_sends_lower_urgency_first() {
                 .unwrap();
             let mut stream = send.send_request(req).await.unwrap();
             stream.finish().await.unwrap();
-            let head_tx = head_tx.clone();
             readers.push(tokio::spawn(async move {
                 let resp = stream.recv_response().await.unwrap();
                 assert_eq!(resp.status(), StatusCode::OK);
-                let _ = head_tx.send(());
                 let mut n = 0;
                 while let Some(chunk) = stream.recv_data().await.unwrap() {
                     n += chunk.remaining();
@@ -607,26 +629,71 @@ async fn h3_sends_lower_urgency_first() {
     .await
     .expect("fetches took over 10 s");
 
-    // u=0 first, and not by a hair (round-robin ends everything together)
-    let pos = order.iter().position(|(_, p, _)| *p == "u=0").unwrap();
-    assert_eq!(pos, 0, "u=0 finished after {pos} of the u=5 responses: {order:?}");
-    assert!(order[0].0 * 3 < order[LOW].0, "{order:?}");
-    // the u=5 ones (not incremental) one after another, in request order
-    let names: Vec<String> = order[1..].iter().map(|(_, _, n)| n.clone()).collect();
-    let asked: Vec<String> = (1..=LOW).map(|i| format!("{i}.bin")).collect();
-    assert_eq!(names, asked, "{order:?}");
-
     assert_eq!(terminate(&mut f).code(), Some(0));
     let log = std::fs::read_to_string(f.dir.join("requests.log")).unwrap();
+    (order, log)
+}
+
+/// The requests of `busy_connection`.
+const LOW: usize = 12;
+
+/// RFC 9218 on HTTP/3: on a connection busy sending twelve 512 KiB
+/// responses asked for with `priority: u=5`, a later 512 KiB request with
+/// `priority: u=0` is sent first and completes before every one of them,
+/// and the u=5 ones (not incremental) complete one by one in request order.
+/// (Without priorities quinn sends all thirteen round-robin, and they all
+/// finish together, in no particular order, at the end: see the next
+/// test.) The way back is a 20 MB/s queue, so the server's sending order is
+/// what the client sees. The request log carries each response's priority
+/// as a seventh field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn h3_sends_lower_urgency_first() {
+    let (order, log) = busy_connection("prio", &[]).await;
+    // u=0 first, and not by a hair (round-robin ends everything together)
+    let pos = order.iter().position(|(_, p, _)| *p == "u=0").unwrap();
+    assert_eq!(
+        pos, 0,
+        "u=0 finished after {pos} of the u=5 responses: {order:?}"
+    );
+    assert!(order[0].0 * 3 < order[LOW].0, "{order:?}");
+    // the u=5 ones (not incremental) one after another: spread over the
+    // transfer, not ending together ...
+    assert!(order[1].0 * 2 < order[LOW].0, "{order:?}");
+    // ... in request order (a response with a packet lost on the way and
+    // resent may end a few places late: allow 8 inversions of the 66 pairs;
+    // a random order has 33 on average)
+    let seq: Vec<usize> = order[1..]
+        .iter()
+        .map(|(_, _, n)| n.trim_end_matches(".bin").parse().unwrap())
+        .collect();
+    let inversions: usize = (0..seq.len())
+        .map(|i| (i + 1..seq.len()).filter(|&j| seq[j] < seq[i]).count())
+        .sum();
+    assert!(inversions <= 8, "{inversions} inversions: {order:?}");
+
     let lines: Vec<Vec<&str>> = log.lines().map(|l| l.split(' ').collect()).collect();
     assert_eq!(lines.len(), LOW + 1, "{log}");
-    let size = SIZE.to_string();
+    let size = (512 * 1024).to_string();
     assert!(
         lines
             .iter()
             .any(|l| l[1..] == ["h3", "GET", "/big/0.bin", "200", size.as_str(), "u=0"]),
         "{log}"
     );
-    let low = lines.iter().filter(|l| l.len() == 7 && l[6] == "u=5").count();
+    let low = lines
+        .iter()
+        .filter(|l| l.len() == 7 && l[6] == "u=5")
+        .count();
     assert_eq!(low, LOW, "{log}");
+}
+
+/// `--h3-priorities off`: the same requests are served round-robin (as
+/// before the server read priorities), so the u=0 response does not get
+/// ahead — what makes the test above able to fail.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn h3_priorities_off_is_round_robin() {
+    let (order, _) = busy_connection("prio-off", &["--h3-priorities", "off"]).await;
+    let (u0, _, _) = order.iter().find(|(_, p, _)| *p == "u=0").unwrap();
+    assert!(*u0 * 3 > order[LOW].0 * 2, "{order:?}");
+    assert!(order[0].0 * 3 > order[LOW].0 * 2, "{order:?}");
 }
