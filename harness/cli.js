@@ -70,7 +70,7 @@ Options:
   DIR/results.jsonl (a line per run, flushed as it ends), DIR/summary.json, DIR/index.html.
 
 Options:
-  --preset NAME     quick (the default: kepler, leo and geo, loss 0, h1 and h3, 5 runs) or
+  --preset NAME     quick (the default: kepler, leo and geo, loss 0, h1, h1-pep, h3, h3-pep, 5 runs) or
                     ifip2022 (the paper's matrix); the options below override its parts
   --profile LIST    link profiles, comma-separated (see \`satbench profiles\`)
   --loss LIST       satellite-link loss in percent, comma-separated (0,0.01,0.1,1)
