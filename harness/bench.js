@@ -49,7 +49,7 @@ export function appendFlushed(file, obj) {
 
 const fmtDuration = (ms) => (ms < 90000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60000)} min`);
 
-async function oneRun({ scenario, run: runNo }, { link, seed, siteDirs, timeoutMs, origin, quic, tcp, pep, lighthouseDir }) {
+async function oneRun({ scenario, run: runNo }, { link, seed, siteDirs, timeoutMs, origin, quic, h3Priorities, tcp, pep, lighthouseDir }) {
   const t = [Date.now()];
   const lap = () => t.push(Date.now()) && t[t.length - 1] - t[t.length - 2];
   const profile = loadProfile(scenario.profile, { lossPct: scenario.loss_pct });
@@ -57,7 +57,7 @@ async function oneRun({ scenario, run: runNo }, { link, seed, siteDirs, timeoutM
   const phases = { testbed_ms: lap() };
   let rec;
   try {
-    const { spki } = await startOrigin(tb, { origin, siteDir: siteDirs[scenario.site], quicArgs: originQuicArgs(profile, quic) });
+    const { spki } = await startOrigin(tb, { origin, siteDir: siteDirs[scenario.site], quicArgs: [...originQuicArgs(profile, quic), ...(h3Priorities ? ['--h3-priorities', h3Priorities] : [])] });
     const chain = await startPepChain(tb, scenario.protocol, pep);
     phases.origin_ms = lap();
     const load = { clientNs: tb.ns.client, protocol: scenario.protocol, spki: chain?.spki ?? spki, serverAddr: chain?.serverAddr, timeoutMs };
@@ -90,7 +90,7 @@ async function oneRun({ scenario, run: runNo }, { link, seed, siteDirs, timeoutM
  * Runs the matrix into `outDir`. With `resume`, runs already in
  * results.jsonl are not repeated. Returns the summary.
  */
-export async function bench(matrix, { outDir, link = 'auto', seed = 1, resume = false, timeoutMs = 120000, onProgress = () => {}, meta = {}, origin = 'rust', quic = {}, tcp, pep = {}, shard = null, lighthouse = false }) {
+export async function bench(matrix, { outDir, link = 'auto', seed = 1, resume = false, timeoutMs = 120000, onProgress = () => {}, meta = {}, origin = 'rust', quic = {}, h3Priorities = null, tcp, pep = {}, shard = null, lighthouse = false }) {
   validateMatrix(matrix);
   await checkOrigin(origin, matrix.protocols);
   fs.mkdirSync(outDir, { recursive: true });
@@ -111,13 +111,13 @@ export async function bench(matrix, { outDir, link = 'auto', seed = 1, resume = 
     const left = i ? fmtDuration((elapsed / i) * (todo.length - i)) : '?';
     onProgress(`[${i + 1}/${todo.length}] ${s.profile} loss ${s.loss_pct} % ${s.protocol} ${s.site}: run ${item.run} of ${matrix.runs}` +
       `${last ? ` · last PLT ${last}` : ''} · about ${left} left`);
-    const rec = await oneRun(item, { link, seed, siteDirs, timeoutMs, origin, quic, tcp, pep, lighthouseDir: lighthouse ? outDir : null });
+    const rec = await oneRun(item, { link, seed, siteDirs, timeoutMs, origin, quic, h3Priorities, tcp, pep, lighthouseDir: lighthouse ? outDir : null });
     appendFlushed(resultsFile, rec);
     last = rec.ok ? `${Math.round(rec.metrics.plt_ms)} ms` : `failed (${rec.error})`;
   }
   const records = readResults(resultsFile);
   return writeOutputs(outDir, records, {
-    ...meta, seed, link, origin, quic, tcp: tcp ?? null, pep, matrix, ...(shard ? { shard } : {}), ...(lighthouse ? { lighthouse: true } : {}),
+    ...meta, seed, link, origin, quic, h3_priorities: h3Priorities ?? 'rfc9218', tcp: tcp ?? null, pep, matrix, ...(shard ? { shard } : {}), ...(lighthouse ? { lighthouse: true } : {}),
     environment: await gatherEnvironment(matrix), generated: new Date().toISOString(),
   });
 }

@@ -63,7 +63,7 @@ Options:
   bench: `Usage: satbench bench [--preset NAME] [--profile LIST] [--loss LIST] [--protocol LIST]
                       [--site NAME|DIR] [-n RUNS] [--out DIR] [--resume DIR] [--seed N]
                       [--link auto|linkem|netem] [--timeout SECONDS] [--origin rust|h2o]
-                      [--quic LIST] [--cc NAME] [--initcwnd N] [--pep-preset NAME]
+                      [--quic LIST] [--h3-priorities P] [--cc NAME] [--initcwnd N] [--pep-preset NAME]
                       [--pep-sat LIST] [--pep-ground LIST] [--shard I/N] [--lighthouse] [--json]
   Load a page in a fresh Chromium over every scenario of the matrix (profiles × losses ×
   protocols × sites), RUNS times each, a fresh testbed and origin per run. Writes
@@ -88,6 +88,10 @@ Options:
                     initial-window=PACKETS (10), initial-mtu=BYTES, ack-frequency,
                     ack-eliciting-threshold=N, max-ack-delay-ms=MS, bdp-bytes=BYTES (flow-control
                     windows are 2 × this; default: the profile's rate × RTT), idle-timeout-ms=MS
+  --h3-priorities P how our origin orders HTTP/3 responses: rfc9218 (the default: Chromium's
+                    urgency first, non-incremental ones whole and in request order),
+                    incremental-last (non-incremental first, the rest round-robin) or off
+                    (all round-robin, as a server that ignores priorities)
   --cc NAME         TCP congestion control of the end hosts (default cubic; newreno = reno)
   --initcwnd N      TCP initial congestion and receive window of the end hosts (default 10)
   --pep-preset NAME for the -pep protocols over TCP, the split-TCP PEP's preset: paper (the
@@ -298,8 +302,13 @@ async function benchCommand(argv) {
     origin: { type: 'string', default: 'rust' }, quic: { type: 'string' }, cc: { type: 'string' }, initcwnd: { type: 'string' },
     shard: { type: 'string' }, lighthouse: { type: 'boolean' },
     'pep-preset': { type: 'string' }, 'pep-sat': { type: 'string' }, 'pep-ground': { type: 'string' },
+    'h3-priorities': { type: 'string' },
   });
   if (v.help) return note(HELP.bench);
+  const H3_PRIORITIES = ['rfc9218', 'incremental-last', 'off'];
+  if (v['h3-priorities'] && !H3_PRIORITIES.includes(v['h3-priorities'])) {
+    throw new UsageError(`--h3-priorities: expected ${H3_PRIORITIES.join(', ')}, got ${JSON.stringify(v['h3-priorities'])}`);
+  }
   const { PRESETS } = await import('./presets.js');
   const preset = PRESETS[v.preset];
   if (!preset) throw new UsageError(`--preset: unknown preset ${JSON.stringify(v.preset)}; presets: ${Object.keys(PRESETS).join(', ')}`);
@@ -320,6 +329,7 @@ async function benchCommand(argv) {
     timeoutMs: integer(v.timeout, '--timeout', 1) * 1000, onProgress: note,
     meta: { preset: v.preset, argv },
     origin: v.origin, quic: v.quic ? parseQuicOptions(v.quic, '--quic') : {}, tcp: tcpOptions(v), pep: await pepOptions(v),
+    h3Priorities: v['h3-priorities'] ?? null,
     shard: v.shard ? (await import('./matrix.js')).parseShard(v.shard) : null, lighthouse: Boolean(v.lighthouse),
   });
   const failed = summary.groups.reduce((a, g) => a + g.failed, 0);

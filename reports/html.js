@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { KEY_METRICS, groupKey, recordKind, scenarioLabel } from '../harness/summary.js';
 import { compareSamples, MIN_RUNS_FOR_COMPARISON } from '../harness/stats.js';
+import { MARKS_S, markMetric } from '../harness/goodput.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -73,6 +74,75 @@ const okValues = (recs, metric) => recs.filter((x) => x.record.ok).map((x) => x.
 // The Lighthouse audits bench --lighthouse put into the records.
 export const lighthouseEntries = (records) => (records ?? []).filter((r) => r.lighthouse).map((r) => ({ scenario: r.scenario, run: r.run, ...r.lighthouse }));
 
+// The bulk medians the report tabulates, in order; a column shows only when
+// some group has the metric (a 3 s download has no bytes at 5 s).
+export const BULK_COLUMNS = [
+  ...MARKS_S.map((t) => ({ key: markMetric(t), label: `bytes at ${t} s`, unit: 'MB', scale: 1e-6, digits: 2 })),
+  { key: 'time_to_90pct_rate_ms', label: 'time to 90 % of the link rate', unit: 's', scale: 1e-3, digits: 2 },
+  { key: 'sender_slow_start_exit_ms', label: 'sender\'s slow start ended', unit: 's', scale: 1e-3, digits: 2 },
+  { key: 'connect_ms', label: 'connect', unit: 'ms', scale: 1, digits: 0 },
+  { key: 'ttfb_ms', label: 'first byte', unit: 'ms', scale: 1, digits: 0 },
+  { key: 'mean_goodput_mbps', label: 'mean goodput', unit: 'Mbit/s', scale: 1, digits: 1 },
+];
+
+const BULK_SCENARIO_FIELDS = ['profile', 'loss_pct', 'protocol', 'duration_s', 'size_bytes'];
+
+const fmtBytes = (b) => (b >= 1e6 ? `${Number((b / 1e6).toPrecision(4))} MB` : `${b} bytes`);
+
+// "geo · loss 1 % · 10 s download": a bulk scenario without its protocol.
+// A null loss is the profile's own (the quic4sat preset's).
+export function bulkTitle(s) {
+  const parts = [String(s.profile), s.loss_pct === null || s.loss_pct === undefined ? 'the profile\'s loss' : `loss ${s.loss_pct} %`];
+  if (s.duration_s != null) parts.push(`${s.duration_s} s download`);
+  else if (s.size_bytes != null) parts.push(`${fmtBytes(s.size_bytes)} download`);
+  for (const [k, v] of Object.entries(s)) if (!BULK_SCENARIO_FIELDS.includes(k)) parts.push(`${k}=${typeof v === 'object' ? JSON.stringify(v) : v}`);
+  return parts.join(' · ');
+}
+
+// Chart series are small on purpose: values rounded to what a chart shows,
+// times given as the bin length (summary curves are bin by bin from t0).
+const round = (v, digits) => (typeof v === 'number' && Number.isFinite(v) ? Number(v.toFixed(digits)) : null);
+const curveSeries = (t, values, digits) => ({ t0_ms: t?.[0] ?? null, step_ms: t && t.length > 1 ? t[1] - t[0] : null, y: values.map((v) => round(v, digits)) });
+
+/**
+ * Pure: the bulk part of the report from summary.json's bulk groups (and
+ * their records, if any): blocks of one profile × loss × download with a
+ * group per protocol, the columns to tabulate, and the objectives judged.
+ */
+export function buildBulk(groups, byKey, m = {}) {
+  const bg = groups.map((g, i) => {
+    const { protocol, ...rest } = g.scenario ?? {};
+    return { ...g, index: i, anchor: `bg${i}`, protocol: String(protocol), blockKey: groupKey('bulk', rest), rest, recs: byKey.get(groupKey('bulk', g.scenario)) ?? [] };
+  });
+  const profiles = ordered(bg.map((g) => g.scenario.profile), m.profiles);
+  const losses = ordered(bg.map((g) => g.scenario.loss_pct ?? null), m.losses);
+  const protocols = ordered(bg.map((g) => g.protocol), m.protocols);
+  const rank = (g) => [profiles.indexOf(g.scenario.profile), losses.findIndex((l) => String(l) === String(g.scenario.loss_pct ?? null))];
+  const blockKeys = ordered(bg.slice().sort((a, b) => rank(a)[0] - rank(b)[0] || rank(a)[1] - rank(b)[1]).map((g) => g.blockKey));
+  const blocks = blockKeys.map((key, i) => {
+    const members = bg.filter((g) => g.blockKey === key).sort((a, b) => protocols.indexOf(a.protocol) - protocols.indexOf(b.protocol));
+    const rates = [...new Set(members.map((g) => g.link_rate_mbps).filter((v) => typeof v === 'number'))];
+    return {
+      id: `bb${i}`,
+      title: bulkTitle(members[0].rest),
+      groups: members,
+      // one reference line; if the groups disagree there is none to draw
+      link_rate_mbps: rates.length === 1 ? rates[0] : null,
+      goodput: members.filter((g) => g.curve?.mean_mbps?.length).map((g) => ({ protocol: g.protocol, ...curveSeries(g.curve.t_ms, g.curve.mean_mbps, 3) })),
+      // log-scale chart: a ratio of 0 (nothing yet with the PEP) cannot be drawn, so it is a gap like "nothing yet without"
+      ratio: members.filter((g) => g.vs_no_pep?.ratio?.length).map((g) => ({
+        protocol: g.protocol, base: String(g.vs_no_pep.protocol), ...curveSeries(g.vs_no_pep.t_ms, g.vs_no_pep.ratio.map((r) => (r > 0 ? r : null)), 4),
+      })),
+    };
+  });
+  const columns = BULK_COLUMNS.filter((c) => bg.some((g) => g.metrics?.[c.key]));
+  const objectives = blocks.flatMap((b) => b.groups).filter((g) => g.objectives?.results?.length).map((g) => ({
+    index: g.index, anchor: g.anchor, profile: g.scenario.profile, loss_pct: g.scenario.loss_pct ?? null, protocol: g.protocol,
+    title: bulkTitle(g.rest), scenario: g.objectives.scenario, source: g.objectives.source, runs: g.runs, failed: g.failed, results: g.objectives.results,
+  }));
+  return { groups: bg, blocks, columns, objectives };
+}
+
 /**
  * The report's content as plain data. `records` (results.jsonl, in file
  * order) are optional: without them there are no distributions, p-values,
@@ -84,7 +154,7 @@ export function buildReport({ summary, records = null, reference = null }) {
   const m = meta.matrix ?? {};
   const allGroups = summary.groups ?? [];
   const groups = allGroups.filter((g) => (g.kind ?? 'pageload') === 'pageload');
-  const others = allGroups.filter((g) => (g.kind ?? 'pageload') !== 'pageload');
+  const others = allGroups.filter((g) => !['pageload', 'bulk'].includes(g.kind ?? 'pageload'));
   const byKey = new Map(); // group key → [{line in results.jsonl, record}]
   (records ?? []).forEach((record, i) => {
     const key = groupKey(recordKind(record), record.scenario);
@@ -164,7 +234,10 @@ export function buildReport({ summary, records = null, reference = null }) {
     }
   }
 
-  const failures = gi.flatMap((g) => (g.failures ?? []).map((f) => ({ group: g.index, scenario: g.scenario, run: f.run, error: f.error ?? '(no reason recorded)' })));
+  const bulk = buildBulk(allGroups.filter((g) => g.kind === 'bulk'), byKey, m);
+
+  const failures = [...gi.map((g) => ({ g, kind: 'pageload', anchor: `run-g${g.index}` })), ...bulk.groups.map((g) => ({ g, kind: 'bulk', anchor: `run-${g.anchor}` }))]
+    .flatMap(({ g, kind, anchor }) => (g.failures ?? []).map((f) => ({ kind, anchor: `${anchor}-${f.run}`, scenario: g.scenario, run: f.run, error: f.error ?? '(no reason recorded)' })));
   const reasons = new Map();
   for (const f of failures) {
     const reason = String(f.error).slice(0, 160);
@@ -174,7 +247,7 @@ export function buildReport({ summary, records = null, reference = null }) {
   const warnings = [];
   const small = gi.filter((g) => (g.metrics?.plt_ms?.n ?? 0) < MIN_RUNS_FOR_COMPARISON);
   if (small.length) warnings.push(`${small.length} of ${gi.length} scenarios have fewer than ${MIN_RUNS_FOR_COMPARISON} successful runs: their comparisons (marked ⚠) have little power.`);
-  if (!records) warnings.push('Built from summary.json alone: no distributions, p-values or per-run records (results.jsonl was not available).');
+  if (!records) warnings.push(gi.length || !bulk.groups.length ? 'Built from summary.json alone: no distributions, p-values or per-run records (results.jsonl was not available).' : 'Built from summary.json alone: no per-run records (results.jsonl was not available).');
   if (meta.shard) warnings.push(`This is shard ${meta.shard.index}/${meta.shard.count} of the matrix; \`satbench merge\` joins the shards.`);
   for (const w of meta.warnings ?? []) warnings.push(String(w));
   const runsTotal = allGroups.reduce((a, g) => a + (g.runs ?? 0), 0);
@@ -182,7 +255,7 @@ export function buildReport({ summary, records = null, reference = null }) {
 
   return {
     meta, matrix, comparisons, blocks, series, failures, reasons: [...reasons.entries()].sort((a, b) => b[1] - a[1]),
-    groups: gi, others, lighthouse, warnings, hasRecords: Boolean(records),
+    groups: gi, bulk, others, lighthouse, warnings, hasRecords: Boolean(records),
     totals: { scenarios: allGroups.length, runs: runsTotal, failed: failedTotal },
   };
 }
@@ -267,7 +340,7 @@ function renderFailures(model) {
 ${model.reasons.map(([reason, n]) => `<tr><td class="num">${n}</td><td>${h(reason)}</td></tr>`).join('\n')}
 </tbody></table>
 <details><summary>every failed run</summary><table><thead><tr><th>scenario</th><th>run</th><th>reason</th></tr></thead><tbody>
-${model.failures.map((f) => `<tr><td>${h(scenarioLabel(f.scenario))}</td><td class="num">${model.hasRecords ? `<a href="#run-g${f.group}-${h(f.run)}">${h(f.run)}</a>` : h(f.run)}</td><td class="failed">${h(f.error)}</td></tr>`).join('\n')}
+${model.failures.map((f) => `<tr><td>${h(f.kind === 'bulk' ? bulkLabel(f.scenario) : scenarioLabel(f.scenario))}</td><td class="num">${model.hasRecords ? `<a href="#${h(f.anchor)}">${h(f.run)}</a>` : h(f.run)}</td><td class="failed">${h(f.error)}</td></tr>`).join('\n')}
 </tbody></table></details>`;
 }
 
