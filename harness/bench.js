@@ -49,7 +49,7 @@ export function appendFlushed(file, obj) {
 
 const fmtDuration = (ms) => (ms < 90000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60000)} min`);
 
-async function oneRun({ scenario, run: runNo }, { link, seed, siteDirs, timeoutMs, origin, quic, h3Priorities, tcp, pep, lighthouseDir }) {
+async function oneRun({ scenario, run: runNo }, { link, seed, siteDirs, timeoutMs, origin, quic, h3Priorities, tcp, pep, lighthouseDir, outDir }) {
   const t = [Date.now()];
   const lap = () => t.push(Date.now()) && t[t.length - 1] - t[t.length - 2];
   const profile = loadProfile(scenario.profile, { lossPct: scenario.loss_pct });
@@ -58,7 +58,8 @@ async function oneRun({ scenario, run: runNo }, { link, seed, siteDirs, timeoutM
   let rec;
   try {
     const { spki } = await startOrigin(tb, { origin, siteDir: siteDirs[scenario.site], quicArgs: [...originQuicArgs(profile, quic), ...(h3Priorities ? ['--h3-priorities', h3Priorities] : [])] });
-    const chain = await startPepChain(tb, scenario.protocol, pep);
+    const qlogDir = pep.qlog && outDir ? path.join(outDir, 'qlog', `${scenarioKey(scenario).replace(/[^\w.-]+/g, '_')}-run${runNo}`) : null;
+    const chain = await startPepChain(tb, scenario.protocol, { ...pep, qlogDir });
     phases.origin_ms = lap();
     const load = { clientNs: tb.ns.client, protocol: scenario.protocol, spki: chain?.spki ?? spki, serverAddr: chain?.serverAddr, timeoutMs };
     const page = await loadPage(load);
@@ -111,7 +112,7 @@ export async function bench(matrix, { outDir, link = 'auto', seed = 1, resume = 
     const left = i ? fmtDuration((elapsed / i) * (todo.length - i)) : '?';
     onProgress(`[${i + 1}/${todo.length}] ${s.profile} loss ${s.loss_pct} % ${s.protocol} ${s.site}: run ${item.run} of ${matrix.runs}` +
       `${last ? ` · last PLT ${last}` : ''} · about ${left} left`);
-    const rec = await oneRun(item, { link, seed, siteDirs, timeoutMs, origin, quic, h3Priorities, tcp, pep, lighthouseDir: lighthouse ? outDir : null });
+    const rec = await oneRun(item, { link, seed, siteDirs, timeoutMs, origin, quic, h3Priorities, tcp, pep, lighthouseDir: lighthouse ? outDir : null, outDir });
     appendFlushed(resultsFile, rec);
     last = rec.ok ? `${Math.round(rec.metrics.plt_ms)} ms` : `failed (${rec.error})`;
   }

@@ -22,12 +22,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { UsageError } from './errors.js';
-import { binPath, run, which } from './sys.js';
+import { binPath, run } from './sys.js';
 import { ADDRESSES } from './addressing.js';
 import { loadProfile, configuredSummary } from './profiles.js';
 import { createTestbed, startProcess } from './testbed.js';
-import { chromiumArgs, siteUrl, SITE_HOST } from './runner.js';
-import { chromePath } from './doctor.js';
+import { launchChromium, closeChromium, siteUrl, SITE_HOST } from './runner.js';
 import { startOrigin, originQuicArgs, QUIC_KEYS } from './origin.js';
 import { appendFlushed } from './bench.js';
 import { readResults, writeOutputs } from './results.js';
@@ -341,7 +340,6 @@ async function browserRun(tb, scenario, profile, ctx) {
   writeBulkSite(siteDir, file);
   const p = browserProtocol(scenario.protocol);
   const { spki } = await startOrigin(tb, { origin: 'rust', siteDir, quicArgs: originQuicArgs(profile, ctx.quic) });
-  const { default: puppeteer } = await import('puppeteer-core');
   const pageUrl = `${siteUrl(p)}${BULK_PAGE}`;
   const fileUrl = `${siteUrl(p)}${file.name}`;
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-chromium-'));
@@ -351,14 +349,7 @@ async function browserRun(tb, scenario, profile, ctx) {
   let js = null;
   const killer = setTimeout(() => browser?.process()?.kill('SIGKILL'), timeoutMs + 30000); // a hung browser
   try {
-    browser = await puppeteer.launch({
-      executablePath: which('ip'), // Chromium in the client namespace: `ip netns exec NS chromium …`
-      ignoreDefaultArgs: true,
-      pipe: true,
-      args: ['netns', 'exec', tb.ns.client, chromePath(), ...chromiumArgs(p, { userDataDir, spki }), 'about:blank'],
-      timeout: 30000,
-      protocolTimeout: timeoutMs + 20000,
-    });
+    browser = await launchChromium({ clientNs: tb.ns.client, protocol: p, spki, userDataDir, timeoutMs: timeoutMs + 10000 });
     const page = await browser.newPage();
     const cdp = await page.createCDPSession();
     cdp.on('Network.requestWillBeSent', (e) => events.requests.push({ id: e.requestId, url: e.request.url, ts: e.timestamp }));
@@ -382,12 +373,7 @@ async function browserRun(tb, scenario, profile, ctx) {
     while (js?.done && Date.now() < end && !(fileId() in events.finished || fileId() in events.failed)) await wait(20);
   } finally {
     clearTimeout(killer);
-    try {
-      await browser?.close();
-    } catch {
-      browser?.process()?.kill('SIGKILL');
-    }
-    fs.rmSync(userDataDir, { recursive: true, force: true });
+    await closeChromium(browser, userDataDir);
   }
   const got = browserDownload(events, {
     pageUrl, fileUrl, binMs: ctx.binMs, durationMs: scenario.duration_s ? scenario.duration_s * 1000 : null, sizeBytes: scenario.size_bytes ?? null,

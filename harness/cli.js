@@ -64,7 +64,8 @@ Options:
                       [--site NAME|DIR] [-n RUNS] [--out DIR] [--resume DIR] [--seed N]
                       [--link auto|linkem|netem] [--timeout SECONDS] [--origin rust|h2o]
                       [--quic LIST] [--h3-priorities P] [--cc NAME] [--initcwnd N] [--pep-preset NAME]
-                      [--pep-sat LIST] [--pep-ground LIST] [--shard I/N] [--lighthouse] [--json]
+                      [--pep-sat LIST] [--pep-ground LIST] [--qlog] [--shard I/N] [--lighthouse]
+                      [--json]
   Load a page in a fresh Chromium over every scenario of the matrix (profiles × losses ×
   protocols × sites), RUNS times each, a fresh testbed and origin per run. Writes
   DIR/results.jsonl (a line per run, flushed as it ends), DIR/summary.json, DIR/index.html.
@@ -100,6 +101,7 @@ Options:
   --pep-sat LIST    the PEPs' satellite hop, KEY=VALUE comma-separated: cc, initial-window, and
                     the --quic keys (h3-pep) or sndbuf, rcvbuf (h1-pep, h1s-pep, h2-pep)
   --pep-ground LIST the PEPs' client and server hops, the same keys
+  --qlog            the QUIC PEPs write a qlog per connection under DIR/qlog/SCENARIO-runN/
   --shard I/N       run only slice I of N of the matrix (every N-th run, round-robin);
                     \`satbench merge\` joins the slices
   --lighthouse      with each scenario's first run, a separate Lighthouse load (performance
@@ -302,7 +304,7 @@ async function benchCommand(argv) {
     origin: { type: 'string', default: 'rust' }, quic: { type: 'string' }, cc: { type: 'string' }, initcwnd: { type: 'string' },
     shard: { type: 'string' }, lighthouse: { type: 'boolean' },
     'pep-preset': { type: 'string' }, 'pep-sat': { type: 'string' }, 'pep-ground': { type: 'string' },
-    'h3-priorities': { type: 'string' },
+    'h3-priorities': { type: 'string' }, qlog: { type: 'boolean' },
   });
   if (v.help) return note(HELP.bench);
   const H3_PRIORITIES = ['rfc9218', 'incremental-last', 'off'];
@@ -328,7 +330,7 @@ async function benchCommand(argv) {
     outDir, link: v.link, seed: integer(v.seed, '--seed', 0), resume: Boolean(v.resume),
     timeoutMs: integer(v.timeout, '--timeout', 1) * 1000, onProgress: note,
     meta: { preset: v.preset, argv },
-    origin: v.origin, quic: v.quic ? parseQuicOptions(v.quic, '--quic') : {}, tcp: tcpOptions(v), pep: await pepOptions(v),
+    origin: v.origin, quic: v.quic ? parseQuicOptions(v.quic, '--quic') : {}, tcp: tcpOptions(v), pep: { ...(await pepOptions(v)), qlog: Boolean(v.qlog) },
     h3Priorities: v['h3-priorities'] ?? null,
     shard: v.shard ? (await import('./matrix.js')).parseShard(v.shard) : null, lighthouse: Boolean(v.lighthouse),
   });

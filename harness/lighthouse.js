@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launchChromium, siteUrl } from './runner.js';
+import { launchChromium, closeChromium, siteUrl } from './runner.js';
 import { LIGHTHOUSE_DIR } from './results.js';
 
 // The audits the report shows (ms, except CLS).
@@ -90,11 +90,6 @@ export async function runLighthouse({ clientNs, protocol, spki, serverAddr, time
     return { error: `lighthouse: ${e.message.split('\n')[0]}`, wall_ms: Date.now() - started };
   } finally {
     clearTimeout(killer);
-    try {
-      await browser?.close();
-    } catch {
-      browser?.process()?.kill('SIGKILL');
-    }
-    fs.rmSync(userDataDir, { recursive: true, force: true });
+    await closeChromium(browser, userDataDir);
   }
 }

@@ -10,7 +10,8 @@ export const pepKind = (protocol) => (!isPep(protocol) ? null : baseProtocol(pro
  * Starts the chain `protocol` needs in testbed `tb`; null without a PEP.
  * Returns {kind, settings, serverAddr?, stats()}: serverAddr is where
  * Chromium must send the site's name (Proxy-ST for QUIC; the TCP PEP is
- * transparent and leaves it alone).
+ * transparent and leaves it alone). `pep.qlogDir`: the QUIC PEPs write a
+ * qlog per connection there.
  */
 export async function startPepChain(tb, protocol, pep = {}) {
   const kind = pepKind(protocol);
@@ -27,7 +28,7 @@ export async function startPepChain(tb, protocol, pep = {}) {
   if (kind === 'quic') {
     const { startQuicPepChain } = await import('./quic-pep.js');
     const { quicPepSide } = await import('./bulk.js');
-    return { kind, ...(await startQuicPepChain(tb, { sat: quicPepSide(sat, '--pep-sat'), ground: quicPepSide(ground, '--pep-ground') })) };
+    return { kind, ...(await startQuicPepChain(tb, { sat: quicPepSide(sat, '--pep-sat'), ground: quicPepSide(ground, '--pep-ground'), qlogDir: pep.qlogDir ?? null })) };
   }
   return null;
 }

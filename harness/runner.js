@@ -118,6 +118,17 @@ export function launchChromium({ clientNs, protocol, spki, serverAddr, userDataD
   });
 }
 
+// Closes a Chromium of launchChromium (killing it if it does not answer)
+// and removes its profile, so no run inherits another's state.
+export async function closeChromium(browser, userDataDir) {
+  try {
+    await browser?.close();
+  } catch {
+    browser?.process()?.kill('SIGKILL');
+  }
+  fs.rmSync(userDataDir, { recursive: true, force: true });
+}
+
 /**
  * Loads `siteUrl(protocol)` once in a fresh Chromium inside `clientNs`;
  * the site's name resolves to `serverAddr` (the origin, or Proxy-ST).
@@ -152,12 +163,7 @@ export async function loadPage({ clientNs, protocol, spki, serverAddr, timeoutMs
     record.error = e.message.split('\n')[0];
   } finally {
     clearTimeout(killer);
-    try {
-      await browser?.close();
-    } catch {
-      browser?.process()?.kill('SIGKILL');
-    }
-    fs.rmSync(userDataDir, { recursive: true, force: true });
+    await closeChromium(browser, userDataDir);
     record.wall_ms = Date.now() - started;
   }
   return record;

@@ -1,12 +1,14 @@
 // Runs inside the report (inlined, no modules, no network): draws the
-// distribution charts from the embedded data with the inlined Chart.js and
-// fills the raw-record drill-downs on demand. Every string reaches the page
-// through textContent or Chart.js's canvas text, never as HTML.
+// distribution and bulk-transfer charts from the embedded data with the
+// inlined Chart.js and fills the raw-record drill-downs on demand. Every
+// string reaches the page through textContent or Chart.js's canvas text,
+// never as HTML.
 /* global Chart */
 (function () {
   'use strict';
   var data = JSON.parse(document.getElementById('report-data').textContent);
-  var COLORS = { h1: '#1f6fb4', h1s: '#0f9aa8', h2: '#2b9a3a', h3: '#c8322b' };
+  // Bulk protocols take the colour of their page-load kin (TCP as HTTP/1.1, QUIC as HTTP/3).
+  var COLORS = { h1: '#1f6fb4', h1s: '#0f9aa8', h2: '#2b9a3a', h3: '#c8322b', tcp: '#1f6fb4', quic: '#c8322b', 'browser-h1': '#0f9aa8', 'browser-h2': '#2b9a3a', 'browser-h3': '#b8860b' };
   var EXTRA = ['#7b4bb7', '#b8860b', '#555555', '#d45fa7', '#3f5fbf'];
   var charts = [];
 
@@ -68,6 +70,90 @@
     opts.plugins.tooltip = { callbacks: { label: function (ctx) { return ctx.dataset.label + ' run ' + ctx.raw.x + ': ' + ms(ctx.raw.y); } } };
     return new Chart(canvas, { type: 'scatter', data: { datasets: datasets }, options: opts });
   }
+
+  // A bulk series as points: value i is the bin ending at t0_ms + i·step_ms.
+  function stepMs(s) { return s.step_ms || s.t0_ms || 100; }
+  function seriesPoints(s) {
+    return s.y.map(function (y, i) { return { x: (s.t0_ms + i * stepMs(s)) / 1000, y: y }; });
+  }
+
+  function bulkOptions(yTitle) {
+    var opts = baseOptions('time from t0 (s)', yTitle);
+    opts.scales.x.min = 0;
+    opts.interaction = { mode: 'nearest', axis: 'x', intersect: false };
+    opts.plugins.legend.labels.filter = function (item) { return item.text !== ''; };
+    // lines without dots: a box of no height is the legend's way to draw
+    // each line with its dash
+    opts.plugins.legend.labels.usePointStyle = false;
+    opts.plugins.legend.labels.boxWidth = 28;
+    opts.plugins.legend.labels.boxHeight = 0;
+    return opts;
+  }
+
+  // A horizontal reference line across the chart (link rate, ratio 1).
+  function referenceLine(label, y, xMax) {
+    return { label: label, data: [{ x: 0, y: y }, { x: xMax, y: y }], borderColor: '#8a8f96', backgroundColor: '#8a8f96', borderDash: [2, 3], borderWidth: 1.2, pointRadius: 0, pointHitRadius: 0, reference: true };
+  }
+
+  // Mean goodput per bin, drawn as steps: each bin's rate holds over the
+  // whole bin, which ends at its point.
+  function goodputChart(canvas, block) {
+    var xMax = 0;
+    var datasets = block.goodput.map(function (s, i) {
+      var pts = seriesPoints(s);
+      if (pts.length) xMax = Math.max(xMax, pts[pts.length - 1].x);
+      // nothing before the first bin: its step rises from 0 where it starts
+      var start = { x: Math.max(0, (s.t0_ms - stepMs(s)) / 1000), y: 0 };
+      return Object.assign({ label: s.protocol, data: [start].concat(pts), stepped: 'before' }, datasetStyle(s, i), { pointRadius: 0, pointHitRadius: 4 });
+    });
+    if (typeof block.link_rate_mbps === 'number') datasets.push(referenceLine('link ' + block.link_rate_mbps + ' Mbit/s', block.link_rate_mbps, xMax));
+    var opts = bulkOptions('goodput (Mbit/s)');
+    opts.scales.x.max = xMax;
+    opts.scales.y.min = 0;
+    opts.plugins.tooltip = { filter: function (item) { return !item.dataset.reference && item.dataIndex > 0; }, callbacks: {
+      title: function (items) { return items.length ? 'bin ending at ' + items[0].parsed.x.toFixed(1) + ' s' : ''; },
+      label: function (ctx) { return ctx.dataset.label + ': ' + ctx.parsed.y.toFixed(2) + ' Mbit/s'; },
+    } };
+    return new Chart(canvas, { type: 'line', data: { datasets: datasets }, options: opts });
+  }
+
+  // Kosek et al.'s Figure 2 on a log scale, where ×2 and ×0.5 are as far from 1.
+  function ratioChart(canvas, block) {
+    var xMax = 0;
+    var datasets = block.ratio.map(function (s, i) {
+      var pts = seriesPoints(s);
+      if (pts.length) xMax = Math.max(xMax, pts[pts.length - 1].x);
+      var style = datasetStyle({ protocol: s.base }, i);
+      return Object.assign({ label: s.protocol + ' / ' + s.base, data: pts, spanGaps: false }, style, { borderDash: [], pointRadius: 0, pointHitRadius: 4 });
+    });
+    datasets.push(referenceLine('', 1, xMax));
+    var opts = bulkOptions('bytes with PEP / without');
+    opts.scales.x.max = xMax;
+    opts.scales.y.type = 'logarithmic';
+    // Over a wide range only 1, 2 and 5 (×10^k) are labelled, or they crowd.
+    opts.scales.y.ticks = { callback: function (v, i, ticks) {
+      var m = v / Math.pow(10, Math.floor(Math.log10(v) + 1e-9));
+      var label = ticks.length <= 8 || Math.abs(m - 1) < 1e-6 || Math.abs(m - 2) < 1e-6 || Math.abs(m - 5) < 1e-6;
+      return label ? '×' + Number(v.toPrecision(2)) : '';
+    } };
+    opts.plugins.tooltip = { filter: function (item) { return !item.dataset.reference; }, callbacks: {
+      title: function (items) { return items.length ? items[0].parsed.x.toFixed(1) + ' s from t0' : ''; },
+      label: function (ctx) { return ctx.dataset.label + ': ×' + ctx.parsed.y.toFixed(2); },
+    } };
+    return new Chart(canvas, { type: 'line', data: { datasets: datasets }, options: opts });
+  }
+
+  var bulkBlocks = {};
+  (data.bulk || []).forEach(function (b) { bulkBlocks[b.id] = b; });
+  Array.prototype.forEach.call(document.querySelectorAll('canvas[data-bulk]'), function (canvas) {
+    var block = bulkBlocks[canvas.getAttribute('data-bulk')];
+    if (!block) return;
+    try {
+      charts.push(canvas.getAttribute('data-chart') === 'ratio' ? ratioChart(canvas, block) : goodputChart(canvas, block));
+    } catch (e) {
+      canvas.parentNode.textContent = 'chart failed: ' + e.message;
+    }
+  });
 
   var blocks = {};
   data.blocks.forEach(function (b) { blocks[b.id] = b; });

@@ -365,7 +365,8 @@ function renderEnvironment(model) {
     ['origin server', meta.origin !== undefined ? h(meta.origin) : undefined],
     ['seed', meta.seed !== undefined ? h(meta.seed) : null],
     ['preset', meta.preset !== undefined ? h(meta.preset) : undefined],
-    ['command line', meta.argv ? code(`satbench bench ${meta.argv.join(' ')}`) : undefined],
+    ['command line', meta.argv ? code(`satbench ${meta.kind === 'bulk' ? 'bulk' : 'bench'} ${meta.argv.join(' ')}`) : undefined],
+    ['settings', meta.settings ? code(meta.settings) : undefined],
     ['matrix', meta.matrix ? code(meta.matrix) : null],
     ['TCP', meta.tcp ? code(meta.tcp) : undefined],
     ['QUIC', meta.quic && Object.keys(meta.quic).length ? code(meta.quic) : undefined],
@@ -385,7 +386,13 @@ ${Object.entries(env.profiles).map(([name, p]) => `<tr><td>${h(name)}</td><td cl
 }
 
 function renderRuns(model) {
-  if (!model.groups.length) return '<p class="note">No page-load results.</p>';
+  const bulkNote = `<p class="legend-note">Every bulk run: bytes received, set-up and goodput; open a run for its whole record as results.jsonl has it (with its bins, the sender's trace and the PEP's counters)${model.hasRecords ? '' : ' (not available: this report was built from summary.json)'}.</p>`;
+  if (!model.groups.length) return model.bulk.groups.length ? `${bulkNote}\n${renderBulkRuns(model)}` : '<p class="note">No page-load results.</p>';
+  const pageloads = renderPageLoadRuns(model);
+  return model.bulk.groups.length ? `<h3>Page loads</h3>\n${pageloads}\n<h3>Bulk transfers</h3>\n${bulkNote}\n${renderBulkRuns(model)}` : pageloads;
+}
+
+function renderPageLoadRuns(model) {
   return `<p class="legend-note">Every run of every scenario, in ms. Open a run for its whole record as results.jsonl has it${model.hasRecords ? '' : ' (not available: this report was built from summary.json)'}.</p>
 ${model.groups.map((g) => `<details id="g${g.index}"><summary><b>${h(scenarioLabel(g.scenario))}</b> — ${g.runs} run(s)${g.failed ? `, <span class="failed">${g.failed} failed</span>` : ''}</summary>
 ${g.recs.length ? `<div class="scroll"><table><thead><tr><th>run</th><th>ok</th>${KEY_METRICS.map((km) => `<th>${h(km.label)}</th>`).join('')}<th>resources</th><th>protocol seen</th><th>record</th></tr></thead><tbody>
@@ -395,6 +402,101 @@ ${g.recs.map(({ line, record: r }) => `<tr id="run-g${g.index}-${h(r.run)}"><td 
     `<td><details class="raw" data-line="${line}"><summary>results.jsonl line ${line}</summary><pre class="raw"></pre></details></td></tr>`).join('\n')}
 </tbody></table></div>` : '<p class="note">No per-run records.</p>'}
 </details>`).join('\n')}`;
+}
+
+// ------------------------------------------------------------ bulk transfers
+
+const bulkLabel = (s) => `bulk ${s?.protocol} · ${bulkTitle(s ?? {})}`;
+const fmtIn = (v, c) => (typeof v === 'number' && Number.isFinite(v) ? (v * c.scale).toFixed(c.digits) : '–');
+const fmtS = (v, digits = 2) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(digits) : '–');
+const okRuns = (g) => `<span class="${g.failed ? 'failed' : ''}">${h((g.runs ?? 0) - (g.failed ?? 0))}${g.failed ? `, ${h(g.failed)} failed` : ''}</span>`;
+
+function bulkCell(g, c) {
+  const s = g.metrics?.[c.key];
+  if (!s) return `<td class="empty" data-metric="${h(c.key)}">–</td>`;
+  return `<td data-metric="${h(c.key)}" data-median="${h(String(s.median))}" data-n="${h(s.n)}"><span class="med">${fmtIn(s.median, c)}</span><span class="ci">[${fmtIn(s.ci95?.[0], c)}–${fmtIn(s.ci95?.[1], c)}]</span></td>`;
+}
+
+function renderBulkMedians(bulk) {
+  const cols = bulk.columns;
+  return `<h3>Medians</h3>
+<p class="legend-note">Per profile, loss and download, each protocol's median over its successful runs and the median's bootstrap 95 % interval. MB are 10<sup>6</sup> bytes; times from t0, just before connecting. “Time to 90 % of the link rate”: the start of the first 500 ms whose goodput averaged 90 % of the profile's forward rate; “sender's slow start ended”: its first loss response (with a PEP: the server's hop). The protocol links to its runs.</p>
+<div class="scroll"><table class="bulk-medians">
+<thead><tr><th>protocol</th><th>runs ok</th>${cols.map((c) => `<th>${h(c.label)}<small class="unit">${h(c.unit)}</small></th>`).join('')}</tr></thead>
+${bulk.blocks.map((b) => `<tbody data-block="${b.id}"><tr class="block-head"><th colspan="${cols.length + 2}">${h(b.title)}${b.link_rate_mbps !== null ? ` <small class="note">link ${h(b.link_rate_mbps)} Mbit/s</small>` : ''}</th></tr>
+${b.groups.map((g) => `<tr data-protocol="${h(g.protocol)}"><th><a href="#${g.anchor}">${h(g.protocol)}</a></th><td class="num">${okRuns(g)}</td>${cols.map((c) => bulkCell(g, c)).join('')}</tr>`).join('\n')}
+</tbody>`).join('\n')}
+</table></div>`;
+}
+
+function renderObjectives(bulk) {
+  if (!bulk.objectives.length) return '';
+  const sizes = [...new Set(bulk.objectives.flatMap((o) => o.results.map((r) => r.bytes)))].sort((a, b) => a - b);
+  const all = bulk.objectives.flatMap((o) => o.results);
+  const met = all.filter((r) => r.met).length;
+  const sources = [...new Set(bulk.objectives.map((o) => o.source))];
+  const verdict = (r) => `<td class="verdict ${r.met ? 'met' : 'missed'}" data-bytes="${h(r.bytes)}" data-limit-s="${h(r.limit_s)}" data-median-s="${r.median_s === null ? '' : h(r.median_s)}" data-met="${r.met ? 'true' : 'false'}" data-runs-met="${h(r.runs_met)}" data-runs="${h(r.runs)}">` +
+    `${r.met ? '✓ met' : '✗ missed'}<small>${h(r.runs_met)} of ${h(r.runs)} runs</small></td>`;
+  // objectives come block by block: the scenario cell spans its protocols
+  const rows = bulk.objectives.map((o, i) => {
+    const first = i === 0 || bulk.objectives[i - 1].title !== o.title;
+    let span = 0;
+    while (first && bulk.objectives[i + span]?.title === o.title) span++;
+    return `<tr class="${first ? 'first' : ''}" data-profile="${h(o.profile)}" data-protocol="${h(o.protocol)}">${first ? `<td rowspan="${span}">${h(o.profile)}<small class="note">${h(o.scenario)}${o.loss_pct !== null ? ` · loss ${h(o.loss_pct)} %` : ''}</small></td>` : ''}` +
+      `<th><a href="#${o.anchor}">${h(o.protocol)}</a></th><td class="num">${okRuns(o)}</td>` +
+      sizes.map((bytes) => {
+        const r = o.results.find((x) => x.bytes === bytes);
+        if (!r) return '<td class="empty" colspan="3">–</td>';
+        return `<td class="num">≤ ${h(r.limit_s)}</td><td class="num">${r.median_s === null ? '<span class="note">not reached</span>' : fmtS(r.median_s)}</td>${verdict(r)}`;
+      }).join('') + '</tr>';
+  }).join('\n');
+  return `<h3>Download objectives</h3>
+<p class="legend-note">${sources.map(h).join(', ')}: the time from t0 to receive the first 2, 10 and 100 MB (10<sup>6</sup> bytes), in s, against the scenario's limit. An objective is <b>met</b> when the median run is within the limit (a run that never got there counts as slower than any that did; failed runs count with what they received); “k of n runs” met it on their own.</p>
+<p class="objectives-total"><b>${met}</b> of <b>${all.length}</b> objectives met.</p>
+<div class="scroll"><table class="objectives">
+<thead><tr><th rowspan="2">scenario</th><th rowspan="2">protocol</th><th rowspan="2">runs ok</th>${sizes.map((b) => `<th colspan="3">${h(fmtBytes(b))}</th>`).join('')}</tr>
+<tr>${sizes.map(() => '<th>limit<small class="unit">s</small></th><th>median<small class="unit">s</small></th><th>result</th>').join('')}</tr></thead>
+<tbody>
+${rows}
+</tbody></table></div>`;
+}
+
+function renderBulkCharts(bulk) {
+  return `<h3>Over time</h3>
+<p class="legend-note">Per profile, loss and download: the goodput in Mbit/s per ${h([...new Set(bulk.blocks.flatMap((b) => b.goodput.map((s) => s.step_ms)).filter(Boolean))].join(' or ') || '100')} ms bin from t0, averaged over the successful runs (a run adds nothing after its end), with the link rate as a grey line; and, as Kosek et al.'s Figure 2, the bytes received so far with the PEP over the bytes without it (log scale; above 1 the PEP is ahead; gaps where either had received nothing yet).</p>
+${bulk.blocks.map((b) => `<h4>${h(b.title)}</h4>
+<div class="charts wide">
+${b.goodput.length ? `<div class="chart"><div class="chart-title">Goodput, mean over runs</div><div class="chart-box"><canvas data-bulk="${b.id}" data-chart="goodput" role="img" aria-label="${h(`Goodput over time, ${b.title}`)}"></canvas></div></div>` : '<p class="note">No goodput curve (no successful run with bins).</p>'}
+${b.ratio.length ? `<div class="chart"><div class="chart-title">Bytes received with PEP / without</div><div class="chart-box"><canvas data-bulk="${b.id}" data-chart="ratio" role="img" aria-label="${h(`Ratio of bytes received with PEP to without, ${b.title}`)}"></canvas></div></div>` : ''}
+</div>`).join('\n')}`;
+}
+
+function renderBulk(model) {
+  const bulk = model.bulk;
+  if (!bulk.groups.length) return '';
+  return `<section id="bulk"><h2>Bulk transfers</h2>
+${renderObjectives(bulk)}
+${renderBulkMedians(bulk)}
+${renderBulkCharts(bulk)}
+</section>`;
+}
+
+// Per bulk run: what it got and its whole record; per group every median
+// (also the metrics the tables leave out).
+const BULK_RUN_COLUMNS = [
+  { key: 'bytes', label: 'bytes', unit: 'MB', scale: 1e-6, digits: 2 },
+  ...BULK_COLUMNS.filter((c) => ['connect_ms', 'ttfb_ms', 'time_to_90pct_rate_ms', 'mean_goodput_mbps'].includes(c.key)),
+];
+
+function renderBulkRuns(model) {
+  return model.bulk.groups.map((g) => `<details id="${g.anchor}"><summary><b>${h(bulkLabel(g.scenario))}</b> — ${h(g.runs)} run(s)${g.failed ? `, <span class="failed">${h(g.failed)} failed</span>` : ''}</summary>
+<p class="legend-note">Medians: ${Object.entries(g.metrics ?? {}).map(([k, v]) => `${h(k)} ${h(Math.round(v.median * 1000) / 1000)}`).join(' · ') || 'none'}</p>
+${g.recs.length ? `<div class="scroll"><table><thead><tr><th>run</th><th>ok</th><th>protocol seen</th>${BULK_RUN_COLUMNS.map((c) => `<th>${h(c.label)} <small class="unit">${h(c.unit)}</small></th>`).join('')}<th>record</th></tr></thead><tbody>
+${g.recs.map(({ line, record: r }) => `<tr id="run-${g.anchor}-${h(r.run)}"><td class="num">${h(r.run)}</td><td>${r.ok ? 'ok' : `<span class="failed">${h(r.error ?? 'failed')}</span>`}</td><td>${h(typeof r.protocol_seen === 'string' ? r.protocol_seen : r.protocol_seen ? JSON.stringify(r.protocol_seen) : '–')}</td>` +
+    BULK_RUN_COLUMNS.map((c) => `<td class="num">${fmtIn(r.metrics?.[c.key], c)}</td>`).join('') +
+    `<td><details class="raw" data-line="${line}"><summary>results.jsonl line ${line}</summary><pre class="raw"></pre></details></td></tr>`).join('\n')}
+</tbody></table></div>` : '<p class="note">No per-run records.</p>'}
+</details>`).join('\n');
 }
 
 function renderOthers(model) {
@@ -438,6 +540,14 @@ export function renderReport(summary, { records = null, reference = loadReferenc
   const { chartJs, clientJs, css } = readAssets();
   const t = model.totals;
   const data = { metrics: KEY_METRICS.map(({ key, label }) => ({ key, label })), blocks: model.blocks, series: model.series };
+  const hasBulk = model.bulk.groups.length > 0;
+  // A bulk-only report has no empty page-load sections; an empty one keeps them (they say so).
+  const pageLoads = model.groups.length > 0 || !hasBulk;
+  if (hasBulk) data.bulk = model.bulk.blocks.map((b) => ({ id: b.id, link_rate_mbps: b.link_rate_mbps, goodput: b.goodput, ratio: b.ratio }));
+  const generated = h(model.meta.generated ?? 'at an unknown time');
+  const lead = !hasBulk
+    ? `Page loads in Chromium over emulated satellite links. Medians in ms over the successful runs of each scenario, with a seeded bootstrap 95 % interval; generated ${generated}.`
+    : `${pageLoads ? 'Page loads in Chromium and bulk downloads' : 'Bulk downloads'} over emulated satellite links, with and without PEPs. Medians over the successful runs of each scenario, with a seeded bootstrap 95 % interval; generated ${generated}.`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
@@ -446,13 +556,13 @@ export function renderReport(summary, { records = null, reference = loadReferenc
 <title>satbench report${model.meta.generated ? ` — ${h(model.meta.generated)}` : ''}</title>
 <style>${css}</style>
 </head><body>
-<nav class="toc"><a href="#medians">Medians</a><a href="#comparisons">Comparisons</a><a href="#distributions">Distributions</a>${model.lighthouse.length ? '<a href="#lighthouse">Lighthouse</a>' : ''}<a href="#failures">Failures</a><a href="#environment">Environment</a><a href="#runs">Runs</a></nav>
+<nav class="toc">${pageLoads ? '<a href="#medians">Medians</a><a href="#comparisons">Comparisons</a><a href="#distributions">Distributions</a>' : ''}${model.lighthouse.length ? '<a href="#lighthouse">Lighthouse</a>' : ''}${hasBulk ? '<a href="#bulk">Bulk transfers</a>' : ''}<a href="#failures">Failures</a><a href="#environment">Environment</a><a href="#runs">Runs</a></nav>
 <main>
 <h1>satbench report</h1>
-<p class="lead">Page loads in Chromium over emulated satellite links. Medians in ms over the successful runs of each scenario, with a seeded bootstrap 95 % interval; generated ${h(model.meta.generated ?? 'at an unknown time')}.</p>
+<p class="lead">${lead}</p>
 <div class="headline"><div><b>${t.scenarios}</b> scenarios</div><div><b>${t.runs}</b> runs</div><div class="${t.failed ? 'failed' : ''}"><b>${t.failed}</b> failed</div>${model.meta.seed !== undefined ? `<div>seed <b>${h(model.meta.seed)}</b></div>` : ''}</div>
 ${model.warnings.length ? `<ul class="warnings">${model.warnings.map((w) => `<li>${h(w)}</li>`).join('')}</ul>` : ''}
-<section id="medians"><h2>Medians</h2>
+${pageLoads ? `<section id="medians"><h2>Medians</h2>
 <p class="legend-note">Each cell: our median (links to its runs), its bootstrap 95 % interval, and where the scenario is one of Kosek et al. (IFIP Networking 2022, Table II: the kepler page over geo or leo) the paper's median and ours relative to it.</p>
 ${renderMatrix(model)}
 </section>
@@ -461,8 +571,8 @@ ${renderComparisons(model)}
 </section>
 <section id="distributions"><h2>Distributions</h2>
 ${renderDistributions(model)}
-</section>
-${renderLighthouse(model)}
+</section>` : ''}
+${renderLighthouse(model)}${renderBulk(model)}
 ${renderOthers(model)}
 <section id="failures"><h2>Failures</h2>
 ${renderFailures(model)}

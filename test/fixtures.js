@@ -6,6 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { rng } from '../harness/stats.js';
 import { summarize } from '../harness/summary.js';
+import { downloadMetrics, judgeRun } from '../harness/goodput.js';
+import { objectivesFor } from '../harness/bulk-presets.js';
 
 const BASE = {
   geo: { h1: [1222, 3841, 10806], h3: [1314, 2759, 7669], 'h1-pep': [1215, 3852, 11144], 'h3-pep': [2717, 3581, 7344] },
@@ -65,4 +67,69 @@ export function writeResultsDir(records, { meta = {}, dir } = {}) {
   const summary = { meta: { seed: 1, generated: '2026-01-01T00:00:00.000Z', ...meta }, groups: summarize(records, { seed: meta.seed ?? 1 }) };
   fs.writeFileSync(path.join(out, 'summary.json'), JSON.stringify(summary, null, 2));
   return out;
+}
+
+// Bulk downloads, shaped like `satbench bulk`'s records: a window that
+// doubles every round trip from the initial window up to the link rate
+// (with a PEP, from a larger one and a shorter set-up, as Kosek et al.
+// saw; the split-TCP PEP's smaller than the QUIC PEP's, so that the
+// objectives they meet differ), loss taking a share off the rate, seeded
+// noise per 100 ms bin. Metrics and objectives come from
+// harness/goodput.js as in a real run.
+const BULK_LINKS = { geo: { rtt_ms: 580, mbps: 20 }, leo: { rtt_ms: 90, mbps: 20 }, 'quic4sat-medium': { rtt_ms: 650, mbps: 50 }, 'quic4sat-large': { rtt_ms: 650, mbps: 250 } };
+
+export function bulkScenarios({ profiles = ['geo'], losses = [0], protocols = ['quic', 'quic-pep', 'tcp', 'tcp-pep'], duration_s = 10, size_bytes = null } = {}) {
+  const out = [];
+  for (const profile of profiles) for (const loss_pct of losses) for (const protocol of protocols) {
+    out.push({ profile, loss_pct, protocol, ...(size_bytes ? { size_bytes } : { duration_s }) });
+  }
+  return out;
+}
+
+export function makeBulkRecords(list, { runs = 3, seed = 11, binMs = 100, cv = 0.08, fail = [] } = {}) {
+  const next = rng(seed);
+  const records = [];
+  for (let run = 1; run <= runs; run++) {
+    list.forEach((scenario, si) => {
+      const link = BULK_LINKS[scenario.profile] ?? { rtt_ms: 600, mbps: 20 };
+      const base = { kind: 'bulk', scenario, run, seed: seed + run, link: 'linkem', link_rate_mbps: link.mbps };
+      const f = fail.find(([i, r]) => i === si && r === run);
+      if (f) {
+        records.push({ ...base, ok: false, error: f[2], metrics: null, goodput: null });
+        return;
+      }
+      const pep = scenario.protocol.endsWith('-pep');
+      const connect = pep ? 1 + 2 * next() : link.rtt_ms * (1 + 0.05 * next());
+      const ttfb = connect + link.rtt_ms * (1 + 0.05 * next());
+      const iw = ({ 'quic-pep': 100, 'tcp-pep': 40 }[scenario.protocol] ?? 10) * 1460;
+      const ceiling = (link.mbps * 1e6) / 8 * (1 - Math.min(0.6, (scenario.loss_pct ?? 0) * (pep ? 0.15 : 0.4)));
+      const size = scenario.size_bytes ?? Infinity;
+      const endMs = scenario.duration_s ? scenario.duration_s * 1000 : Infinity;
+      const bins = [];
+      let bytes = 0;
+      let durationMs = endMs;
+      for (let t = 0; t < endMs && bytes < size; t += binMs) {
+        const mid = t + binMs / 2;
+        const rate = mid < ttfb ? 0 : Math.min(ceiling, (iw * 2 ** ((mid - ttfb) / link.rtt_ms)) / (link.rtt_ms / 1000));
+        let b = Math.round(rate * (binMs / 1000) * Math.max(0, 1 + cv * (next() * 2 - 1)));
+        if (bytes + b >= size) {
+          b = size - bytes;
+          durationMs = t + binMs * (rate > 0 ? Math.max(0.05, b / (rate * (binMs / 1000))) : 1);
+        }
+        bins.push(b);
+        bytes += b;
+      }
+      const dl = { bins, bin_ms: binMs, bytes, duration_ms: Math.round(durationMs), complete: true, connect_ms: connect, ttfb_ms: ttfb, requested_bytes: scenario.size_bytes ?? null };
+      const metrics = downloadMetrics(dl, { linkMbps: link.mbps });
+      metrics.sender_slow_start_exit_ms = Math.round(ttfb + link.rtt_ms * (pep ? 4 : 7));
+      const objectives = objectivesFor(scenario.profile);
+      records.push({
+        ...base, ok: true, error: null, protocol_seen: scenario.protocol.startsWith('quic') ? 'satbulk' : 'tcp', metrics,
+        objectives: objectives ? judgeRun(metrics, objectives) : null,
+        goodput: { bin_ms: binMs, bins },
+        download: { connect_ms: connect, ttfb_ms: ttfb, bytes, duration_ms: dl.duration_ms, complete: true },
+      });
+    });
+  }
+  return records;
 }

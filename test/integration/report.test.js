@@ -1,6 +1,7 @@
 // The report in a real browser: a generated index.html opened in headless
 // Chromium from disk must make no network request and log no error, draw
-// every chart, and show summary.json's numbers. Saves screenshots into
+// every chart, and show summary.json's numbers; page loads and bulk
+// transfers (fixture records, no real runs). Saves screenshots into
 // test-output/ (screen and print).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -13,10 +14,64 @@ import { ROOT } from '../../harness/sys.js';
 import { scenarioKey } from '../../harness/summary.js';
 import { gatherEnvironment } from '../../harness/environment.js';
 import { satbench, writeProfile, isRoot } from './helpers.js';
-import { scenarios, makeRecords, writeResultsDir } from '../fixtures.js';
+import { scenarios, makeRecords, writeResultsDir, bulkScenarios, makeBulkRecords } from '../fixtures.js';
 
 const EVIL = '<script>alert(1)</script>';
 const OUT = path.join(ROOT, 'test-output');
+
+function launchBrowser() {
+  return puppeteer.launch({
+    executablePath: chromePath(),
+    headless: true,
+    pipe: true,
+    // No calls to Google from the browser itself, so that every request seen is the page's.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--no-first-run', '--no-default-browser-check', '--disable-default-apps', '--mute-audio', '--window-size=1366,900'],
+  });
+}
+
+// A page that lets only the report itself load and records every other
+// request, console error or warning, and dialog (a script from input).
+async function offlinePage(browser, url) {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1366, height: 900 });
+  const seen = { requests: [], errors: [], dialogs: [] };
+  await page.setRequestInterception(true);
+  page.on('request', (req) => {
+    if (req.url() !== url) seen.requests.push(req.url());
+    if (req.url() === url) req.continue();
+    else req.abort();
+  });
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warn') seen.errors.push(`${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => seen.errors.push(`pageerror: ${e.message}`));
+  page.on('dialog', async (d) => {
+    seen.dialogs.push(d.message());
+    await d.dismiss();
+  });
+  await page.goto(url, { waitUntil: 'load' });
+  await page.waitForFunction(() => document.documentElement.dataset.charts !== undefined, { timeout: 10000 });
+  return { page, seen };
+}
+
+// Every canvas with its size and how many of its pixels are painted.
+const canvasesOf = (page) => page.evaluate(() => [...document.querySelectorAll('canvas')].map((c) => {
+  const { data } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
+  let painted = 0;
+  for (let i = 3; i < data.length; i += 4) if (data[i] > 0) painted++;
+  return { label: c.getAttribute('aria-label'), chart: c.dataset.chart, bulk: c.dataset.bulk ?? null, w: c.width, h: c.height, painted };
+}));
+
+async function saveViews(page, name) {
+  fs.mkdirSync(OUT, { recursive: true });
+  await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage: true });
+  await page.emulateMediaType('print');
+  await page.evaluate(() => window.dispatchEvent(new Event('beforeprint')));
+  await page.screenshot({ path: path.join(OUT, `${name}-print.png`), fullPage: true });
+  await page.pdf({ path: path.join(OUT, `${name}.pdf`), format: 'A4', landscape: true, printBackground: true });
+  assert.ok(fs.statSync(path.join(OUT, `${name}.pdf`)).size > 10000);
+}
 
 describe('report in a browser (integration, headless Chromium)', function () {
   let tmp;
@@ -33,14 +88,7 @@ describe('report in a browser (integration, headless Chromium)', function () {
     dir = writeResultsDir(records, { dir: path.join(tmp, 'r'), meta: { seed: 1, link: 'linkem', preset: 'ifip2022', matrix, environment } });
     const r = await satbench(['report', dir]);
     assert.equal(r.code, 0, r.stderr);
-    browser = await puppeteer.launch({
-      executablePath: chromePath(),
-      headless: true,
-      pipe: true,
-      // No calls to Google from the browser itself, so that every request seen is the page's.
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync',
-        '--no-first-run', '--no-default-browser-check', '--disable-default-apps', '--mute-audio', '--window-size=1366,900'],
-    });
+    browser = await launchBrowser();
   });
 
   after(async () => {
@@ -49,36 +97,11 @@ describe('report in a browser (integration, headless Chromium)', function () {
   });
 
   it('opens offline: no request, no console error, every chart drawn, the matrix equal to summary.json', async () => {
-    const page = await browser.newPage();
-    await page.setViewport({ width: 1366, height: 900 });
-    const url = pathToFileURL(path.join(dir, 'index.html')).href;
-    const requests = [];
-    const errors = [];
-    const dialogs = [];
-    await page.setRequestInterception(true);
-    page.on('request', (req) => {
-      if (req.url() !== url) requests.push(req.url());
-      if (req.url() === url) req.continue();
-      else req.abort();
-    });
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warn') errors.push(`${m.type()}: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-    page.on('dialog', async (d) => {
-      dialogs.push(d.message());
-      await d.dismiss();
-    });
-    await page.goto(url, { waitUntil: 'load' });
-    await page.waitForFunction(() => document.documentElement.dataset.charts !== undefined, { timeout: 10000 });
+    const { page, seen: { requests, errors, dialogs } } = await offlinePage(browser, pathToFileURL(path.join(dir, 'index.html')).href);
 
-    const canvases = await page.evaluate(() => [...document.querySelectorAll('canvas')].map((c) => {
-      const { data } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
-      let painted = 0;
-      for (let i = 3; i < data.length; i += 4) if (data[i] > 0) painted++;
-      return { label: c.getAttribute('aria-label'), w: c.width, h: c.height, painted };
-    }));
+    const canvases = await canvasesOf(page);
     assert.equal(canvases.length, 5 * 4, 'four charts for each profile × loss × site');
+    assert.equal(await page.$('#bulk'), null, 'no bulk section without bulk results');
     for (const c of canvases) assert.ok(c.w > 100 && c.h > 100 && c.painted > 2000, `${c.label}: ${JSON.stringify(c)}`);
 
     const summary = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8'));
@@ -112,17 +135,116 @@ describe('report in a browser (integration, headless Chromium)', function () {
     const line5 = fs.readFileSync(path.join(dir, 'results.jsonl'), 'utf8').split('\n')[4];
     assert.deepEqual(JSON.parse(raw), JSON.parse(line5));
 
-    fs.mkdirSync(OUT, { recursive: true });
-    await page.screenshot({ path: path.join(OUT, 'report.png'), fullPage: true });
-    await page.emulateMediaType('print');
-    await page.evaluate(() => window.dispatchEvent(new Event('beforeprint')));
-    await page.screenshot({ path: path.join(OUT, 'report-print.png'), fullPage: true });
-    await page.pdf({ path: path.join(OUT, 'report.pdf'), format: 'A4', landscape: true, printBackground: true });
-    assert.ok(fs.statSync(path.join(OUT, 'report.pdf')).size > 10000);
+    await saveViews(page, 'report');
 
     assert.deepEqual(requests, [], 'the report made network requests');
     assert.deepEqual(errors, [], 'console errors');
     assert.deepEqual(dialogs, [], 'a script from input ran');
+    await page.close();
+  });
+});
+
+describe('bulk report in a browser (integration, headless Chromium, fixture records)', function () {
+  let tmp;
+  let dir;
+  let browser;
+
+  before(async function () {
+    if (!fs.existsSync(chromePath())) this.skip();
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-report-bulk-'));
+    const matrix = { profiles: ['geo', 'quic4sat-medium', 'quic4sat-large', EVIL], losses: [0, 1, null], protocols: ['quic', 'quic-pep', 'tcp', 'tcp-pep'], runs: 3 };
+    const list = [
+      ...bulkScenarios({ losses: [0, 1], duration_s: 10 }),
+      ...bulkScenarios({ profiles: ['quic4sat-medium', 'quic4sat-large'], losses: [null], size_bytes: 100e6 }),
+      { profile: EVIL, loss_pct: 0, protocol: 'quic', duration_s: 3 },
+    ];
+    const records = makeBulkRecords(list, { runs: 3, fail: [[9, 2, `stalled <b>${EVIL}</b>`]] });
+    dir = writeResultsDir(records, { dir: path.join(tmp, 'r'), meta: { kind: 'bulk', seed: 1, link: 'linkem', preset: null, matrix, argv: ['--preset', 'quic4sat'] } });
+    const r = await satbench(['report', dir]);
+    assert.equal(r.code, 0, r.stderr);
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('opens offline: no request, no console error, the bulk charts drawn, the tables equal to summary.json, no page-load sections', async () => {
+    const { page, seen } = await offlinePage(browser, pathToFileURL(path.join(dir, 'index.html')).href);
+    const summary = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8'));
+
+    const canvases = await canvasesOf(page);
+    // per profile × loss × download a goodput chart, and a PEP ratio chart where there are pairs (not for the lone quic)
+    assert.deepEqual(canvases.map((c) => c.chart), ['goodput', 'ratio', 'goodput', 'ratio', 'goodput', 'ratio', 'goodput', 'ratio', 'goodput']);
+    for (const c of canvases) assert.ok(c.bulk && c.w > 100 && c.h > 100 && c.painted > 2000, `${c.label}: ${JSON.stringify(c)}`);
+    // Chart.js drew the lines from the data: one per protocol (and the link rate), one per PEP pair
+    const lines = await page.evaluate(() => [...document.querySelectorAll('canvas[data-bulk]')].map((c) => Chart.getChart(c).data.datasets.map((d) => `${d.label}:${d.data.length}`)));
+    const geo = summary.groups.find((g) => g.scenario.profile === 'geo' && g.scenario.loss_pct === 0 && g.scenario.protocol === 'quic');
+    assert.deepEqual(lines[0], [...['quic', 'quic-pep', 'tcp', 'tcp-pep'].map((p) => `${p}:${geo.curve.t_ms.length + 1}`), 'link 20 Mbit/s:2']);
+    assert.deepEqual(lines[1], [`quic-pep / quic:${geo.curve.t_ms.length}`, `tcp-pep / tcp:${geo.curve.t_ms.length}`, ':2']);
+
+    for (const id of ['medians', 'comparisons', 'distributions']) assert.equal(await page.$(`#${id}`), null, `no ${id} section`);
+    assert.ok(await page.$('#bulk'));
+
+    // the objectives table is summary.json's, met and missed styled apart
+    const shown = await page.evaluate(() => [...document.querySelectorAll('table.objectives tbody tr')].map((tr) => ({
+      profile: tr.dataset.profile,
+      protocol: tr.dataset.protocol,
+      verdicts: [...tr.querySelectorAll('td.verdict')].map((td) => ({
+        bytes: Number(td.dataset.bytes), limit_s: Number(td.dataset.limitS), median_s: td.dataset.medianS === '' ? null : Number(td.dataset.medianS),
+        met: td.dataset.met === 'true', runs_met: Number(td.dataset.runsMet), runs: Number(td.dataset.runs),
+        text: td.firstChild.textContent, color: getComputedStyle(td).color, background: getComputedStyle(td).backgroundColor,
+      })),
+    })));
+    const judged = summary.groups.filter((g) => g.objectives);
+    assert.equal(shown.length, judged.length);
+    const styles = { met: new Set(), missed: new Set() };
+    for (const g of judged) {
+      const row = shown.find((x) => x.profile === g.scenario.profile && x.protocol === g.scenario.protocol);
+      assert.ok(row, `${g.scenario.profile} ${g.scenario.protocol}`);
+      assert.deepEqual(row.verdicts.map(({ text, color, background, ...v }) => v), g.objectives.results);
+      for (const v of row.verdicts) {
+        assert.equal(v.text, v.met ? '✓ met' : '✗ missed');
+        styles[v.met ? 'met' : 'missed'].add(`${v.color}/${v.background}`);
+      }
+    }
+    assert.equal(styles.met.size, 1);
+    assert.equal(styles.missed.size, 1);
+    assert.notDeepEqual([...styles.met], [...styles.missed], 'met and missed look different');
+
+    // the medians table is summary.json's
+    const cells = await page.evaluate(() => [...document.querySelectorAll('table.bulk-medians td[data-median]')].map((td) => ({
+      anchor: td.parentElement.querySelector('a').getAttribute('href').slice(1), metric: td.dataset.metric, median: Number(td.dataset.median),
+    })));
+    assert.ok(cells.length > summary.groups.length * 5);
+    for (const c of cells) {
+      const row = await page.$eval(`#${c.anchor} summary`, (el) => el.textContent);
+      const g = summary.groups.find((x) => row.startsWith(`bulk ${x.scenario.protocol} · ${x.scenario.profile} `) && row.includes(x.scenario.size_bytes ? 'MB download' : `${x.scenario.duration_s} s download`) && (x.scenario.loss_pct === null ? row.includes('the profile\'s loss') : row.includes(`loss ${x.scenario.loss_pct} %`)));
+      assert.equal(c.median, g.metrics[c.metric].median, `${row} ${c.metric}`);
+    }
+
+    const text = await page.evaluate(() => document.body.innerText);
+    assert.ok(text.includes(EVIL), 'the profile name shows as text');
+    assert.ok(text.includes('satbench bulk --preset quic4sat'));
+
+    // drill down to a bulk run's raw record: its bins are there
+    const raw = await page.evaluate(async () => {
+      const d = document.querySelector('details.raw[data-line="3"]');
+      d.closest('details:not(.raw)').open = true;
+      d.open = true;
+      const pre = d.querySelector('pre');
+      for (let i = 0; i < 100 && !pre.dataset.filled; i++) await new Promise((r) => setTimeout(r, 20));
+      return pre.textContent;
+    });
+    const line3 = JSON.parse(fs.readFileSync(path.join(dir, 'results.jsonl'), 'utf8').split('\n')[2]);
+    assert.deepEqual(JSON.parse(raw), line3);
+    assert.ok(line3.goodput.bins.length > 0);
+
+    await saveViews(page, 'report-bulk');
+    assert.deepEqual(seen.requests, [], 'the report made network requests');
+    assert.deepEqual(seen.errors, [], 'console errors');
+    assert.deepEqual(seen.dialogs, [], 'a script from input ran');
     await page.close();
   });
 });

@@ -95,10 +95,15 @@ describe('report', () => {
 
   it('works from summary.json alone and for other kinds of records', () => {
     const bulk = [{ kind: 'bulk', scenario: { profile: 'geo', protocol: 'tcp-pep' }, run: 1, ok: true, metrics: { goodput_mbps: 17.5 } }];
-    const html = renderReport({ meta: {}, groups: summarize([...records.slice(0, 8), ...bulk]) });
+    const other = [{ kind: 'probe', scenario: { profile: 'geo' }, run: 1, ok: true, metrics: { rtt_ms: 581 } }];
+    const html = renderReport({ meta: {}, groups: summarize([...records.slice(0, 8), ...bulk, ...other]) });
     assert.match(html, /Built from summary\.json alone/);
-    assert.match(html, /bulk profile=geo protocol=tcp-pep/);
+    // a bulk group without curve or known metrics still shows, with every median
+    assert.match(html, /bulk tcp-pep · geo · the profile&#39;s loss/);
     assert.match(html, /goodput_mbps 17\.5/);
+    assert.match(html, /No goodput curve/);
+    // kinds the report does not know are listed apart
+    assert.match(html, /<section id="other">[\s\S]*probe profile=geo[\s\S]*rtt_ms 581/);
   });
 
   it('satbench report DIR keeps a matching summary.json and rewrites a stale one', () => {

@@ -5,6 +5,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
+use satbench_origin::cli::{number, Args};
 use satbench_origin::quic::QuicOptions;
 
 pub const DEFAULT_QUIC_PORT: u16 = 4434;
@@ -100,49 +101,6 @@ pub struct GetArgs {
     pub timeout: Duration,
     pub json: bool,
     pub quic: QuicOptions,
-}
-
-/// Splits `--flag=value` and `--flag value`.
-struct Args {
-    items: Vec<String>,
-    pos: usize,
-}
-
-impl Args {
-    fn new(items: &[String]) -> Args {
-        let mut out = Vec::new();
-        for a in items {
-            match a.split_once('=') {
-                Some((f, v)) if f.starts_with("--") => {
-                    out.push(f.to_string());
-                    out.push(v.to_string());
-                }
-                _ => out.push(a.clone()),
-            }
-        }
-        Args { items: out, pos: 0 }
-    }
-
-    fn next(&mut self) -> Option<String> {
-        let a = self.items.get(self.pos).cloned();
-        self.pos += 1;
-        a
-    }
-
-    fn value(&mut self, flag: &str) -> Result<String, String> {
-        match self.items.get(self.pos) {
-            Some(v) if !v.starts_with("--") => {
-                self.pos += 1;
-                Ok(v.clone())
-            }
-            _ => Err(format!("{flag}: needs a value")),
-        }
-    }
-}
-
-fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, String> {
-    v.parse()
-        .map_err(|_| format!("{flag}: not a valid number: '{v}'"))
 }
 
 /// `100000`, `10MB`, `10M`, `1.5G`, `64KiB`: bytes. Decimal prefixes are

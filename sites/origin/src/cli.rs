@@ -63,14 +63,15 @@ pub struct ServeArgs {
     pub h3_priorities: Policy,
 }
 
-/// Splits `--flag=value` and `--flag value`; knows which flags take a value.
-struct Args {
+/// Splits `--flag=value` and `--flag value`; the workspace's other tools
+/// (satbulk) parse their command lines with it too.
+pub struct Args {
     items: Vec<String>,
     pos: usize,
 }
 
 impl Args {
-    fn new(items: &[String]) -> Args {
+    pub fn new(items: &[String]) -> Args {
         let mut out = Vec::new();
         for a in items {
             match a.split_once('=') {
@@ -84,13 +85,13 @@ impl Args {
         Args { items: out, pos: 0 }
     }
 
-    fn next(&mut self) -> Option<String> {
+    pub fn next(&mut self) -> Option<String> {
         let a = self.items.get(self.pos).cloned();
         self.pos += 1;
         a
     }
 
-    fn value(&mut self, flag: &str) -> Result<String, String> {
+    pub fn value(&mut self, flag: &str) -> Result<String, String> {
         match self.items.get(self.pos) {
             Some(v) if !v.starts_with("--") => {
                 self.pos += 1;
@@ -101,7 +102,7 @@ impl Args {
     }
 
     /// A value if the next item is not a flag.
-    fn optional_value(&mut self) -> Option<String> {
+    pub fn optional_value(&mut self) -> Option<String> {
         match self.items.get(self.pos) {
             Some(v) if !v.starts_with("--") => {
                 self.pos += 1;
@@ -112,7 +113,7 @@ impl Args {
     }
 }
 
-fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, String> {
+pub fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, String> {
     v.parse()
         .map_err(|_| format!("{flag}: not a valid number: '{v}'"))
 }
