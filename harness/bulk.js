@@ -32,6 +32,7 @@ import { appendFlushed } from './bench.js';
 import { readResults, writeOutputs } from './results.js';
 import { groupKey } from './summary.js';
 import { objectivesFor } from './bulk-presets.js';
+import { gatherEnvironment } from './environment.js';
 import {
   downloadMetrics, judgeRun, condenseTrace, binEvents, MARKS_S, markMetric, sizeMetric, OBJECTIVE_SIZES,
 } from './goodput.js';
@@ -499,5 +500,7 @@ export async function bulk(matrix, {
     last = rec.ok ? `${(rec.metrics.bytes / 1e6).toFixed(1)} MB in ${(rec.metrics.duration_ms / 1000).toFixed(1)} s` : `failed (${rec.error})`;
   }
   const records = readResults(resultsFile);
-  return writeOutputs(outDir, records, { ...meta, kind: 'bulk', seed, link, settings, matrix, generated: new Date().toISOString() });
+  return writeOutputs(outDir, records, {
+    ...meta, kind: 'bulk', seed, link, settings, matrix, environment: await gatherEnvironment(matrix), generated: new Date().toISOString(),
+  });
 }

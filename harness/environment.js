@@ -7,7 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { ROOT, run } from './sys.js';
 import { chromePath } from './doctor.js';
-import { chromiumArgs } from './runner.js';
+import { chromiumArgs, baseProtocol, PROTOCOLS } from './runner.js';
+import { pepKind } from './pep.js';
+import { PEP_ADDRESSES } from './quic-pep.js';
 import { loadProfile, configuredSummary } from './profiles.js';
 
 export const LIBRARIES = ['puppeteer-core', 'chart.js', 'lighthouse', 'yaml'];
@@ -21,7 +23,14 @@ export function parseChromiumVersion(text) {
 // run puts its own profile folder and certificate pin.
 export function chromiumFlags(protocols) {
   const out = {};
-  for (const p of protocols) out[p] = chromiumArgs(p, { userDataDir: '<fresh folder per run>', spki: '<SPKI pin of the run\'s certificate>' });
+  for (const proto of protocols) {
+    // bulk runs Chromium only for browser-h1/h2/h3; satbulk for the rest
+    const p = proto.startsWith('browser-') ? proto.slice('browser-'.length) : proto;
+    if (!PROTOCOLS.includes(baseProtocol(p))) continue;
+    // h3-pep sends the site's name to Proxy-ST; the split-TCP PEP is transparent
+    const serverAddr = pepKind(p) === 'quic' ? PEP_ADDRESSES.st : undefined;
+    out[proto] = chromiumArgs(p, { userDataDir: '<fresh folder per run>', spki: '<SPKI pin of the run\'s certificate>', serverAddr });
+  }
   return out;
 }
 
