@@ -2,14 +2,14 @@
 // The satbench command. Parses arguments, calls the module that does the
 // work, prints. Errors the user can fix print one line and exit 2.
 import { parseArgs } from 'node:util';
-import { UsageError } from './errors.js';
-import { requireNetAdmin } from './sys.js';
-import { loadProfile, listBuiltinProfiles, configuredSummary } from './profiles.js';
-import { percent } from './units.js';
-import { createTestbed, destroyTestbed, listTestbeds, cleanup } from './testbed.js';
-import { probeTestbed } from './probe.js';
-import { checks, formatChecks } from './doctor.js';
-import { checkLinkBackend } from './link-backends.js';
+import { UsageError } from './core/errors.js';
+import { requireNetAdmin } from './core/sys.js';
+import { loadProfile, listBuiltinProfiles, configuredSummary } from './testbed/profiles.js';
+import { percent } from './core/units.js';
+import { createTestbed, destroyTestbed, listTestbeds, cleanup } from './testbed/testbed.js';
+import { probeTestbed } from './testbed/probe.js';
+import { checks, formatChecks } from './cli/doctor.js';
+import { checkLinkBackend } from './testbed/link-backends.js';
 
 const HELP = {
   main: `satbench — web page loads over emulated satellite links, in a real Chromium
@@ -174,7 +174,12 @@ Exit 0 when the matrix ran (failed runs are counted and reported), 2 on a harnes
 
 function parse(argv, options) {
   try {
-    return parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' }, ...options }, allowPositionals: true, strict: true });
+    return parseArgs({
+      args: argv,
+      options: { help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' }, ...options },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (e) {
     throw new UsageError(e.message);
   }
@@ -185,14 +190,22 @@ const note = (msg) => process.stderr.write(`${msg}\n`);
 
 function integer(v, flag, min) {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag}: expected a whole number >= ${min}, got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(n) || n < min)
+    throw new UsageError(`${flag}: expected a whole number >= ${min}, got ${JSON.stringify(v)}`);
   return n;
 }
 
 const TESTBED_OPTIONS = {
-  profile: { type: 'string' }, loss: { type: 'string' }, link: { type: 'string', default: 'auto' },
-  seed: { type: 'string', default: '1' }, name: { type: 'string' }, cc: { type: 'string' },
-  initcwnd: { type: 'string' }, pcap: { type: 'string' }, count: { type: 'string' }, all: { type: 'boolean' },
+  profile: { type: 'string' },
+  loss: { type: 'string' },
+  link: { type: 'string', default: 'auto' },
+  seed: { type: 'string', default: '1' },
+  name: { type: 'string' },
+  cc: { type: 'string' },
+  initcwnd: { type: 'string' },
+  pcap: { type: 'string' },
+  count: { type: 'string' },
+  all: { type: 'boolean' },
 };
 
 // The end hosts' TCP (--cc, --initcwnd), shared by testbed and bench.
@@ -221,7 +234,8 @@ async function testbed(argv) {
   const [sub, ...rest] = argv;
   const { values: v, positionals } = parse(rest, TESTBED_OPTIONS);
   if (v.help || !sub || sub === '--help' || sub === '-h') return note(HELP.testbed);
-  if (!['up', 'down', 'status', 'probe'].includes(sub)) throw new UsageError(`testbed: unknown subcommand ${JSON.stringify(sub)}; expected up, down, status or probe`);
+  if (!['up', 'down', 'status', 'probe'].includes(sub))
+    throw new UsageError(`testbed: unknown subcommand ${JSON.stringify(sub)}; expected up, down, status or probe`);
   requireNetAdmin(`testbed ${sub}`);
   if (sub === 'status') {
     const list = await listTestbeds();
@@ -229,15 +243,19 @@ async function testbed(argv) {
     if (!list.length) return note('no testbeds');
     for (const t of list) {
       const procs = t.processes.map((p) => `${p.role}:${p.pid}${p.alive ? '' : '(gone)'}`).join(' ');
-      const owner = t.owner_pid === null ? 'detached (testbed up)' : `owner pid ${t.owner_pid}${t.owner_alive ? '' : ' (gone)'}`;
-      process.stdout.write(`${t.id}  profile ${t.profile ?? '?'}  link ${t.backend ?? '?'}  ${owner}  namespaces ${t.namespaces.length}/4  ${procs}\n`);
+      const owner =
+        t.owner_pid === null ? 'detached (testbed up)' : `owner pid ${t.owner_pid}${t.owner_alive ? '' : ' (gone)'}`;
+      process.stdout.write(
+        `${t.id}  profile ${t.profile ?? '?'}  link ${t.backend ?? '?'}  ${owner}  namespaces ${t.namespaces.length}/4  ${procs}\n`,
+      );
     }
     return;
   }
   if (sub === 'down') {
     const known = (await listTestbeds()).map((t) => t.id);
     const ids = v.all ? known : positionals;
-    if (!ids.length) throw new UsageError('testbed down: name the testbed ids (see `satbench testbed status`) or pass --all');
+    if (!ids.length)
+      throw new UsageError('testbed down: name the testbed ids (see `satbench testbed status`) or pass --all');
     for (const id of ids) {
       if (!known.includes(id)) throw new UsageError(`no testbed ${id} (see \`satbench testbed status\`)`);
       await destroyTestbed(id);
@@ -248,7 +266,13 @@ async function testbed(argv) {
   const opts = testbedOptions(v);
   if (sub === 'up') {
     const tb = await createTestbed({ ...opts, detached: true });
-    const info = { id: tb.id, backend: tb.backend, profile: tb.profile.name, namespaces: tb.ns, configured: configuredSummary(tb.profile) };
+    const info = {
+      id: tb.id,
+      backend: tb.backend,
+      profile: tb.profile.name,
+      namespaces: tb.ns,
+      configured: configuredSummary(tb.profile),
+    };
     if (v.json) return print(info);
     process.stdout.write(`testbed ${tb.id} is up (profile ${tb.profile.name}, link ${tb.backend})\n`);
     for (const [node, ns] of Object.entries(tb.ns)) process.stdout.write(`  ${node.padEnd(6)} ip netns exec ${ns} …\n`);
@@ -281,14 +305,21 @@ function formatProbe(r) {
     ['loss % forward', c.loss_pct, `${m.loss_pct} (of ${m.loss_samples.forward})`],
     ['loss % return', c.return_loss_pct, `${m.return_loss_pct} (of ${m.loss_samples.return})`],
   ];
-  return `profile ${r.profile}, link ${r.link}\n` + rows.map(([a, b, d]) => `  ${String(a).padEnd(24)}${String(b).padEnd(14)}${d}`).join('\n');
+  return (
+    `profile ${r.profile}, link ${r.link}\n` +
+    rows.map(([a, b, d]) => `  ${String(a).padEnd(24)}${String(b).padEnd(14)}${d}`).join('\n')
+  );
 }
 
-const list = (v) => v.split(',').map((x) => x.trim()).filter(Boolean);
+const list = (v) =>
+  v
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
 
 // The PEP chains' settings (--pep-preset, --pep-sat, --pep-ground), shared by bench and bulk.
 async function pepOptions(v) {
-  const { parsePepSide } = await import('./bulk.js');
+  const { parsePepSide } = await import('./bulk/bulk.js');
   return {
     preset: v['pep-preset'] ?? null,
     sat: v['pep-sat'] ? parsePepSide(v['pep-sat'], '--pep-sat') : {},
@@ -298,22 +329,42 @@ async function pepOptions(v) {
 
 async function benchCommand(argv) {
   const { values: v } = parse(argv, {
-    preset: { type: 'string', default: 'quick' }, profile: { type: 'string' }, loss: { type: 'string' }, protocol: { type: 'string' },
-    site: { type: 'string' }, n: { type: 'string', short: 'n' }, out: { type: 'string' }, resume: { type: 'string' },
-    seed: { type: 'string', default: '1' }, link: { type: 'string', default: 'auto' }, timeout: { type: 'string', default: '120' },
-    origin: { type: 'string', default: 'rust' }, quic: { type: 'string' }, cc: { type: 'string' }, initcwnd: { type: 'string' },
-    shard: { type: 'string' }, lighthouse: { type: 'boolean' },
-    'pep-preset': { type: 'string' }, 'pep-sat': { type: 'string' }, 'pep-ground': { type: 'string' },
-    'h3-priorities': { type: 'string' }, qlog: { type: 'boolean' },
+    preset: { type: 'string', default: 'quick' },
+    profile: { type: 'string' },
+    loss: { type: 'string' },
+    protocol: { type: 'string' },
+    site: { type: 'string' },
+    n: { type: 'string', short: 'n' },
+    out: { type: 'string' },
+    resume: { type: 'string' },
+    seed: { type: 'string', default: '1' },
+    link: { type: 'string', default: 'auto' },
+    timeout: { type: 'string', default: '120' },
+    origin: { type: 'string', default: 'rust' },
+    quic: { type: 'string' },
+    cc: { type: 'string' },
+    initcwnd: { type: 'string' },
+    shard: { type: 'string' },
+    lighthouse: { type: 'boolean' },
+    'pep-preset': { type: 'string' },
+    'pep-sat': { type: 'string' },
+    'pep-ground': { type: 'string' },
+    'h3-priorities': { type: 'string' },
+    qlog: { type: 'boolean' },
   });
   if (v.help) return note(HELP.bench);
   const H3_PRIORITIES = ['rfc9218', 'incremental-last', 'off'];
   if (v['h3-priorities'] && !H3_PRIORITIES.includes(v['h3-priorities'])) {
-    throw new UsageError(`--h3-priorities: expected ${H3_PRIORITIES.join(', ')}, got ${JSON.stringify(v['h3-priorities'])}`);
+    throw new UsageError(
+      `--h3-priorities: expected ${H3_PRIORITIES.join(', ')}, got ${JSON.stringify(v['h3-priorities'])}`,
+    );
   }
-  const { PRESETS } = await import('./presets.js');
+  const { PRESETS } = await import('./pageload/presets.js');
   const preset = PRESETS[v.preset];
-  if (!preset) throw new UsageError(`--preset: unknown preset ${JSON.stringify(v.preset)}; presets: ${Object.keys(PRESETS).join(', ')}`);
+  if (!preset)
+    throw new UsageError(
+      `--preset: unknown preset ${JSON.stringify(v.preset)}; presets: ${Object.keys(PRESETS).join(', ')}`,
+    );
   checkLinkBackend(v.link);
   requireNetAdmin('bench');
   const matrix = {
@@ -324,15 +375,23 @@ async function benchCommand(argv) {
     runs: v.n ? integer(v.n, '-n', 1) : preset.runs,
   };
   const outDir = v.resume ?? v.out ?? `out/bench-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-  const { bench } = await import('./bench.js');
-  const { parseQuicOptions } = await import('./origin.js');
+  const { bench } = await import('./pageload/bench.js');
+  const { parseQuicOptions } = await import('./servers/origin.js');
   const summary = await bench(matrix, {
-    outDir, link: v.link, seed: integer(v.seed, '--seed', 0), resume: Boolean(v.resume),
-    timeoutMs: integer(v.timeout, '--timeout', 1) * 1000, onProgress: note,
+    outDir,
+    link: v.link,
+    seed: integer(v.seed, '--seed', 0),
+    resume: Boolean(v.resume),
+    timeoutMs: integer(v.timeout, '--timeout', 1) * 1000,
+    onProgress: note,
     meta: { preset: v.preset, argv },
-    origin: v.origin, quic: v.quic ? parseQuicOptions(v.quic, '--quic') : {}, tcp: tcpOptions(v), pep: { ...(await pepOptions(v)), qlog: Boolean(v.qlog) },
+    origin: v.origin,
+    quic: v.quic ? parseQuicOptions(v.quic, '--quic') : {},
+    tcp: tcpOptions(v),
+    pep: { ...(await pepOptions(v)), qlog: Boolean(v.qlog) },
     h3Priorities: v['h3-priorities'] ?? null,
-    shard: v.shard ? (await import('./matrix.js')).parseShard(v.shard) : null, lighthouse: Boolean(v.lighthouse),
+    shard: v.shard ? (await import('./campaign/matrix.js')).parseShard(v.shard) : null,
+    lighthouse: Boolean(v.lighthouse),
   });
   const failed = summary.groups.reduce((a, g) => a + g.failed, 0);
   note(`results in ${outDir}/ (results.jsonl, summary.json, index.html); ${failed} failed run(s)`);
@@ -343,18 +402,24 @@ async function reportCommand(argv) {
   const { values: v, positionals } = parse(argv, {});
   if (v.help) return note(HELP.report);
   if (positionals.length !== 1) throw new UsageError('report: name one results folder (satbench report DIR)');
-  const { reportFolder } = await import('./results.js');
+  const { reportFolder } = await import('./results/store.js');
   const r = reportFolder(positionals[0]);
   note(`wrote ${r.file}${r.rewrote ? ' (and summary.json, from results.jsonl)' : ''}`);
 }
 
 async function compareCommand(argv) {
-  const { values: v, positionals } = parse(argv, { budget: { type: 'string' }, junit: { type: 'string' }, markdown: { type: 'string' } });
+  const { values: v, positionals } = parse(argv, {
+    budget: { type: 'string' },
+    junit: { type: 'string' },
+    markdown: { type: 'string' },
+  });
   if (v.help) return note(HELP.compare);
-  if (positionals.length !== 2) throw new UsageError('compare: name BASELINE and CURRENT (results folders, results.jsonl or summary.json)');
+  if (positionals.length !== 2)
+    throw new UsageError('compare: name BASELINE and CURRENT (results folders, results.jsonl or summary.json)');
   const fs = await import('node:fs');
-  const { loadResultSet } = await import('./results.js');
-  const { compareResults, readBudget, DEFAULT_BUDGET, formatText, toMarkdown, toJUnit } = await import('./compare.js');
+  const { loadResultSet } = await import('./results/store.js');
+  const { compareResults, readBudget, DEFAULT_BUDGET, formatText, toMarkdown, toJUnit } =
+    await import('./results/compare.js');
   const budget = v.budget ? readBudget(v.budget) : DEFAULT_BUDGET;
   const res = compareResults(loadResultSet(positionals[0]), loadResultSet(positionals[1]), budget);
   if (v.junit) fs.writeFileSync(v.junit, toJUnit(res));
@@ -368,10 +433,12 @@ async function mergeCommand(argv) {
   const { values: v, positionals } = parse(argv, { out: { type: 'string' } });
   if (v.help) return note(HELP.merge);
   if (!positionals.length || !v.out) throw new UsageError('merge: name the folders to join and --out DIR');
-  const { mergeFolders } = await import('./merge.js');
+  const { mergeFolders } = await import('./results/merge.js');
   const r = mergeFolders(positionals, v.out);
   for (const w of r.warnings) note(`warning: ${w}`);
-  note(`merged ${r.records} runs from ${positionals.length} folder(s) into ${v.out}/ (results.jsonl, summary.json, index.html)`);
+  note(
+    `merged ${r.records} runs from ${positionals.length} folder(s) into ${v.out}/ (results.jsonl, summary.json, index.html)`,
+  );
   if (v.json) print(r.summary);
 }
 
@@ -384,18 +451,34 @@ function seconds(v, flag, durationMs) {
 
 async function bulkCommand(argv) {
   const { values: v } = parse(argv, {
-    preset: { type: 'string' }, profile: { type: 'string' }, loss: { type: 'string' }, protocol: { type: 'string' },
-    duration: { type: 'string' }, size: { type: 'string' }, n: { type: 'string', short: 'n' }, out: { type: 'string' },
-    resume: { type: 'string' }, seed: { type: 'string', default: '1' }, link: { type: 'string', default: 'auto' },
-    'bin-ms': { type: 'string', default: '100' }, quic: { type: 'string' }, 'quic-client': { type: 'string' },
-    cc: { type: 'string' }, initcwnd: { type: 'string' }, 'pep-preset': { type: 'string' }, 'pep-sat': { type: 'string' },
+    preset: { type: 'string' },
+    profile: { type: 'string' },
+    loss: { type: 'string' },
+    protocol: { type: 'string' },
+    duration: { type: 'string' },
+    size: { type: 'string' },
+    n: { type: 'string', short: 'n' },
+    out: { type: 'string' },
+    resume: { type: 'string' },
+    seed: { type: 'string', default: '1' },
+    link: { type: 'string', default: 'auto' },
+    'bin-ms': { type: 'string', default: '100' },
+    quic: { type: 'string' },
+    'quic-client': { type: 'string' },
+    cc: { type: 'string' },
+    initcwnd: { type: 'string' },
+    'pep-preset': { type: 'string' },
+    'pep-sat': { type: 'string' },
     'pep-ground': { type: 'string' },
   });
   if (v.help) return note(HELP.bulk);
-  const { durationMs, sizeBytes } = await import('./units.js');
-  const { BULK_PRESETS, BULK_DEFAULTS } = await import('./bulk-presets.js');
+  const { durationMs, sizeBytes } = await import('./core/units.js');
+  const { BULK_PRESETS, BULK_DEFAULTS } = await import('./bulk/presets.js');
   const preset = v.preset ? BULK_PRESETS[v.preset] : BULK_DEFAULTS;
-  if (!preset) throw new UsageError(`--preset: unknown bulk preset ${JSON.stringify(v.preset)}; presets: ${Object.keys(BULK_PRESETS).join(', ')}`);
+  if (!preset)
+    throw new UsageError(
+      `--preset: unknown bulk preset ${JSON.stringify(v.preset)}; presets: ${Object.keys(BULK_PRESETS).join(', ')}`,
+    );
   if (v.duration && v.size) throw new UsageError('give --duration or --size, not both');
   checkLinkBackend(v.link);
   const size = v.size ? Math.round(sizeBytes(v.size, '--size')) : null;
@@ -404,21 +487,27 @@ async function bulkCommand(argv) {
     profiles: v.profile ? list(v.profile) : preset.profiles,
     losses: v.loss ? list(v.loss).map((x) => percent(x, '--loss')) : preset.losses,
     protocols: v.protocol ? list(v.protocol) : preset.protocols,
-    duration_s: size ? null : duration ?? preset.duration_s,
-    size_bytes: duration ? null : size ?? preset.size_bytes,
+    duration_s: size ? null : (duration ?? preset.duration_s),
+    size_bytes: duration ? null : (size ?? preset.size_bytes),
     runs: v.n ? integer(v.n, '-n', 1) : preset.runs,
   };
-  const { parseQuicOptions } = await import('./origin.js');
-  const { bulk, formatBulkSummary } = await import('./bulk.js');
+  const { parseQuicOptions } = await import('./servers/origin.js');
+  const { bulk, formatBulkSummary } = await import('./bulk/bulk.js');
   const pep = await pepOptions(v);
   requireNetAdmin('bulk');
   const outDir = v.resume ?? v.out ?? `out/bulk-${new Date().toISOString().replace(/[:.]/g, '-')}`;
   const summary = await bulk(matrix, {
-    outDir, link: v.link, seed: integer(v.seed, '--seed', 0), resume: Boolean(v.resume), binMs: integer(v['bin-ms'], '--bin-ms', 1),
-    onProgress: note, meta: { preset: v.preset ?? null, argv },
+    outDir,
+    link: v.link,
+    seed: integer(v.seed, '--seed', 0),
+    resume: Boolean(v.resume),
+    binMs: integer(v['bin-ms'], '--bin-ms', 1),
+    onProgress: note,
+    meta: { preset: v.preset ?? null, argv },
     quic: v.quic ? parseQuicOptions(v.quic, '--quic') : {},
     quicClient: v['quic-client'] ? parseQuicOptions(v['quic-client'], '--quic-client') : {},
-    tcp: tcpOptions(v), pep,
+    tcp: tcpOptions(v),
+    pep,
   });
   const failed = summary.groups.reduce((a, g) => a + g.failed, 0);
   note(`results in ${outDir}/ (results.jsonl, summary.json, index.html); ${failed} failed run(s)`);
@@ -452,7 +541,8 @@ async function main(argv) {
       const r = await cleanup({ all: v.all });
       if (v.json) return print({ removed: r.removed, kept: r.kept.map((t) => t.id) });
       note(r.removed.length ? `removed testbeds: ${r.removed.join(' ')}` : 'nothing to clean up');
-      for (const t of r.kept) note(`kept testbed ${t.id}: owned by running process ${t.owner_pid} (--all removes it too)`);
+      for (const t of r.kept)
+        note(`kept testbed ${t.id}: owned by running process ${t.owner_pid} (--all removes it too)`);
       return;
     }
     case 'profiles': {
@@ -465,7 +555,9 @@ async function main(argv) {
       if (v.json) return print(list);
       for (const p of list) {
         const c = p.configured;
-        process.stdout.write(`${p.name.padEnd(26)} RTT ${String(c.rtt_ms).padStart(4)} ms  ${c.forward_mbps ?? '∞'}/${c.return_mbps ?? '∞'} Mbit/s  loss ${Math.round(c.loss_pct * 1000) / 1000} %\n`);
+        process.stdout.write(
+          `${p.name.padEnd(26)} RTT ${String(c.rtt_ms).padStart(4)} ms  ${c.forward_mbps ?? '∞'}/${c.return_mbps ?? '∞'} Mbit/s  loss ${Math.round(c.loss_pct * 1000) / 1000} %\n`,
+        );
       }
       return;
     }

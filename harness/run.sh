@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Entry point of the npm scripts: set up what is missing, then run.
-#   run.sh test         every test: cargo's, then Mocha's (unit and integration)
+#   run.sh test         lint and format checks (eslint, prettier, cargo fmt,
+#                       clippy), then every test: cargo's, then Mocha's
 #   run.sh node FILE ARGS...  a Node script of the project (the satbench
 #                             command is harness/cli.js)
 set -euo pipefail
@@ -12,6 +13,11 @@ cd "$root"
 what=${1:-}; shift || true
 case "$what" in
   test)
+    # Lint and format checks first: they fail in seconds, the tests in minutes.
+    node node_modules/eslint/bin/eslint.js --max-warnings 0 .
+    node node_modules/prettier/bin/prettier.cjs --check --log-level warn '**/*.{js,cjs,mjs}'
+    cargo fmt --all --check
+    cargo clippy --release --workspace --all-targets --quiet -- -D warnings
     cargo test --release --workspace --quiet
     # No spec in .mocharc.json, so that `mocha FILE` runs only FILE.
     (($#)) || set -- 'test/**/*.test.js'

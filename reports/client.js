@@ -8,7 +8,17 @@
   'use strict';
   var data = JSON.parse(document.getElementById('report-data').textContent);
   // Bulk protocols take the colour of their page-load kin (TCP as HTTP/1.1, QUIC as HTTP/3).
-  var COLORS = { h1: '#1f6fb4', h1s: '#0f9aa8', h2: '#2b9a3a', h3: '#c8322b', tcp: '#1f6fb4', quic: '#c8322b', 'browser-h1': '#0f9aa8', 'browser-h2': '#2b9a3a', 'browser-h3': '#b8860b' };
+  var COLORS = {
+    h1: '#1f6fb4',
+    h1s: '#0f9aa8',
+    h2: '#2b9a3a',
+    h3: '#c8322b',
+    tcp: '#1f6fb4',
+    quic: '#c8322b',
+    'browser-h1': '#0f9aa8',
+    'browser-h2': '#2b9a3a',
+    'browser-h3': '#b8860b',
+  };
   var EXTRA = ['#7b4bb7', '#b8860b', '#555555', '#d45fa7', '#3f5fbf'];
   var charts = [];
 
@@ -17,7 +27,9 @@
     return COLORS[base] || EXTRA[i % EXTRA.length];
   }
 
-  function ms(v) { return Math.round(v) + ' ms'; }
+  function ms(v) {
+    return Math.round(v) + ' ms';
+  }
 
   function baseOptions(xTitle, yTitle) {
     return {
@@ -37,23 +49,45 @@
   function datasetStyle(series, i) {
     var c = colorOf(series.protocol, i);
     var pep = /-pep$/.test(series.protocol);
-    return { borderColor: c, backgroundColor: c, borderDash: pep ? [6, 4] : [], pointStyle: pep ? 'triangle' : 'circle', pointRadius: 3, borderWidth: 1.5 };
+    return {
+      borderColor: c,
+      backgroundColor: c,
+      borderDash: pep ? [6, 4] : [],
+      pointStyle: pep ? 'triangle' : 'circle',
+      pointRadius: 3,
+      borderWidth: 1.5,
+    };
   }
 
   // Empirical CDF: every run is a dot at (value, i/n), joined by steps.
   function cdfChart(canvas, block, metric) {
     var datasets = block.keys.map(function (key, i) {
       var s = data.series[key];
-      var pts = s.runs.filter(function (r) { return typeof r[metric.index] === 'number'; })
-        .map(function (r) { return { x: r[metric.index], run: r[0] }; })
-        .sort(function (a, b) { return a.x - b.x; });
-      pts.forEach(function (p, j) { p.y = (j + 1) / pts.length; });
+      var pts = s.runs
+        .filter(function (r) {
+          return typeof r[metric.index] === 'number';
+        })
+        .map(function (r) {
+          return { x: r[metric.index], run: r[0] };
+        })
+        .sort(function (a, b) {
+          return a.x - b.x;
+        });
+      pts.forEach(function (p, j) {
+        p.y = (j + 1) / pts.length;
+      });
       return Object.assign({ label: s.protocol, data: pts, showLine: true, stepped: 'after' }, datasetStyle(s, i));
     });
     var opts = baseOptions(metric.label + ' (ms)', 'fraction of runs');
     opts.scales.y.min = 0;
     opts.scales.y.max = 1;
-    opts.plugins.tooltip = { callbacks: { label: function (ctx) { return ctx.dataset.label + ' run ' + ctx.raw.run + ': ' + ms(ctx.raw.x); } } };
+    opts.plugins.tooltip = {
+      callbacks: {
+        label: function (ctx) {
+          return ctx.dataset.label + ' run ' + ctx.raw.run + ': ' + ms(ctx.raw.x);
+        },
+      },
+    };
     return new Chart(canvas, { type: 'scatter', data: { datasets: datasets }, options: opts });
   }
 
@@ -61,27 +95,44 @@
   function runsChart(canvas, block, metric) {
     var datasets = block.keys.map(function (key, i) {
       var s = data.series[key];
-      var pts = s.runs.filter(function (r) { return typeof r[metric.index] === 'number'; })
-        .map(function (r) { return { x: r[0], y: r[metric.index] }; });
+      var pts = s.runs
+        .filter(function (r) {
+          return typeof r[metric.index] === 'number';
+        })
+        .map(function (r) {
+          return { x: r[0], y: r[metric.index] };
+        });
       return Object.assign({ label: s.protocol, data: pts, showLine: false }, datasetStyle(s, i));
     });
     var opts = baseOptions('run', metric.label + ' (ms)');
     opts.scales.x.ticks = { precision: 0 };
-    opts.plugins.tooltip = { callbacks: { label: function (ctx) { return ctx.dataset.label + ' run ' + ctx.raw.x + ': ' + ms(ctx.raw.y); } } };
+    opts.plugins.tooltip = {
+      callbacks: {
+        label: function (ctx) {
+          return ctx.dataset.label + ' run ' + ctx.raw.x + ': ' + ms(ctx.raw.y);
+        },
+      },
+    };
     return new Chart(canvas, { type: 'scatter', data: { datasets: datasets }, options: opts });
   }
 
   // A bulk series as points: value i is the bin ending at t0_ms + i·step_ms.
-  function stepMs(s) { return s.step_ms || s.t0_ms || 100; }
+  function stepMs(s) {
+    return s.step_ms || s.t0_ms || 100;
+  }
   function seriesPoints(s) {
-    return s.y.map(function (y, i) { return { x: (s.t0_ms + i * stepMs(s)) / 1000, y: y }; });
+    return s.y.map(function (y, i) {
+      return { x: (s.t0_ms + i * stepMs(s)) / 1000, y: y };
+    });
   }
 
   function bulkOptions(yTitle) {
     var opts = baseOptions('time from t0 (s)', yTitle);
     opts.scales.x.min = 0;
     opts.interaction = { mode: 'nearest', axis: 'x', intersect: false };
-    opts.plugins.legend.labels.filter = function (item) { return item.text !== ''; };
+    opts.plugins.legend.labels.filter = function (item) {
+      return item.text !== '';
+    };
     // lines without dots: a box of no height is the legend's way to draw
     // each line with its dash
     opts.plugins.legend.labels.usePointStyle = false;
@@ -92,7 +143,20 @@
 
   // A horizontal reference line across the chart (link rate, ratio 1).
   function referenceLine(label, y, xMax) {
-    return { label: label, data: [{ x: 0, y: y }, { x: xMax, y: y }], borderColor: '#8a8f96', backgroundColor: '#8a8f96', borderDash: [2, 3], borderWidth: 1.2, pointRadius: 0, pointHitRadius: 0, reference: true };
+    return {
+      label: label,
+      data: [
+        { x: 0, y: y },
+        { x: xMax, y: y },
+      ],
+      borderColor: '#8a8f96',
+      backgroundColor: '#8a8f96',
+      borderDash: [2, 3],
+      borderWidth: 1.2,
+      pointRadius: 0,
+      pointHitRadius: 0,
+      reference: true,
+    };
   }
 
   // Mean goodput per bin, drawn as steps: each bin's rate holds over the
@@ -104,16 +168,29 @@
       if (pts.length) xMax = Math.max(xMax, pts[pts.length - 1].x);
       // nothing before the first bin: its step rises from 0 where it starts
       var start = { x: Math.max(0, (s.t0_ms - stepMs(s)) / 1000), y: 0 };
-      return Object.assign({ label: s.protocol, data: [start].concat(pts), stepped: 'before' }, datasetStyle(s, i), { pointRadius: 0, pointHitRadius: 4 });
+      return Object.assign({ label: s.protocol, data: [start].concat(pts), stepped: 'before' }, datasetStyle(s, i), {
+        pointRadius: 0,
+        pointHitRadius: 4,
+      });
     });
-    if (typeof block.link_rate_mbps === 'number') datasets.push(referenceLine('link ' + block.link_rate_mbps + ' Mbit/s', block.link_rate_mbps, xMax));
+    if (typeof block.link_rate_mbps === 'number')
+      datasets.push(referenceLine('link ' + block.link_rate_mbps + ' Mbit/s', block.link_rate_mbps, xMax));
     var opts = bulkOptions('goodput (Mbit/s)');
     opts.scales.x.max = xMax;
     opts.scales.y.min = 0;
-    opts.plugins.tooltip = { filter: function (item) { return !item.dataset.reference && item.dataIndex > 0; }, callbacks: {
-      title: function (items) { return items.length ? 'bin ending at ' + items[0].parsed.x.toFixed(1) + ' s' : ''; },
-      label: function (ctx) { return ctx.dataset.label + ': ' + ctx.parsed.y.toFixed(2) + ' Mbit/s'; },
-    } };
+    opts.plugins.tooltip = {
+      filter: function (item) {
+        return !item.dataset.reference && item.dataIndex > 0;
+      },
+      callbacks: {
+        title: function (items) {
+          return items.length ? 'bin ending at ' + items[0].parsed.x.toFixed(1) + ' s' : '';
+        },
+        label: function (ctx) {
+          return ctx.dataset.label + ': ' + ctx.parsed.y.toFixed(2) + ' Mbit/s';
+        },
+      },
+    };
     return new Chart(canvas, { type: 'line', data: { datasets: datasets }, options: opts });
   }
 
@@ -124,56 +201,91 @@
       var pts = seriesPoints(s);
       if (pts.length) xMax = Math.max(xMax, pts[pts.length - 1].x);
       var style = datasetStyle({ protocol: s.base }, i);
-      return Object.assign({ label: s.protocol + ' / ' + s.base, data: pts, spanGaps: false }, style, { borderDash: [], pointRadius: 0, pointHitRadius: 4 });
+      return Object.assign({ label: s.protocol + ' / ' + s.base, data: pts, spanGaps: false }, style, {
+        borderDash: [],
+        pointRadius: 0,
+        pointHitRadius: 4,
+      });
     });
     datasets.push(referenceLine('', 1, xMax));
     var opts = bulkOptions('bytes with PEP / without');
     opts.scales.x.max = xMax;
     opts.scales.y.type = 'logarithmic';
     // Over a wide range only 1, 2 and 5 (×10^k) are labelled, or they crowd.
-    opts.scales.y.ticks = { callback: function (v, i, ticks) {
-      var m = v / Math.pow(10, Math.floor(Math.log10(v) + 1e-9));
-      var label = ticks.length <= 8 || Math.abs(m - 1) < 1e-6 || Math.abs(m - 2) < 1e-6 || Math.abs(m - 5) < 1e-6;
-      return label ? '×' + Number(v.toPrecision(2)) : '';
-    } };
-    opts.plugins.tooltip = { filter: function (item) { return !item.dataset.reference; }, callbacks: {
-      title: function (items) { return items.length ? items[0].parsed.x.toFixed(1) + ' s from t0' : ''; },
-      label: function (ctx) { return ctx.dataset.label + ': ×' + ctx.parsed.y.toFixed(2); },
-    } };
+    opts.scales.y.ticks = {
+      callback: function (v, i, ticks) {
+        var m = v / Math.pow(10, Math.floor(Math.log10(v) + 1e-9));
+        var label = ticks.length <= 8 || Math.abs(m - 1) < 1e-6 || Math.abs(m - 2) < 1e-6 || Math.abs(m - 5) < 1e-6;
+        return label ? '×' + Number(v.toPrecision(2)) : '';
+      },
+    };
+    opts.plugins.tooltip = {
+      filter: function (item) {
+        return !item.dataset.reference;
+      },
+      callbacks: {
+        title: function (items) {
+          return items.length ? items[0].parsed.x.toFixed(1) + ' s from t0' : '';
+        },
+        label: function (ctx) {
+          return ctx.dataset.label + ': ×' + ctx.parsed.y.toFixed(2);
+        },
+      },
+    };
     return new Chart(canvas, { type: 'line', data: { datasets: datasets }, options: opts });
   }
 
   var bulkBlocks = {};
-  (data.bulk || []).forEach(function (b) { bulkBlocks[b.id] = b; });
+  (data.bulk || []).forEach(function (b) {
+    bulkBlocks[b.id] = b;
+  });
   Array.prototype.forEach.call(document.querySelectorAll('canvas[data-bulk]'), function (canvas) {
     var block = bulkBlocks[canvas.getAttribute('data-bulk')];
     if (!block) return;
     try {
-      charts.push(canvas.getAttribute('data-chart') === 'ratio' ? ratioChart(canvas, block) : goodputChart(canvas, block));
+      charts.push(
+        canvas.getAttribute('data-chart') === 'ratio' ? ratioChart(canvas, block) : goodputChart(canvas, block),
+      );
     } catch (e) {
       canvas.parentNode.textContent = 'chart failed: ' + e.message;
     }
   });
 
   var blocks = {};
-  data.blocks.forEach(function (b) { blocks[b.id] = b; });
+  data.blocks.forEach(function (b) {
+    blocks[b.id] = b;
+  });
   var metrics = {};
-  data.metrics.forEach(function (m, i) { metrics[m.key] = { label: m.label, index: i + 1 }; });
+  data.metrics.forEach(function (m, i) {
+    metrics[m.key] = { label: m.label, index: i + 1 };
+  });
 
   Array.prototype.forEach.call(document.querySelectorAll('canvas[data-block]'), function (canvas) {
     var block = blocks[canvas.getAttribute('data-block')];
     var metric = metrics[canvas.getAttribute('data-metric')];
     if (!block || !metric) return;
     try {
-      charts.push(canvas.getAttribute('data-chart') === 'runs' ? runsChart(canvas, block, metric) : cdfChart(canvas, block, metric));
+      charts.push(
+        canvas.getAttribute('data-chart') === 'runs'
+          ? runsChart(canvas, block, metric)
+          : cdfChart(canvas, block, metric),
+      );
     } catch (e) {
       canvas.parentNode.textContent = 'chart failed: ' + e.message;
     }
   });
 
   // Charts keep their pixel size on paper unless told about the new width.
-  window.addEventListener('beforeprint', function () { charts.forEach(function (c) { c.resize(); }); });
-  window.addEventListener('afterprint', function () { charts.forEach(function (c) { c.resize(); }); });
+  window.addEventListener('beforeprint', function () {
+    charts.forEach(function (c) {
+      c.resize();
+    });
+  });
+  window.addEventListener('afterprint', function () {
+    charts.forEach(function (c) {
+      c.resize();
+    });
+  });
 
   // Raw records: results.jsonl, gzip-compressed and base64-encoded, only
   // unpacked when a drill-down is first opened.
@@ -182,12 +294,15 @@
     if (rawLines) return rawLines;
     var el = document.getElementById('raw-records');
     if (!el) return Promise.reject(new Error('this report carries no raw records; see results.jsonl'));
-    if (typeof DecompressionStream === 'undefined') return Promise.reject(new Error('this browser cannot unpack the embedded records; see results.jsonl'));
+    if (typeof DecompressionStream === 'undefined')
+      return Promise.reject(new Error('this browser cannot unpack the embedded records; see results.jsonl'));
     var bin = atob(el.textContent.trim());
     var bytes = new Uint8Array(bin.length);
     for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
     var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-    rawLines = new Response(stream).text().then(function (t) { return t.split('\n').filter(Boolean); });
+    rawLines = new Response(stream).text().then(function (t) {
+      return t.split('\n').filter(Boolean);
+    });
     return rawLines;
   }
 
@@ -196,11 +311,16 @@
       var pre = d.querySelector('pre');
       if (!d.open || pre.getAttribute('data-filled')) return;
       pre.textContent = 'unpacking…';
-      loadRaw().then(function (lines) {
-        var line = lines[Number(d.getAttribute('data-line')) - 1];
-        pre.textContent = line ? JSON.stringify(JSON.parse(line), null, 2) : 'no such line';
-        pre.setAttribute('data-filled', '1');
-      }, function (e) { pre.textContent = e.message; });
+      loadRaw().then(
+        function (lines) {
+          var line = lines[Number(d.getAttribute('data-line')) - 1];
+          pre.textContent = line ? JSON.stringify(JSON.parse(line), null, 2) : 'no such line';
+          pre.setAttribute('data-filled', '1');
+        },
+        function (e) {
+          pre.textContent = e.message;
+        },
+      );
     });
   });
 
@@ -215,4 +335,4 @@
   openTarget();
 
   document.documentElement.setAttribute('data-charts', String(charts.length));
-}());
+})();

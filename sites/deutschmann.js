@@ -26,13 +26,23 @@ export function logSizes({ min, max, total, n }) {
   const q = (u, l) => (l === 0 ? u : -Math.log(1 - u * (1 - Math.exp(-l))) / l);
   const at = (l) => Array.from({ length: n }, (_, i) => min * Math.pow(max / min, q(i / (n - 1), l)));
   const sum = (l) => at(l).reduce((a, b) => a + b, 0);
-  let lo = 0, hi = 60;
+  let lo = 0,
+    hi = 60;
   if (sum(0) < total) throw new Error('total larger than log-uniform spacing allows');
-  for (let k = 0; k < 100; k++) { const mid = (lo + hi) / 2; if (sum(mid) > total) lo = mid; else hi = mid; }
+  for (let k = 0; k < 100; k++) {
+    const mid = (lo + hi) / 2;
+    if (sum(mid) > total) lo = mid;
+    else hi = mid;
+  }
   const sizes = at(hi).map(Math.round);
-  sizes[0] = min; sizes[n - 1] = max;
+  sizes[0] = min;
+  sizes[n - 1] = max;
   let diff = total - sizes.reduce((a, b) => a + b, 0);
-  for (let i = 1; diff !== 0; i = i % (n - 2) + 1) { const s = Math.sign(diff); sizes[i] += s; diff -= s; }
+  for (let i = 1; diff !== 0; i = (i % (n - 2)) + 1) {
+    const s = Math.sign(diff);
+    sizes[i] += s;
+    diff -= s;
+  }
   return { sizes, lambda: hi };
 }
 
@@ -62,14 +72,24 @@ export function buildDeutschmann(name) {
     else if (o.element === 'script') files.push({ ...o, buf: jsObject(id, o.bytes) });
     else files.push({ ...o, buf: jpegObject(id, o.bytes, o.pixels).buf });
   }
-  const head = objects.filter((o) => o.element === 'link').map((o) => `<link rel="stylesheet" href="${o.path}">\n`).join('')
-    + '<style>body { font-family: sans-serif; max-width: 800px; margin: 1em auto; } img { max-width: 180px; height: auto; margin: 2px; }</style>\n';
-  const imgs = objects.filter((o) => o.element === 'img')
-    .map((o) => `<img src="${o.path}" width="${o.pixels[0]}" height="${o.pixels[1]}" alt="">`).join('\n');
-  const scripts = objects.filter((o) => o.element === 'script').map((o) => `<script src="${o.path}"></script>`).join('\n');
+  const head =
+    objects
+      .filter((o) => o.element === 'link')
+      .map((o) => `<link rel="stylesheet" href="${o.path}">\n`)
+      .join('') +
+    '<style>body { font-family: sans-serif; max-width: 800px; margin: 1em auto; } img { max-width: 180px; height: auto; margin: 2px; }</style>\n';
+  const imgs = objects
+    .filter((o) => o.element === 'img')
+    .map((o) => `<img src="${o.path}" width="${o.pixels[0]}" height="${o.pixels[1]}" alt="">`)
+    .join('\n');
+  const scripts = objects
+    .filter((o) => o.element === 'script')
+    .map((o) => `<script src="${o.path}"></script>`)
+    .join('\n');
   const mb = (spec.total / 1e6).toFixed(1);
-  const body = `<h1>${name}</h1>\n<p>A reference site after Deutschmann et al. (NetSys 2019): ${spec.n} objects from ${spec.min / 1000} kB`
-    + ` to ${spec.max >= 1e6 ? `${spec.max / 1e6} MB` : `${spec.max / 1000} kB`}, ${mb} MB in all.</p>\n${imgs}\n${scripts}\n`;
+  const body =
+    `<h1>${name}</h1>\n<p>A reference site after Deutschmann et al. (NetSys 2019): ${spec.n} objects from ${spec.min / 1000} kB` +
+    ` to ${spec.max >= 1e6 ? `${spec.max / 1e6} MB` : `${spec.max / 1000} kB`}, ${mb} MB in all.</p>\n${imgs}\n${scripts}\n`;
   const html = htmlPage(`${name}/index.html`, index, { title: name, head, body });
   return [{ path: 'index.html', element: 'document', bytes: index, buf: html }, ...files];
 }

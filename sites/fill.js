@@ -19,11 +19,11 @@ export function alphabet(lo, hi, except = '') {
 }
 
 export const ALPHA = {
-  html: alphabet(0x20, 0x7e, '-<>&'),       // inside <!-- -->
-  css: alphabet(0x20, 0x7e, '*/\\'),         // inside /* */
+  html: alphabet(0x20, 0x7e, '-<>&'), // inside <!-- -->
+  css: alphabet(0x20, 0x7e, '*/\\'), // inside /* */
   text: Buffer.from('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 '),
   binary: alphabet(0, 255),
-  binaryHtml: alphabet(0, 255, '-'),        // inside <!-- --> of a latin-1 page
+  binaryHtml: alphabet(0, 255, '-'), // inside <!-- --> of a latin-1 page
 };
 
 /**
@@ -43,17 +43,23 @@ export function filler(len, r, { seed, alpha, phrase, lineLen = 0 }) {
 function lines(buf) {
   const out = [];
   let o = 0;
-  for (let i = 0; i < buf.length; i++) if (buf[i] === 0x0a) { out.push(buf.subarray(o, i + 1)); o = i + 1; }
+  for (let i = 0; i < buf.length; i++)
+    if (buf[i] === 0x0a) {
+      out.push(buf.subarray(o, i + 1));
+      o = i + 1;
+    }
   if (o < buf.length) out.push(buf.subarray(o));
   return out;
 }
 
 /** The lines of a and b merged evenly (each keeps its order); same bytes, other order. */
 export function interleaveLines(a, b) {
-  const la = lines(a), lb = lines(b);
+  const la = lines(a),
+    lb = lines(b);
   if (!la.length || !lb.length) return Buffer.concat([a, b]);
   const out = [];
-  let i = 0, j = 0;
+  let i = 0,
+    j = 0;
   while (i < la.length || j < lb.length) {
     if (j >= lb.length || (i < la.length && (i + 0.5) / la.length <= (j + 0.5) / lb.length)) out.push(la[i++]);
     else out.push(lb[j++]);
@@ -69,19 +75,25 @@ export function interleaveLines(a, b) {
 export function tuneRandomShare(make, maxR, target) {
   const cache = new Map();
   const at = (r) => {
-    if (!cache.has(r)) { const buf = make(r); cache.set(r, { buf, gzip: gzipSize(buf), r }); }
+    if (!cache.has(r)) {
+      const buf = make(r);
+      cache.set(r, { buf, gzip: gzipSize(buf), r });
+    }
     return cache.get(r);
   };
   let best;
-  const lo0 = at(0), hi0 = at(maxR);
+  const lo0 = at(0),
+    hi0 = at(maxR);
   if (lo0.gzip >= target) best = lo0;
   else if (hi0.gzip <= target) best = hi0;
   else {
     // smallest r with gzip(r) ≥ target (gzip grows with r, not strictly)
-    let lo = 0, hi = maxR;
+    let lo = 0,
+      hi = maxR;
     while (hi - lo > 1) {
       const mid = (lo + hi) >> 1;
-      if (at(mid).gzip >= target) hi = mid; else lo = mid;
+      if (at(mid).gzip >= target) hi = mid;
+      else lo = mid;
     }
     best = [at(lo), at(hi)].sort((x, y) => Math.abs(x.gzip - target) - Math.abs(y.gzip - target) || x.r - y.r)[0];
   }
@@ -112,29 +124,34 @@ export function bestOf(variants, attempt, { good = 0.015 } = {}) {
  * gets within `tolerance`.
  */
 export function sizedObject({ name, size, gzip, variants, frame, fill, tolerance = 0.05, good = 0.015 }) {
-  const res = bestOf(variants, (v) => {
-    const f = frame(v);
-    if (!f) return null;
-    const head = Buffer.from(f.head, 'latin1');
-    const tail = Buffer.from(f.tail, 'latin1');
-    const len = size - head.length - tail.length;
-    if (len < (f.minFill ?? 0)) return null;
-    const seed = `${name}|filler|${v.seed ?? 0}`;
-    const phrase = typeof fill.phrase === 'function' ? fill.phrase(f) : fill.phrase;
-    // interleave: the random lines go between the head's lines instead of after
-    // them, so the text's statistics are the same all through (gzip and zlib
-    // then split it into blocks alike and agree on its size)
-    const make = fill.interleave
-      ? (r) => {
-        const f = filler(len, r, { seed, ...fill, phrase });
-        if (r > 0) f[r - 1] = 0x0a; // whole lines only
-        return Buffer.concat([interleaveLines(head, f.subarray(0, r)), f.subarray(r), tail]);
-      }
-      : (r) => Buffer.concat([head, filler(len, r, { seed, ...fill, phrase }), tail]);
-    const out = gzip == null ? { buf: make(len), gzip: null, dev: 0 } : tuneRandomShare(make, len, gzip);
-    return { ...out, variant: v };
-  }, { good });
+  const res = bestOf(
+    variants,
+    (v) => {
+      const f = frame(v);
+      if (!f) return null;
+      const head = Buffer.from(f.head, 'latin1');
+      const tail = Buffer.from(f.tail, 'latin1');
+      const len = size - head.length - tail.length;
+      if (len < (f.minFill ?? 0)) return null;
+      const seed = `${name}|filler|${v.seed ?? 0}`;
+      const phrase = typeof fill.phrase === 'function' ? fill.phrase(f) : fill.phrase;
+      // interleave: the random lines go between the head's lines instead of after
+      // them, so the text's statistics are the same all through (gzip and zlib
+      // then split it into blocks alike and agree on its size)
+      const make = fill.interleave
+        ? (r) => {
+            const f = filler(len, r, { seed, ...fill, phrase });
+            if (r > 0) f[r - 1] = 0x0a; // whole lines only
+            return Buffer.concat([interleaveLines(head, f.subarray(0, r)), f.subarray(r), tail]);
+          }
+        : (r) => Buffer.concat([head, filler(len, r, { seed, ...fill, phrase }), tail]);
+      const out = gzip == null ? { buf: make(len), gzip: null, dev: 0 } : tuneRandomShare(make, len, gzip);
+      return { ...out, variant: v };
+    },
+    { good },
+  );
   if (!res) throw new Error(`${name}: no layout fits ${size} bytes`);
-  if (Math.abs(res.dev) > tolerance) throw new Error(`${name}: gzip ${res.gzip} vs target ${gzip} (${(res.dev * 100).toFixed(1)} %)`);
+  if (Math.abs(res.dev) > tolerance)
+    throw new Error(`${name}: gzip ${res.gzip} vs target ${gzip} (${(res.dev * 100).toFixed(1)} %)`);
   return res;
 }

@@ -20,15 +20,33 @@ import { buildDeutschmann, deutschmannPlan } from './deutschmann.js';
 import { buildKuhn, kuhnPlan } from './kuhn.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const SOURCES = ['generate.js', 'fill.js', 'prng.js', 'jpeg.js', 'gif.js', 'text.js', 'objects.js', 'kepler.js', 'kepler-manifest.js', 'deutschmann.js', 'kuhn.js'];
+const SOURCES = [
+  'generate.js',
+  'fill.js',
+  'prng.js',
+  'jpeg.js',
+  'gif.js',
+  'text.js',
+  'objects.js',
+  'kepler.js',
+  'kepler-manifest.js',
+  'deutschmann.js',
+  'kuhn.js',
+];
 
 const SITES = {
   kepler: {
     plan: () => ({ index: manifest.document.bytes, objects: keplerPlan() }),
     build: buildKepler,
   },
-  'deutschmann-small': { plan: () => deutschmannPlan('deutschmann-small'), build: () => buildDeutschmann('deutschmann-small') },
-  'deutschmann-large': { plan: () => deutschmannPlan('deutschmann-large'), build: () => buildDeutschmann('deutschmann-large') },
+  'deutschmann-small': {
+    plan: () => deutschmannPlan('deutschmann-small'),
+    build: () => buildDeutschmann('deutschmann-small'),
+  },
+  'deutschmann-large': {
+    plan: () => deutschmannPlan('deutschmann-large'),
+    build: () => buildDeutschmann('deutschmann-large'),
+  },
   'kuhn-a': { plan: () => kuhnPlan('kuhn-a'), build: () => buildKuhn('kuhn-a') },
   'kuhn-b': { plan: () => kuhnPlan('kuhn-b'), build: () => buildKuhn('kuhn-b') },
 };
@@ -38,7 +56,11 @@ let versionCache;
 export function generatorVersion() {
   if (!versionCache) {
     const h = createHash('sha256');
-    for (const f of SOURCES) h.update(f).update('\0').update(readFileSync(path.join(HERE, f))).update('\0');
+    for (const f of SOURCES)
+      h.update(f)
+        .update('\0')
+        .update(readFileSync(path.join(HERE, f)))
+        .update('\0');
     versionCache = h.digest('hex').slice(0, 16);
   }
   return versionCache;
@@ -56,7 +78,9 @@ function site(name) {
 
 /** What the page references, in page order: [{path, bytes, element}] (index.html itself not included). */
 export function siteManifest(name) {
-  return site(name).plan().objects.map(({ path: p, bytes, element }) => ({ path: p, bytes, element }));
+  return site(name)
+    .plan()
+    .objects.map(({ path: p, bytes, element }) => ({ path: p, bytes, element }));
 }
 
 /** Every file of the served tree: index.html first, then siteManifest(name). */
@@ -77,7 +101,7 @@ async function listTree(dir, prefix = '') {
   const out = [];
   for (const e of await readdir(dir, { withFileTypes: true })) {
     const rel = prefix ? `${prefix}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...await listTree(path.join(dir, e.name), rel));
+    if (e.isDirectory()) out.push(...(await listTree(path.join(dir, e.name), rel)));
     else out.push(rel);
   }
   return out;
@@ -105,7 +129,9 @@ export function buildSite(name) {
   if (files.length !== want.length) throw new Error(`${name}: built ${files.length} objects, planned ${want.length}`);
   files.forEach((f, i) => {
     if (f.path !== want[i].path || f.buf.length !== want[i].bytes) {
-      throw new Error(`${name}: object ${i} is ${f.path} (${f.buf.length} bytes), planned ${want[i].path} (${want[i].bytes} bytes)`);
+      throw new Error(
+        `${name}: object ${i} is ${f.path} (${f.buf.length} bytes), planned ${want[i].path} (${want[i].bytes} bytes)`,
+      );
     }
   });
   return files;
@@ -115,9 +141,11 @@ export function buildSite(name) {
 export async function ensureSite(name, { outDir, force = false } = {}) {
   site(name);
   const dir = path.resolve(outDir ?? defaultSiteDir(name));
-  if (!force && await upToDate(name, dir)) return dir;
+  if (!force && (await upToDate(name, dir))) return dir;
   if (existsSync(dir) && !existsSync(stampPath(dir)) && (await readdir(dir)).length > 0) {
-    throw new Error(`refusing to replace ${dir}: it is not empty and not a generated site (no ${path.basename(stampPath(dir))} beside it)`);
+    throw new Error(
+      `refusing to replace ${dir}: it is not empty and not a generated site (no ${path.basename(stampPath(dir))} beside it)`,
+    );
   }
   const files = buildSite(name);
   // Write beside the target and move into place, so a reader never sees half a site.
@@ -134,28 +162,43 @@ export async function ensureSite(name, { outDir, force = false } = {}) {
   await rename(tmp, dir);
   const digest = createHash('sha256');
   for (const f of files) digest.update(f.path).update('\0').update(f.buf);
-  await writeFile(stampPath(dir), JSON.stringify({
-    site: name, version: generatorVersion(), objects: files.length,
-    bytes: files.reduce((a, f) => a + f.buf.length, 0), sha256: digest.digest('hex'),
-  }, null, 1) + '\n');
+  await writeFile(
+    stampPath(dir),
+    JSON.stringify(
+      {
+        site: name,
+        version: generatorVersion(),
+        objects: files.length,
+        bytes: files.reduce((a, f) => a + f.buf.length, 0),
+        sha256: digest.digest('hex'),
+      },
+      null,
+      1,
+    ) + '\n',
+  );
   return dir;
 }
 
 async function main(argv) {
   const names = [];
-  let out = null, force = false;
+  let out = null,
+    force = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--out') out = argv[++i];
     else if (a.startsWith('--out=')) out = a.slice(6);
     else if (a === '--force') force = true;
-    else if (a === '--list') { console.log(listSites().join('\n')); return 0; }
-    else if (a === '-h' || a === '--help') names.length = 0, argv.length = 0;
+    else if (a === '--list') {
+      console.log(listSites().join('\n'));
+      return 0;
+    } else if (a === '-h' || a === '--help') ((names.length = 0), (argv.length = 0));
     else if (a === 'all') names.push(...listSites());
     else names.push(a);
   }
   if (!names.length) {
-    console.error(`usage: node sites/generate.js NAME... [--out DIR] [--force]\n  NAME: ${listSites().join(', ')}, or all\n  --out DIR: write each site to DIR/NAME (default sites/build/NAME)`);
+    console.error(
+      `usage: node sites/generate.js NAME... [--out DIR] [--force]\n  NAME: ${listSites().join(', ')}, or all\n  --out DIR: write each site to DIR/NAME (default sites/build/NAME)`,
+    );
     return 2;
   }
   for (const n of names) site(n);
@@ -163,11 +206,21 @@ async function main(argv) {
     const t = Date.now();
     const dir = await ensureSite(n, { outDir: out ? path.join(out, n) : undefined, force });
     const files = siteFiles(n);
-    console.log(`${n}: ${dir} (${files.length} objects, ${files.reduce((a, f) => a + f.bytes, 0)} bytes, ${Date.now() - t} ms)`);
+    console.log(
+      `${n}: ${dir} (${files.length} objects, ${files.reduce((a, f) => a + f.bytes, 0)} bytes, ${Date.now() - t} ms)`,
+    );
   }
   return 0;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (e) => { console.error(e.message); process.exitCode = 2; });
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e) => {
+      console.error(e.message);
+      process.exitCode = 2;
+    },
+  );
 }

@@ -9,14 +9,47 @@ import { Rng } from './prng.js';
 
 const ZIGZAG = [
   0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28,
-  35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
+  35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47,
+  55, 62, 63,
 ];
 const Q_LUM = [
-  16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51, 87, 80, 62,
-  18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92, 49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99,
+  16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51,
+  87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92, 49, 64, 78, 87, 103, 121, 120, 101,
+  72, 92, 95, 98, 112, 100, 103, 99,
 ];
 const Q_CHR = [
-  17, 18, 24, 47, 99, 99, 99, 99, 18, 21, 26, 66, 99, 99, 99, 99, 24, 26, 56, 99, 99, 99, 99, 99, 47, 66, 99, 99, 99, 99, 99, 99,
+  17,
+  18,
+  24,
+  47,
+  99,
+  99,
+  99,
+  99,
+  18,
+  21,
+  26,
+  66,
+  99,
+  99,
+  99,
+  99,
+  24,
+  26,
+  56,
+  99,
+  99,
+  99,
+  99,
+  99,
+  47,
+  66,
+  99,
+  99,
+  99,
+  99,
+  99,
+  99,
   ...new Array(32).fill(99),
 ];
 const DC_LUM = { bits: [0, 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0], vals: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] };
@@ -24,34 +57,43 @@ const DC_CHR = { bits: [0, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0], vals: [
 const AC_LUM = {
   bits: [0, 2, 1, 3, 3, 2, 4, 3, 5, 5, 4, 4, 0, 0, 1, 0x7d],
   vals: [
-    0x01, 0x02, 0x03, 0x00, 0x04, 0x11, 0x05, 0x12, 0x21, 0x31, 0x41, 0x06, 0x13, 0x51, 0x61, 0x07, 0x22, 0x71, 0x14, 0x32, 0x81, 0x91, 0xa1,
-    0x08, 0x23, 0x42, 0xb1, 0xc1, 0x15, 0x52, 0xd1, 0xf0, 0x24, 0x33, 0x62, 0x72, 0x82, 0x09, 0x0a, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x25, 0x26,
-    0x27, 0x28, 0x29, 0x2a, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x3a, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4a, 0x53, 0x54, 0x55, 0x56,
-    0x57, 0x58, 0x59, 0x5a, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0x6a, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a, 0x83, 0x84, 0x85,
-    0x86, 0x87, 0x88, 0x89, 0x8a, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9a, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa,
-    0xb2, 0xb3, 0xb4, 0xb5, 0xb6, 0xb7, 0xb8, 0xb9, 0xba, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7, 0xc8, 0xc9, 0xca, 0xd2, 0xd3, 0xd4, 0xd5, 0xd6,
-    0xd7, 0xd8, 0xd9, 0xda, 0xe1, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9, 0xea, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa,
+    0x01, 0x02, 0x03, 0x00, 0x04, 0x11, 0x05, 0x12, 0x21, 0x31, 0x41, 0x06, 0x13, 0x51, 0x61, 0x07, 0x22, 0x71, 0x14,
+    0x32, 0x81, 0x91, 0xa1, 0x08, 0x23, 0x42, 0xb1, 0xc1, 0x15, 0x52, 0xd1, 0xf0, 0x24, 0x33, 0x62, 0x72, 0x82, 0x09,
+    0x0a, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x3a,
+    0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4a, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5a, 0x63, 0x64, 0x65,
+    0x66, 0x67, 0x68, 0x69, 0x6a, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88,
+    0x89, 0x8a, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9a, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9,
+    0xaa, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6, 0xb7, 0xb8, 0xb9, 0xba, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7, 0xc8, 0xc9, 0xca,
+    0xd2, 0xd3, 0xd4, 0xd5, 0xd6, 0xd7, 0xd8, 0xd9, 0xda, 0xe1, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9, 0xea,
+    0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa,
   ],
 };
 const AC_CHR = {
   bits: [0, 2, 1, 2, 4, 4, 3, 4, 7, 5, 4, 4, 0, 1, 2, 0x77],
   vals: [
-    0x00, 0x01, 0x02, 0x03, 0x11, 0x04, 0x05, 0x21, 0x31, 0x06, 0x12, 0x41, 0x51, 0x07, 0x61, 0x71, 0x13, 0x22, 0x32, 0x81, 0x08, 0x14, 0x42,
-    0x91, 0xa1, 0xb1, 0xc1, 0x09, 0x23, 0x33, 0x52, 0xf0, 0x15, 0x62, 0x72, 0xd1, 0x0a, 0x16, 0x24, 0x34, 0xe1, 0x25, 0xf1, 0x17, 0x18, 0x19,
-    0x1a, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x35, 0x36, 0x37, 0x38, 0x39, 0x3a, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4a, 0x53, 0x54, 0x55,
-    0x56, 0x57, 0x58, 0x59, 0x5a, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0x6a, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a, 0x82, 0x83,
-    0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9a, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8,
-    0xa9, 0xaa, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6, 0xb7, 0xb8, 0xb9, 0xba, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7, 0xc8, 0xc9, 0xca, 0xd2, 0xd3, 0xd4,
-    0xd5, 0xd6, 0xd7, 0xd8, 0xd9, 0xda, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9, 0xea, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa,
+    0x00, 0x01, 0x02, 0x03, 0x11, 0x04, 0x05, 0x21, 0x31, 0x06, 0x12, 0x41, 0x51, 0x07, 0x61, 0x71, 0x13, 0x22, 0x32,
+    0x81, 0x08, 0x14, 0x42, 0x91, 0xa1, 0xb1, 0xc1, 0x09, 0x23, 0x33, 0x52, 0xf0, 0x15, 0x62, 0x72, 0xd1, 0x0a, 0x16,
+    0x24, 0x34, 0xe1, 0x25, 0xf1, 0x17, 0x18, 0x19, 0x1a, 0x26, 0x27, 0x28, 0x29, 0x2a, 0x35, 0x36, 0x37, 0x38, 0x39,
+    0x3a, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4a, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5a, 0x63, 0x64,
+    0x65, 0x66, 0x67, 0x68, 0x69, 0x6a, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a, 0x82, 0x83, 0x84, 0x85, 0x86,
+    0x87, 0x88, 0x89, 0x8a, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9a, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7,
+    0xa8, 0xa9, 0xaa, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6, 0xb7, 0xb8, 0xb9, 0xba, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7, 0xc8,
+    0xc9, 0xca, 0xd2, 0xd3, 0xd4, 0xd5, 0xd6, 0xd7, 0xd8, 0xd9, 0xda, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9,
+    0xea, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa,
   ],
 };
 
 /** Canonical Huffman codes: symbol → [code, length]. */
 function huffCodes({ bits, vals }) {
-  const codes = new Int32Array(256), lens = new Uint8Array(256);
-  let code = 0, k = 0;
+  const codes = new Int32Array(256),
+    lens = new Uint8Array(256);
+  let code = 0,
+    k = 0;
   for (let len = 1; len <= 16; len++) {
-    for (let i = 0; i < bits[len - 1]; i++, k++) { codes[vals[k]] = code++; lens[vals[k]] = len; }
+    for (let i = 0; i < bits[len - 1]; i++, k++) {
+      codes[vals[k]] = code++;
+      lens[vals[k]] = len;
+    }
     code <<= 1;
   }
   return { codes, lens };
@@ -64,16 +106,29 @@ function scaleQ(base, quality) {
 }
 
 class Bytes {
-  constructor(n = 1 << 16) { this.buf = new Uint8Array(n); this.len = 0; }
+  constructor(n = 1 << 16) {
+    this.buf = new Uint8Array(n);
+    this.len = 0;
+  }
   push(b) {
-    if (this.len === this.buf.length) { const nb = new Uint8Array(this.buf.length * 2); nb.set(this.buf); this.buf = nb; }
+    if (this.len === this.buf.length) {
+      const nb = new Uint8Array(this.buf.length * 2);
+      nb.set(this.buf);
+      this.buf = nb;
+    }
     this.buf[this.len++] = b;
   }
-  out() { return Buffer.from(this.buf.buffer, 0, this.len); }
+  out() {
+    return Buffer.from(this.buf.buffer, 0, this.len);
+  }
 }
 
 class BitWriter {
-  constructor() { this.bytes = new Bytes(); this.acc = 0; this.n = 0; }
+  constructor() {
+    this.bytes = new Bytes();
+    this.acc = 0;
+    this.n = 0;
+  }
   put(code, len) {
     // acc holds fewer than 8 pending bits; add `len` (≤ 16) more
     this.acc = (this.acc << len) | (code & ((1 << len) - 1));
@@ -86,12 +141,19 @@ class BitWriter {
     }
     this.acc &= (1 << this.n) - 1;
   }
-  finish() { if (this.n > 0) this.put(0x7f, 8 - this.n); return this.bytes.out(); }
+  finish() {
+    if (this.n > 0) this.put(0x7f, 8 - this.n);
+    return this.bytes.out();
+  }
 }
 
 function category(v) {
-  let a = v < 0 ? -v : v, c = 0;
-  while (a) { c++; a >>= 1; }
+  let a = v < 0 ? -v : v,
+    c = 0;
+  while (a) {
+    c++;
+    a >>= 1;
+  }
   return c;
 }
 
@@ -107,8 +169,14 @@ function encodeBlock(w, coef, prevDc, dc, ac) {
   let run = 0;
   for (let k = 1; k < 64; k++) {
     const v = coef[k];
-    if (v === 0) { run++; continue; }
-    while (run > 15) { w.put(ac.codes[0xf0], ac.lens[0xf0]); run -= 16; }
+    if (v === 0) {
+      run++;
+      continue;
+    }
+    while (run > 15) {
+      w.put(ac.codes[0xf0], ac.lens[0xf0]);
+      run -= 16;
+    }
     const cat = category(v);
     const sym = (run << 4) | cat;
     w.put(ac.codes[sym], ac.lens[sym]);
@@ -121,12 +189,15 @@ function encodeBlock(w, coef, prevDc, dc, ac) {
 /** The default picture: a night sky, a planet and its orbit, in YCbCr 0..255. */
 export function keplerPicture(width, height, seed) {
   const r = new Rng(`${seed}|picture`);
-  const cx = width * (0.3 + 0.4 * r.next()), cy = height * (0.3 + 0.4 * r.next());
+  const cx = width * (0.3 + 0.4 * r.next()),
+    cy = height * (0.3 + 0.4 * r.next());
   const rad = Math.min(width, height) * (0.12 + 0.16 * r.next());
   const orbit = rad * (1.6 + 0.6 * r.next());
   const hue = r.next();
   return (x, y) => {
-    const dx = x - cx, dy = y - cy, d = Math.hypot(dx, dy);
+    const dx = x - cx,
+      dy = y - cy,
+      d = Math.hypot(dx, dy);
     if (d < rad) {
       const light = 0.55 + 0.45 * Math.max(0, 1 - Math.hypot(dx + rad * 0.4, dy + rad * 0.4) / (rad * 1.6));
       return [40 + 190 * light, 128 - 40 * Math.cos(hue * 6.28), 128 + 50 * Math.sin(hue * 6.28)];
@@ -148,16 +219,20 @@ export function encodeJpeg({ comments = [], ...opts }) {
 
 /** The entropy-coded scan and what assemble() needs besides the comments. */
 export function encodeScan({ width, height, seed = 'jpeg', detail = 2, quality = 85, picture }) {
-  const qL = scaleQ(Q_LUM, quality), qC = scaleQ(Q_CHR, quality);
+  const qL = scaleQ(Q_LUM, quality),
+    qC = scaleQ(Q_CHR, quality);
   const paint = picture ?? keplerPicture(width, height, seed);
   const rng = new Rng(`${seed}|coefficients`);
-  const mcuX = Math.ceil(width / 16), mcuY = Math.ceil(height / 16);
+  const mcuX = Math.ceil(width / 16),
+    mcuY = Math.ceil(height / 16);
   const w = new BitWriter();
   const coef = new Int32Array(64);
   const pred = [0, 0, 0];
   const tau = 10;
-  const scaleL = new Float64Array(64), scaleC = new Float64Array(64);
-  let kMaxL = 1, kMaxC = 1;
+  const scaleL = new Float64Array(64),
+    scaleC = new Float64Array(64);
+  let kMaxL = 1,
+    kMaxC = 1;
   for (let k = 1; k < 64; k++) {
     scaleL[k] = detail * Math.exp(-k / tau);
     scaleC[k] = 0.5 * detail * Math.exp(-k / tau);
@@ -169,23 +244,26 @@ export function encodeScan({ width, height, seed = 'jpeg', detail = 2, quality =
     for (let k = 1; k < kMax; k++) {
       const u = rng.next();
       const mag = Math.floor(-Math.log(1 - u) * scale[k] * 1.2);
-      if (mag) coef[k] = Math.min(mag, 1023) * ((rng.u32() & 1) ? 1 : -1);
+      if (mag) coef[k] = Math.min(mag, 1023) * (rng.u32() & 1 ? 1 : -1);
     }
   };
   const dcOf = (v, q) => Math.max(-1023, Math.min(1023, Math.round(((v - 128) * 8) / q)));
   for (let my = 0; my < mcuY; my++) {
     for (let mx = 0; mx < mcuX; mx++) {
       for (let b = 0; b < 4; b++) {
-        const x = mx * 16 + (b & 1) * 8 + 4, y = my * 16 + (b >> 1) * 8 + 4;
+        const x = mx * 16 + (b & 1) * 8 + 4,
+          y = my * 16 + (b >> 1) * 8 + 4;
         fill(scaleL, kMaxL);
         coef[0] = dcOf(paint(x, y)[0], qL[0]);
-        encodeBlock(w, coef, pred[0], H.dcL, H.acL); pred[0] = coef[0];
+        encodeBlock(w, coef, pred[0], H.dcL, H.acL);
+        pred[0] = coef[0];
       }
       const c = paint(mx * 16 + 8, my * 16 + 8);
       for (let ci = 1; ci <= 2; ci++) {
         fill(scaleC, kMaxC);
         coef[0] = dcOf(c[ci], qC[0]);
-        encodeBlock(w, coef, pred[ci], H.dcC, H.acC); pred[ci] = coef[0];
+        encodeBlock(w, coef, pred[ci], H.dcC, H.acC);
+        pred[ci] = coef[0];
       }
     }
   }
@@ -199,14 +277,18 @@ function segment(marker, payload) {
   return Buffer.concat([h, p]);
 }
 
-function dht(cls, id, { bits, vals }) { return [(cls << 4) | id, ...bits, ...vals]; }
+function dht(cls, id, { bits, vals }) {
+  return [(cls << 4) | id, ...bits, ...vals];
+}
 
 export function assemble({ width, height, qL, qC, comments = [], scan }) {
   const parts = [Buffer.from([0xff, 0xd8])];
   parts.push(segment(0xe0, [...Buffer.from('JFIF\0', 'latin1'), 1, 1, 0, 0, 1, 0, 1, 0, 0]));
   for (const c of comments) parts.push(segment(0xfe, c));
   parts.push(segment(0xdb, [0, ...ZIGZAG.map((i) => qL[i]), 1, ...ZIGZAG.map((i) => qC[i])]));
-  parts.push(segment(0xc0, [8, height >> 8, height & 255, width >> 8, width & 255, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]));
+  parts.push(
+    segment(0xc0, [8, height >> 8, height & 255, width >> 8, width & 255, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]),
+  );
   parts.push(segment(0xc4, [...dht(0, 0, DC_LUM), ...dht(1, 0, AC_LUM), ...dht(0, 1, DC_CHR), ...dht(1, 1, AC_CHR)]));
   parts.push(segment(0xda, [3, 1, 0x00, 2, 0x11, 3, 0x11, 0, 63, 0]));
   parts.push(scan, Buffer.from([0xff, 0xd9]));
@@ -227,7 +309,10 @@ export function comLayout(total) {
 export function splitComments(filler, lens) {
   const out = [];
   let o = 0;
-  for (const l of lens) { out.push(filler.subarray(o, o + l)); o += l; }
+  for (const l of lens) {
+    out.push(filler.subarray(o, o + l));
+    o += l;
+  }
   return out;
 }
 
@@ -245,18 +330,36 @@ export function jpegOfSize({ width, height, bytes, seed, reserve = 0.05, minRese
   let encoded;
   if (blocks <= 6000) {
     // bisect the noise strength on the image itself
-    let lo = 0, hi = 1;
-    while (sizeOf(scanAt(hi)) <= budget && hi < 4096) { lo = hi; hi *= 2; }
-    for (let i = 0; i < 22 && hi - lo > lo * 1e-4; i++) { const mid = (lo + hi) / 2; if (sizeOf(scanAt(mid)) <= budget) lo = mid; else hi = mid; }
+    let lo = 0,
+      hi = 1;
+    while (sizeOf(scanAt(hi)) <= budget && hi < 4096) {
+      lo = hi;
+      hi *= 2;
+    }
+    for (let i = 0; i < 22 && hi - lo > lo * 1e-4; i++) {
+      const mid = (lo + hi) / 2;
+      if (sizeOf(scanAt(mid)) <= budget) lo = mid;
+      else hi = mid;
+    }
     encoded = scanAt(lo);
   } else {
     // calibrate bytes per block on a 320×240 image, then shrink until it fits
-    const cw = 320, ch = 240, cblocks = (cw / 16) * (ch / 16) * 6;
+    const cw = 320,
+      ch = 240,
+      cblocks = (cw / 16) * (ch / 16) * 6;
     const per = (d) => encodeScan({ width: cw, height: ch, seed, detail: d, quality }).scan.length / cblocks;
     const want = (budget - 700) / blocks;
-    let lo = 0, hi = 1;
-    while (per(hi) <= want && hi < 4096) { lo = hi; hi *= 2; }
-    for (let i = 0; i < 18 && hi - lo > lo * 1e-4; i++) { const mid = (lo + hi) / 2; if (per(mid) <= want) lo = mid; else hi = mid; }
+    let lo = 0,
+      hi = 1;
+    while (per(hi) <= want && hi < 4096) {
+      lo = hi;
+      hi *= 2;
+    }
+    for (let i = 0; i < 18 && hi - lo > lo * 1e-4; i++) {
+      const mid = (lo + hi) / 2;
+      if (per(mid) <= want) lo = mid;
+      else hi = mid;
+    }
     let detail = lo * 0.995;
     for (encoded = scanAt(detail); sizeOf(encoded) > budget; encoded = scanAt(detail)) detail *= 0.99;
   }
@@ -289,7 +392,10 @@ export function readJpegInfo(buf) {
       info.components = buf[o + 9];
       info.baseline = true;
     }
-    if (m === 0xda) { info.scanOffset = o + 2 + len; break; }
+    if (m === 0xda) {
+      info.scanOffset = o + 2 + len;
+      break;
+    }
     o += 2 + len;
   }
   if (buf[buf.length - 2] !== 0xff || buf[buf.length - 1] !== 0xd9) throw new Error('JPEG: no EOI at the end');

@@ -32,7 +32,18 @@ const CAPTIONS = [
 ];
 
 const SMALL_TEXT = [
-  'Graz', 'Prague', 'Linz', 'Ulm', 'Regensburg', 'Sagan', 'Tübingen', 'Weil der Stadt', 'Benátky', 'Leonberg', 'Frankfurt', 'Vienna',
+  'Graz',
+  'Prague',
+  'Linz',
+  'Ulm',
+  'Regensburg',
+  'Sagan',
+  'Tübingen',
+  'Weil der Stadt',
+  'Benátky',
+  'Leonberg',
+  'Frankfurt',
+  'Vienna',
 ];
 
 function indexHtml(plan) {
@@ -45,11 +56,17 @@ function indexHtml(plan) {
   const syms = plan.filter((s) => s.element === 'img' && s.path.endsWith('.gif'));
   const last = plan.filter((s) => s.element === 'iframe' && !s.path.startsWith('txt/'));
   const L = [];
-  L.push('<!DOCTYPE html>', '<html lang="en">', '<head>',
+  L.push(
+    '<!DOCTYPE html>',
+    '<html lang="en">',
+    '<head>',
     '<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1">',
-    '<title>Kepler - satbench web reference page</title>');
+    '<title>Kepler - satbench web reference page</title>',
+  );
   for (const s of links) L.push(`<link rel="stylesheet" type="text/css" href="${s.path}">`);
-  L.push('</head>', '<body>',
+  L.push(
+    '</head>',
+    '<body>',
     `<table class="page" width="${manifest.document.table_width}" cellspacing="0" cellpadding="6">`,
     '<tr><td class="head f1">',
     '<h1>Johannes Kepler</h1>',
@@ -63,7 +80,7 @@ function indexHtml(plan) {
     '<li><b>The law of ellipses.</b> Every planet moves on an ellipse with the Sun at one of its two foci.</li>',
     '<li><b>The law of equal areas.</b> The line from the Sun to a planet sweeps out equal areas in equal times,',
     'so a planet moves fastest when it is nearest the Sun and slowest when it is farthest away.</li>',
-    '<li><b>The harmonic law.</b> The square of a planet\'s period is proportional to the cube of the semi-major',
+    "<li><b>The harmonic law.</b> The square of a planet's period is proportional to the cube of the semi-major",
     'axis of its orbit: Jupiter, five times farther out than the Earth, needs almost twelve years for one turn.</li>',
     '</ol>',
     '<p>The first two laws came from the orbit of Mars and appeared in <i>Astronomia nova</i> (1609); the third',
@@ -74,45 +91,70 @@ function indexHtml(plan) {
     '<h2>Observation records</h2>',
     '<p>Each small frame below holds one plain-text record. They load like the rest of the page and count towards',
     'its load time; the frames are too small to read them, much as in the original reference page.</p>',
-    '<div class="framegrid">');
+    '<div class="framegrid">',
+  );
   frames.forEach((s, i) => {
     L.push(`<iframe src="${s.path}"${attrs(s)}></iframe>${(i + 1) % 7 === 0 ? '<br>' : ''}`);
   });
   L.push('</div>', '</td></tr>');
   big.forEach((s, i) => {
-    L.push(`<tr><td class="picture f${4 + (i % 2)}">`,
+    L.push(
+      `<tr><td class="picture f${4 + (i % 2)}">`,
       `<p class="x${i}"><img src="${s.path}"${attrs(s)} alt="">`,
       `<br>${esc(CAPTIONS[i % CAPTIONS.length])}</p>`,
-      '</td></tr>');
+      '</td></tr>',
+    );
   });
-  L.push('<tr><td class="places f2">', '<h2>Places in Kepler\'s life</h2>', '<p class="icons">');
-  icons.forEach((s, i) => L.push(`<img src="${s.path}"${attrs(s)} alt=""> ${esc(SMALL_TEXT[i % SMALL_TEXT.length].replace('ü', 'ue').replace('á', 'a'))}${i < icons.length - 1 ? ' &middot;' : ''}`));
+  L.push('<tr><td class="places f2">', "<h2>Places in Kepler's life</h2>", '<p class="icons">');
+  icons.forEach((s, i) =>
+    L.push(
+      `<img src="${s.path}"${attrs(s)} alt=""> ${esc(SMALL_TEXT[i % SMALL_TEXT.length].replace('ü', 'ue').replace('á', 'a'))}${i < icons.length - 1 ? ' &middot;' : ''}`,
+    ),
+  );
   L.push('</p>', '<h2>Instruments and books</h2>', '<p class="thumbs">');
   thumbs.forEach((s) => L.push(`<img src="${s.path}"${attrs(s)} alt="">`));
-  L.push('</p>', '<p>Tycho\'s great mural quadrant, the Keplerian telescope of 1611 with two convex lenses, the',
+  L.push(
+    '</p>',
+    "<p>Tycho's great mural quadrant, the Keplerian telescope of 1611 with two convex lenses, the",
     '<i>Epitome astronomiae Copernicanae</i>, the <i>Dioptrice</i>, and the tables printed at Ulm.</p>',
-    '<p class="banners">');
+    '<p class="banners">',
+  );
   banners.forEach((s, i) => L.push(`<img src="${s.path}"${attrs(s)} alt="">${i % 5 === 4 ? '<br>' : ''}`));
   L.push('</p>', '<ul class="syms">');
-  syms.forEach((s, i) => L.push(`<li><img src="${s.path}"${attrs(s)} alt=""> ${['Orbits are ellipses, not circles.', 'Equal areas in equal times.'][i % 2]}</li>`));
-  L.push('</ul>', '</td></tr>', '<tr><td class="data f5">', '<h2>Raw data</h2>',
-    '<p>The last frame carries data that does not compress, as in the original page.</p>');
+  syms.forEach((s, i) =>
+    L.push(
+      `<li><img src="${s.path}"${attrs(s)} alt=""> ${['Orbits are ellipses, not circles.', 'Equal areas in equal times.'][i % 2]}</li>`,
+    ),
+  );
+  L.push(
+    '</ul>',
+    '</td></tr>',
+    '<tr><td class="data f5">',
+    '<h2>Raw data</h2>',
+    '<p>The last frame carries data that does not compress, as in the original page.</p>',
+  );
   for (const s of last) L.push(`<iframe src="${s.path}"${attrs(s)}></iframe>`);
-  L.push('</td></tr>', '</table>', '<p class="foot">Generated by satbench for page-load measurements over satellite links.</p>');
+  L.push(
+    '</td></tr>',
+    '</table>',
+    '<p class="foot">Generated by satbench for page-load measurements over satellite links.</p>',
+  );
   return { head: L.join('\n') + '\n<!--\n', tail: '\n-->\n</body>\n</html>\n' };
 }
 
 const SMALL_CSS = {
-  'css/kepler.css': [[
-    'body { margin: 0; padding: 8px; background: #ffffff; color: #1d2330; font-family: Verdana, Arial, sans-serif; font-size: 13px; }',
-    'table.page { border: 1px solid #9aa3b5; background: #f7f8fb; }',
-    'h1 { font-size: 24px; color: #213a6b; margin: 4px 0; }',
-    'h2 { font-size: 15px; color: #2b4a86; margin: 10px 0 4px; }',
-    'iframe { border: 1px solid #b8bfcc; margin: 1px; }',
-    '.img45 { border: 1px solid #445066; margin: 4px 0; }',
-    '.noborder { border: 0; }',
-    '.foot { font-size: 10px; color: #666; }',
-  ].join('\n')],
+  'css/kepler.css': [
+    [
+      'body { margin: 0; padding: 8px; background: #ffffff; color: #1d2330; font-family: Verdana, Arial, sans-serif; font-size: 13px; }',
+      'table.page { border: 1px solid #9aa3b5; background: #f7f8fb; }',
+      'h1 { font-size: 24px; color: #213a6b; margin: 4px 0; }',
+      'h2 { font-size: 15px; color: #2b4a86; margin: 10px 0 4px; }',
+      'iframe { border: 1px solid #b8bfcc; margin: 1px; }',
+      '.img45 { border: 1px solid #445066; margin: 4px 0; }',
+      '.noborder { border: 0; }',
+      '.foot { font-size: 10px; color: #666; }',
+    ].join('\n'),
+  ],
   'css/f1.css': ['.f1 { font-family: Georgia, serif }', '.f1 { font-family: serif }', '.f1{font-family:serif}'],
   'css/f2.css': [
     '.f2 { font-family: Verdana, Arial, sans-serif; font-size: 13px; line-height: 1.4 }\n.f2 li { margin: 2px 0 }',
@@ -134,11 +176,13 @@ const grid = (alphas, seeds) => seeds.flatMap((seed) => alphas.map((alpha) => ({
 
 function buildCss(s) {
   const fixed = SMALL_CSS[s.path];
-  const variants = fixed != null
-    ? SEEDS.flatMap((seed) => fixed.map((text) => ({ seed, text })))
-    : grid(ALPHAS, SEEDS.slice(0, 3));
+  const variants =
+    fixed != null ? SEEDS.flatMap((seed) => fixed.map((text) => ({ seed, text }))) : grid(ALPHAS, SEEDS.slice(0, 3));
   return sizedObject({
-    name: `kepler/${s.path}`, size: s.bytes, gzip: s.gzip_bytes, tolerance: KEPLER_TOLERANCE,
+    name: `kepler/${s.path}`,
+    size: s.bytes,
+    gzip: s.gzip_bytes,
+    tolerance: KEPLER_TOLERANCE,
     variants,
     frame: (v) => {
       const prefix = s.path.replace(/^css\/|\.css$/g, '').replace(/[^a-z0-9]/gi, '') + '_';
@@ -152,25 +196,37 @@ function buildCss(s) {
 
 function buildText(s) {
   return sizedObject({
-    name: `kepler/${s.path}`, size: s.bytes, gzip: s.gzip_bytes, tolerance: KEPLER_TOLERANCE,
+    name: `kepler/${s.path}`,
+    size: s.bytes,
+    gzip: s.gzip_bytes,
+    tolerance: KEPLER_TOLERANCE,
     variants: grid(ALPHAS, SEEDS.slice(0, 4)),
     frame: (v) => {
       const title = `Observation record ${s.path.replace(/\D/g, '')}\n\n`;
       const body = prose(Math.max(0, Math.round(s.bytes * v.alpha) - title.length), `kepler/${s.path}|${v.seed}`);
       return { head: title + body, tail: '\n', minFill: 1, natural: title + body };
     },
-    fill: { alpha: ALPHA.text, phrase: (f) => f.natural || 'The orbit of Mars is an ellipse.\n', lineLen: 72, interleave: true },
+    fill: {
+      alpha: ALPHA.text,
+      phrase: (f) => f.natural || 'The orbit of Mars is an ellipse.\n',
+      lineLen: 72,
+      interleave: true,
+    },
   });
 }
 
 function buildBinHtml(s) {
   return sizedObject({
-    name: `kepler/${s.path}`, size: s.bytes, gzip: s.gzip_bytes, tolerance: KEPLER_TOLERANCE,
+    name: `kepler/${s.path}`,
+    size: s.bytes,
+    gzip: s.gzip_bytes,
+    tolerance: KEPLER_TOLERANCE,
     variants: SEEDS.map((seed) => ({ seed })),
     frame: () => ({
-      head: '<!DOCTYPE html>\n<html><head><meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1">'
-        + '<title>Raw data</title></head>\n<body style="font-family: monospace">\n'
-        + `<p>This frame carries ${s.bytes} bytes of data that does not compress.</p>\n<!--`,
+      head:
+        '<!DOCTYPE html>\n<html><head><meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1">' +
+        '<title>Raw data</title></head>\n<body style="font-family: monospace">\n' +
+        `<p>This frame carries ${s.bytes} bytes of data that does not compress.</p>\n<!--`,
       tail: '-->\n</body></html>\n',
     }),
     fill: { alpha: ALPHA.binaryHtml, phrase: 'satbench ' },
@@ -185,12 +241,19 @@ function buildJpeg(s) {
     let j;
     try {
       j = jpegOfSize({ width, height, bytes: s.bytes, seed: `kepler/${s.path}`, reserve, minReserve: 12 });
-    } catch { continue; }
-    const res = tuneRandomShare((r) => j.make(filler(j.fillLen, r, { seed: `kepler/${s.path}|com`, alpha: ALPHA.binary, phrase: 'Kepler ' })), j.fillLen, s.gzip_bytes);
+    } catch {
+      continue;
+    }
+    const res = tuneRandomShare(
+      (r) => j.make(filler(j.fillLen, r, { seed: `kepler/${s.path}|com`, alpha: ALPHA.binary, phrase: 'Kepler ' })),
+      j.fillLen,
+      s.gzip_bytes,
+    );
     if (!best || Math.abs(res.dev) < Math.abs(best.dev)) best = res;
     if (Math.abs(res.dev) <= 0.01) break;
   }
-  if (!best || Math.abs(best.dev) > KEPLER_TOLERANCE) throw new Error(`kepler/${s.path}: JPEG gzip target missed (${best && best.dev})`);
+  if (!best || Math.abs(best.dev) > KEPLER_TOLERANCE)
+    throw new Error(`kepler/${s.path}: JPEG gzip target missed (${best && best.dev})`);
   return best;
 }
 
@@ -199,7 +262,14 @@ const SYMBOLS = [
   [1, 0, 0, 0, 1, 1, 0, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 0, 0, 1, 0, 0, 0],
   [0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0],
 ];
-const INKS = [[0x21, 0x3a, 0x6b], [0x8b, 0x1a, 0x1a], [0x00, 0x00, 0x80], [0x33, 0x33, 0x33], [0x1f, 0x5f, 0x2f], [0xff, 0x66, 0x00]];
+const INKS = [
+  [0x21, 0x3a, 0x6b],
+  [0x8b, 0x1a, 0x1a],
+  [0x00, 0x00, 0x80],
+  [0x33, 0x33, 0x33],
+  [0x1f, 0x5f, 0x2f],
+  [0xff, 0x66, 0x00],
+];
 
 function buildGif(s, index) {
   const [width, height] = s.pixels;
@@ -207,12 +277,20 @@ function buildGif(s, index) {
   let best = null;
   for (const transparent of [null, 0]) {
     for (const [inkNo, ink] of INKS.entries()) {
-      for (const paper of [[255, 255, 255], [0xf7, 0xf8, 0xfb], [0, 0, 0]]) {
+      for (const paper of [
+        [255, 255, 255],
+        [0xf7, 0xf8, 0xfb],
+        [0, 0, 0],
+      ]) {
         const opts = { width, height, palette: [paper, ink], pixels, transparent };
         const plain = encodeGif(opts);
         const n = commentPayloadFor(s.bytes - plain.length);
         if (n == null || n < 1) continue;
-        const make = (r) => encodeGif({ ...opts, comment: filler(n, r, { seed: `kepler/${s.path}|${inkNo}`, alpha: ALPHA.binary, phrase: 'satbench' }) });
+        const make = (r) =>
+          encodeGif({
+            ...opts,
+            comment: filler(n, r, { seed: `kepler/${s.path}|${inkNo}`, alpha: ALPHA.binary, phrase: 'satbench' }),
+          });
         const res = tuneRandomShare(make, n, s.gzip_bytes);
         if (res.buf.length !== s.bytes) throw new Error('GIF size mismatch');
         if (!best || Math.abs(res.dev) < Math.abs(best.dev)) best = res;
@@ -228,7 +306,10 @@ function buildIndex(plan) {
   const d = manifest.document;
   const { head, tail } = indexHtml(plan);
   return sizedObject({
-    name: 'kepler/index.html', size: d.bytes, gzip: d.gzip_bytes, tolerance: KEPLER_TOLERANCE,
+    name: 'kepler/index.html',
+    size: d.bytes,
+    gzip: d.gzip_bytes,
+    tolerance: KEPLER_TOLERANCE,
     variants: SEEDS.map((seed) => ({ seed })),
     frame: () => ({ head, tail, minFill: 1 }),
     fill: { alpha: ALPHA.html, phrase: 'Kepler reference page ', lineLen: 76 },
@@ -240,7 +321,14 @@ export function buildKepler() {
   const plan = keplerPlan();
   const out = [];
   const idx = buildIndex(plan);
-  out.push({ path: 'index.html', element: 'document', buf: idx.buf, gzip: idx.gzip, target_gzip: manifest.document.gzip_bytes, dev: idx.dev });
+  out.push({
+    path: 'index.html',
+    element: 'document',
+    buf: idx.buf,
+    gzip: idx.gzip,
+    target_gzip: manifest.document.gzip_bytes,
+    dev: idx.dev,
+  });
   let gifNo = 0;
   for (const s of plan) {
     let res;
@@ -251,7 +339,14 @@ export function buildKepler() {
     else if (s.path.endsWith('.gif')) res = buildGif(s, gifNo++);
     else throw new Error(`kepler: no builder for ${s.path}`);
     if (res.buf.length !== s.bytes) throw new Error(`kepler/${s.path}: ${res.buf.length} bytes, want ${s.bytes}`);
-    out.push({ path: s.path, element: s.element, buf: res.buf, gzip: res.gzip, target_gzip: s.gzip_bytes, dev: res.dev });
+    out.push({
+      path: s.path,
+      element: s.element,
+      buf: res.buf,
+      gzip: res.gzip,
+      target_gzip: s.gzip_bytes,
+      dev: res.dev,
+    });
   }
   return out;
 }

@@ -11,7 +11,11 @@ const ALPHAS = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0];
 
 export function cssObject(name, bytes) {
   return sizedObject({
-    name, size: bytes, gzip: Math.round(bytes * RATIO.css), tolerance: 0.1, good: 0.03,
+    name,
+    size: bytes,
+    gzip: Math.round(bytes * RATIO.css),
+    tolerance: 0.1,
+    good: 0.03,
     variants: ALPHAS.map((alpha) => ({ alpha })),
     frame: (v) => {
       const natural = css(Math.round(bytes * v.alpha), name, 'c');
@@ -23,7 +27,11 @@ export function cssObject(name, bytes) {
 
 export function jsObject(name, bytes) {
   return sizedObject({
-    name, size: bytes, gzip: Math.round(bytes * RATIO.js), tolerance: 0.1, good: 0.03,
+    name,
+    size: bytes,
+    gzip: Math.round(bytes * RATIO.js),
+    tolerance: 0.1,
+    good: 0.03,
     variants: ALPHAS.map((alpha) => ({ alpha })),
     frame: (v) => {
       const natural = js(Math.round(bytes * v.alpha), name, name.replace(/^.*\//, ''));
@@ -37,7 +45,11 @@ export function jsObject(name, bytes) {
 export function htmlPage(name, bytes, { title, head = '', body }) {
   const top = `<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>${title}</title>\n${head}</head>\n<body>\n${body}`;
   return sizedObject({
-    name, size: bytes, gzip: Math.round(bytes * RATIO.html), tolerance: 0.1, good: 0.03,
+    name,
+    size: bytes,
+    gzip: Math.round(bytes * RATIO.html),
+    tolerance: 0.1,
+    good: 0.03,
     variants: ALPHAS.map((alpha) => ({ alpha })),
     frame: (v) => {
       const extra = prose(Math.max(0, Math.round((bytes - top.length) * v.alpha) - 20), name);
@@ -59,5 +71,9 @@ export function jpegDims(bytes, bpp = 0.5) {
 /** A JPEG of exactly `bytes`: the scan takes ~98 %, random COM bytes the rest (so it does not compress). */
 export function jpegObject(name, bytes, [width, height] = jpegDims(bytes)) {
   const j = jpegOfSize({ width, height, bytes, seed: name, reserve: 0.02, minReserve: 16 });
-  return { buf: j.make(filler(j.fillLen, j.fillLen, { seed: `${name}|com`, alpha: ALPHA.binary, phrase: '' })), width, height };
+  return {
+    buf: j.make(filler(j.fillLen, j.fillLen, { seed: `${name}|com`, alpha: ALPHA.binary, phrase: '' })),
+    width,
+    height,
+  };
 }

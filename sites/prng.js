@@ -6,8 +6,10 @@ import { createHash } from 'node:crypto';
 export class Rng {
   constructor(seed) {
     const h = createHash('sha256').update(String(seed)).digest();
-    this.a = h.readUInt32LE(0); this.b = h.readUInt32LE(4);
-    this.c = h.readUInt32LE(8); this.d = h.readUInt32LE(12) | 1;
+    this.a = h.readUInt32LE(0);
+    this.b = h.readUInt32LE(4);
+    this.c = h.readUInt32LE(8);
+    this.d = h.readUInt32LE(12) | 1;
     for (let i = 0; i < 12; i++) this.u32();
   }
 
@@ -23,12 +25,18 @@ export class Rng {
   }
 
   /** Uniform in [0, 1). */
-  next() { return this.u32() / 4294967296; }
+  next() {
+    return this.u32() / 4294967296;
+  }
 
   /** Integer in [0, n). */
-  int(n) { return Math.floor(this.next() * n); }
+  int(n) {
+    return Math.floor(this.next() * n);
+  }
 
-  pick(list) { return list[this.int(list.length)]; }
+  pick(list) {
+    return list[this.int(list.length)];
+  }
 
   /** Buffer of n bytes, each drawn from `alphabet` (a Buffer of allowed byte values). */
   bytes(n, alphabet = null) {

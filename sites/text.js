@@ -3,48 +3,68 @@
 import { Rng } from './prng.js';
 
 const WORDS = (
-  'orbit planet ellipse sun focus area equal time period square cube distance mean motion comet star sky '
-  + 'telescope lens mirror light night observation table tables record observer latitude longitude angle '
-  + 'degree minute second arc measure measured measurement precise error small large first second third '
-  + 'law laws harmony world model sphere circle motion moves moving slow fast near far from with without '
-  + 'the the the the of of of of and and and a a an to to in in is is was was are were by for on at as '
-  + 'that this these which when where while it its their his new old Mars Earth Venus Jupiter Saturn Mercury '
-  + 'Moon Prague Graz Linz Tycho observatory data page link satellite delay round trip packet window '
-  + 'congestion proxy gateway terminal browser object request response header body frame image style sheet '
-  + 'between across through over under above beyond toward during after before since until every each some '
-  + 'many more most less least only also very still again once twice often never always perhaps indeed '
-  + 'shows gives finds takes makes holds keeps follows describes explains predicts computes reports reaches '
-  + 'calculation geometry physics optics theory book chapter volume edition printer letter friend emperor '
-  + 'court year years month months day days hour hours century'
+  'orbit planet ellipse sun focus area equal time period square cube distance mean motion comet star sky ' +
+  'telescope lens mirror light night observation table tables record observer latitude longitude angle ' +
+  'degree minute second arc measure measured measurement precise error small large first second third ' +
+  'law laws harmony world model sphere circle motion moves moving slow fast near far from with without ' +
+  'the the the the of of of of and and and a a an to to in in is is was was are were by for on at as ' +
+  'that this these which when where while it its their his new old Mars Earth Venus Jupiter Saturn Mercury ' +
+  'Moon Prague Graz Linz Tycho observatory data page link satellite delay round trip packet window ' +
+  'congestion proxy gateway terminal browser object request response header body frame image style sheet ' +
+  'between across through over under above beyond toward during after before since until every each some ' +
+  'many more most less least only also very still again once twice often never always perhaps indeed ' +
+  'shows gives finds takes makes holds keeps follows describes explains predicts computes reports reaches ' +
+  'calculation geometry physics optics theory book chapter volume edition printer letter friend emperor ' +
+  'court year years month months day days hour hours century'
 ).split(' ');
 
 /** Prose of about `len` characters (never more), wrapped at `width` columns. */
 export function prose(len, seed, { width = 72 } = {}) {
   const r = new Rng(`${seed}|prose`);
   const lines = [];
-  let line = '', total = 0, sentenceLeft = 0, first = true;
+  let line = '',
+    total = 0,
+    sentenceLeft = 0,
+    first = true;
   for (;;) {
     if (sentenceLeft === 0) sentenceLeft = 6 + r.int(13);
     let w = r.pick(WORDS);
-    if (first) { w = w[0].toUpperCase() + w.slice(1); first = false; }
+    if (first) {
+      w = w[0].toUpperCase() + w.slice(1);
+      first = false;
+    }
     sentenceLeft--;
-    if (sentenceLeft === 0) { w += '.'; first = true; if (r.int(5) === 0) w += '\n'; }
-    else if (r.int(9) === 0) w += ',';
+    if (sentenceLeft === 0) {
+      w += '.';
+      first = true;
+      if (r.int(5) === 0) w += '\n';
+    } else if (r.int(9) === 0) w += ',';
     const add = (line ? ' ' : '') + w;
     if (line.length + add.length > width) {
       if (total + line.length + 1 > len) break;
-      lines.push(line); total += line.length + 1; line = w;
+      lines.push(line);
+      total += line.length + 1;
+      line = w;
     } else line += add;
     if (line.endsWith('\n')) {
-      if (total + line.length + 1 > len) { line = line.slice(0, -1); break; }
-      lines.push(line); total += line.length + 1; line = '';
+      if (total + line.length + 1 > len) break;
+      lines.push(line);
+      total += line.length + 1;
+      line = '';
     }
   }
   const out = lines.join('\n') + (lines.length ? '\n' : '');
   return out.length <= len ? out : out.slice(0, len);
 }
 
-const FONTS = ['Verdana, Arial, sans-serif', 'Georgia, serif', 'Tahoma, Geneva, sans-serif', '"Times New Roman", serif', 'Arial, Helvetica, sans-serif', '"Courier New", monospace'];
+const FONTS = [
+  'Verdana, Arial, sans-serif',
+  'Georgia, serif',
+  'Tahoma, Geneva, sans-serif',
+  '"Times New Roman", serif',
+  'Arial, Helvetica, sans-serif',
+  '"Courier New", monospace',
+];
 const PROPS = [
   (r) => `font-family: ${r.pick(FONTS)}`,
   (r) => `font-size: ${8 + r.int(12)}px`,
@@ -60,12 +80,15 @@ const PROPS = [
   (r) => `text-decoration: ${r.pick(['none', 'underline'])}`,
   (r) => `border-bottom: 1px ${r.pick(['solid', 'dotted', 'dashed'])} #${hex(r)}`,
 ];
-function hex(r) { return (r.u32() & 0xffffff).toString(16).padStart(6, '0'); }
+function hex(r) {
+  return (r.u32() & 0xffffff).toString(16).padStart(6, '0');
+}
 
 /** Style rules of about `len` characters (never more); class names start with `prefix`. */
 export function css(len, seed, prefix = 'k') {
   const r = new Rng(`${seed}|css`);
-  let out = '', i = 0;
+  let out = '',
+    i = 0;
   for (;;) {
     const n = 2 + r.int(4);
     const props = [];
@@ -73,12 +96,30 @@ export function css(len, seed, prefix = 'k') {
     const sel = r.int(4) === 0 ? `.${prefix}${i} a, .${prefix}${i} span` : `.${prefix}${i}`;
     const rule = `${sel} {\n  ${props.join(';\n  ')};\n}\n`;
     if (out.length + rule.length > len) break;
-    out += rule; i++;
+    out += rule;
+    i++;
   }
   return out;
 }
 
-const IDENTS = ['orbit', 'anomaly', 'radius', 'period', 'angle', 'area', 'focus', 'mean', 'sweep', 'node', 'epoch', 'axis', 'phase', 'delay', 'rate', 'frame'];
+const IDENTS = [
+  'orbit',
+  'anomaly',
+  'radius',
+  'period',
+  'angle',
+  'area',
+  'focus',
+  'mean',
+  'sweep',
+  'node',
+  'epoch',
+  'axis',
+  'phase',
+  'delay',
+  'rate',
+  'frame',
+];
 
 /** Script of about `len` characters (never more): small functions and a call or two. */
 export function js(len, seed, name = 'site') {
@@ -99,7 +140,8 @@ export function js(len, seed, name = 'site') {
     ]);
     const fn = `  ns.${a}${i} = function (${a}, ${b}) {\n${body}  };\n`;
     if (out.length + fn.length + end.length > len) break;
-    out += fn; i++;
+    out += fn;
+    i++;
   }
   return out + end;
 }

@@ -4,19 +4,26 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { rng } from '../harness/stats.js';
-import { summarize } from '../harness/summary.js';
-import { downloadMetrics, judgeRun } from '../harness/goodput.js';
-import { objectivesFor } from '../harness/bulk-presets.js';
+import { rng } from '../harness/results/stats.js';
+import { summarize } from '../harness/results/summary.js';
+import { downloadMetrics, judgeRun } from '../harness/results/goodput.js';
+import { objectivesFor } from '../harness/bulk/presets.js';
 
 const BASE = {
   geo: { h1: [1222, 3841, 10806], h3: [1314, 2759, 7669], 'h1-pep': [1215, 3852, 11144], 'h3-pep': [2717, 3581, 7344] },
   leo: { h1: [291, 1138, 3218], h3: [434, 1408, 2612], 'h1-pep': [289, 1095, 3308], 'h3-pep': [1418, 1880, 3172] },
 };
 
-export function scenarios({ profiles = ['geo', 'leo'], losses = [0], protocols = ['h1', 'h3'], sites = ['kepler'] } = {}) {
+export function scenarios({
+  profiles = ['geo', 'leo'],
+  losses = [0],
+  protocols = ['h1', 'h3'],
+  sites = ['kepler'],
+} = {}) {
   const out = [];
-  for (const profile of profiles) for (const loss_pct of losses) for (const protocol of protocols) for (const site of sites) out.push({ profile, loss_pct, protocol, site });
+  for (const profile of profiles)
+    for (const loss_pct of losses)
+      for (const protocol of protocols) for (const site of sites) out.push({ profile, loss_pct, protocol, site });
   return out;
 }
 
@@ -39,20 +46,44 @@ export function makeRecords(list, { runs = 20, seed = 7, scale = {}, cv = 0.04, 
       };
       const f = fail.find(([i, r]) => i === si && r === run);
       if (f) {
-        records.push({ scenario, run, seed: seed + run, link: 'linkem', ok: false, error: f[2], protocol_seen: null, metrics: null, navigation: null });
+        records.push({
+          scenario,
+          run,
+          seed: seed + run,
+          link: 'linkem',
+          ok: false,
+          error: f[2],
+          protocol_seen: null,
+          metrics: null,
+          navigation: null,
+        });
         return;
       }
-      const metrics = { response_start_ms: noisy(rs, 'response_start_ms'), fcp_ms: noisy(fcp, 'fcp_ms'), plt_ms: noisy(plt, 'plt_ms') };
+      const metrics = {
+        response_start_ms: noisy(rs, 'response_start_ms'),
+        fcp_ms: noisy(fcp, 'fcp_ms'),
+        plt_ms: noisy(plt, 'plt_ms'),
+      };
       metrics.lcp_ms = metrics.fcp_ms;
       metrics.dom_content_loaded_ms = Math.round((metrics.response_start_ms + 500) * 10) / 10;
       metrics.resource_count = 74;
       metrics.transfer_bytes = 838304;
       const proto = scenario.protocol.startsWith('h3') ? 'h3' : 'http/1.1';
       records.push({
-        scenario, run, seed: seed + run, link: 'linkem', ok: true, error: null,
+        scenario,
+        run,
+        seed: seed + run,
+        link: 'linkem',
+        ok: true,
+        error: null,
         protocol_seen: { document: proto, resources: { [proto]: 74 } },
         metrics,
-        navigation: { name: 'https://satbench.test/', nextHopProtocol: proto, responseStart: metrics.response_start_ms, loadEventStart: metrics.plt_ms },
+        navigation: {
+          name: 'https://satbench.test/',
+          nextHopProtocol: proto,
+          responseStart: metrics.response_start_ms,
+          loadEventStart: metrics.plt_ms,
+        },
       });
     });
   }
@@ -64,7 +95,10 @@ export function writeResultsDir(records, { meta = {}, dir } = {}) {
   const out = dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-fixture-'));
   fs.mkdirSync(out, { recursive: true });
   fs.writeFileSync(path.join(out, 'results.jsonl'), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  const summary = { meta: { seed: 1, generated: '2026-01-01T00:00:00.000Z', ...meta }, groups: summarize(records, { seed: meta.seed ?? 1 }) };
+  const summary = {
+    meta: { seed: 1, generated: '2026-01-01T00:00:00.000Z', ...meta },
+    groups: summarize(records, { seed: meta.seed ?? 1 }),
+  };
   fs.writeFileSync(path.join(out, 'summary.json'), JSON.stringify(summary, null, 2));
   return out;
 }
@@ -75,14 +109,27 @@ export function writeResultsDir(records, { meta = {}, dir } = {}) {
 // saw; the split-TCP PEP's smaller than the QUIC PEP's, so that the
 // objectives they meet differ), loss taking a share off the rate, seeded
 // noise per 100 ms bin. Metrics and objectives come from
-// harness/goodput.js as in a real run.
-const BULK_LINKS = { geo: { rtt_ms: 580, mbps: 20 }, leo: { rtt_ms: 90, mbps: 20 }, 'quic4sat-medium': { rtt_ms: 650, mbps: 50 }, 'quic4sat-large': { rtt_ms: 650, mbps: 250 } };
+// harness/results/goodput.js as in a real run.
+const BULK_LINKS = {
+  geo: { rtt_ms: 580, mbps: 20 },
+  leo: { rtt_ms: 90, mbps: 20 },
+  'quic4sat-medium': { rtt_ms: 650, mbps: 50 },
+  'quic4sat-large': { rtt_ms: 650, mbps: 250 },
+};
 
-export function bulkScenarios({ profiles = ['geo'], losses = [0], protocols = ['quic', 'quic-pep', 'tcp', 'tcp-pep'], duration_s = 10, size_bytes = null } = {}) {
+export function bulkScenarios({
+  profiles = ['geo'],
+  losses = [0],
+  protocols = ['quic', 'quic-pep', 'tcp', 'tcp-pep'],
+  duration_s = 10,
+  size_bytes = null,
+} = {}) {
   const out = [];
-  for (const profile of profiles) for (const loss_pct of losses) for (const protocol of protocols) {
-    out.push({ profile, loss_pct, protocol, ...(size_bytes ? { size_bytes } : { duration_s }) });
-  }
+  for (const profile of profiles)
+    for (const loss_pct of losses)
+      for (const protocol of protocols) {
+        out.push({ profile, loss_pct, protocol, ...(size_bytes ? { size_bytes } : { duration_s }) });
+      }
   return out;
 }
 
@@ -102,7 +149,7 @@ export function makeBulkRecords(list, { runs = 3, seed = 11, binMs = 100, cv = 0
       const connect = pep ? 1 + 2 * next() : link.rtt_ms * (1 + 0.05 * next());
       const ttfb = connect + link.rtt_ms * (1 + 0.05 * next());
       const iw = ({ 'quic-pep': 100, 'tcp-pep': 40 }[scenario.protocol] ?? 10) * 1460;
-      const ceiling = (link.mbps * 1e6) / 8 * (1 - Math.min(0.6, (scenario.loss_pct ?? 0) * (pep ? 0.15 : 0.4)));
+      const ceiling = ((link.mbps * 1e6) / 8) * (1 - Math.min(0.6, (scenario.loss_pct ?? 0) * (pep ? 0.15 : 0.4)));
       const size = scenario.size_bytes ?? Infinity;
       const endMs = scenario.duration_s ? scenario.duration_s * 1000 : Infinity;
       const bins = [];
@@ -110,7 +157,8 @@ export function makeBulkRecords(list, { runs = 3, seed = 11, binMs = 100, cv = 0
       let durationMs = endMs;
       for (let t = 0; t < endMs && bytes < size; t += binMs) {
         const mid = t + binMs / 2;
-        const rate = mid < ttfb ? 0 : Math.min(ceiling, (iw * 2 ** ((mid - ttfb) / link.rtt_ms)) / (link.rtt_ms / 1000));
+        const rate =
+          mid < ttfb ? 0 : Math.min(ceiling, (iw * 2 ** ((mid - ttfb) / link.rtt_ms)) / (link.rtt_ms / 1000));
         let b = Math.round(rate * (binMs / 1000) * Math.max(0, 1 + cv * (next() * 2 - 1)));
         if (bytes + b >= size) {
           b = size - bytes;
@@ -119,12 +167,25 @@ export function makeBulkRecords(list, { runs = 3, seed = 11, binMs = 100, cv = 0
         bins.push(b);
         bytes += b;
       }
-      const dl = { bins, bin_ms: binMs, bytes, duration_ms: Math.round(durationMs), complete: true, connect_ms: connect, ttfb_ms: ttfb, requested_bytes: scenario.size_bytes ?? null };
+      const dl = {
+        bins,
+        bin_ms: binMs,
+        bytes,
+        duration_ms: Math.round(durationMs),
+        complete: true,
+        connect_ms: connect,
+        ttfb_ms: ttfb,
+        requested_bytes: scenario.size_bytes ?? null,
+      };
       const metrics = downloadMetrics(dl, { linkMbps: link.mbps });
       metrics.sender_slow_start_exit_ms = Math.round(ttfb + link.rtt_ms * (pep ? 4 : 7));
       const objectives = objectivesFor(scenario.profile);
       records.push({
-        ...base, ok: true, error: null, protocol_seen: scenario.protocol.startsWith('quic') ? 'satbulk' : 'tcp', metrics,
+        ...base,
+        ok: true,
+        error: null,
+        protocol_seen: scenario.protocol.startsWith('quic') ? 'satbulk' : 'tcp',
+        metrics,
         objectives: objectives ? judgeRun(metrics, objectives) : null,
         goodput: { bin_ms: binMs, bins },
         download: { connect_ms: connect, ttfb_ms: ttfb, bytes, duration_ms: dl.duration_ms, complete: true },

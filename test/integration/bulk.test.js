@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { satbench, writeProfile, isRoot } from './helpers.js';
-import { listNamespaces } from '../../harness/testbed.js';
-import { pepStarter } from '../../harness/bulk.js';
+import { listNamespaces } from '../../harness/testbed/testbed.js';
+import { pepStarter } from '../../harness/bulk/bulk.js';
 
 const SHORT = {
   satellite: { forward: { delay: '10ms', rate: '20mbit' }, return: { delay: '10ms', rate: '20mbit' } },
@@ -14,7 +14,12 @@ const SHORT = {
 };
 const RATE_BYTES_PER_S = 20e6 / 8;
 
-const records = (dir) => fs.readFileSync(path.join(dir, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const records = (dir) =>
+  fs
+    .readFileSync(path.join(dir, 'results.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 
 // What every timed download must look like: the bins cover the duration
 // and sum to the bytes, no bin beyond what the link can carry (twice, for
@@ -27,19 +32,30 @@ function checkTimed(rec, seconds) {
   const { bins, bin_ms: binMs } = rec.goodput;
   assert.equal(binMs, 100);
   assert.equal(bins.length, seconds * 10, p);
-  assert.equal(bins.reduce((a, b) => a + b, 0), rec.metrics.bytes, p);
+  assert.equal(
+    bins.reduce((a, b) => a + b, 0),
+    rec.metrics.bytes,
+    p,
+  );
   const cap = RATE_BYTES_PER_S * seconds;
-  assert.ok(rec.metrics.bytes <= cap * 1.02, `${p}: ${rec.metrics.bytes} bytes in ${seconds} s is more than 20 Mbit/s carries`);
+  assert.ok(
+    rec.metrics.bytes <= cap * 1.02,
+    `${p}: ${rec.metrics.bytes} bytes in ${seconds} s is more than 20 Mbit/s carries`,
+  );
   assert.ok(rec.metrics.bytes >= cap * 0.5, `${p}: only ${rec.metrics.bytes} bytes in ${seconds} s`);
   assert.ok(Math.max(...bins) <= RATE_BYTES_PER_S * 0.1 * 2, `${p}: a bin of ${Math.max(...bins)} bytes`);
   // RTT 30 ms: at least one round trip to connect (a PEP in st answers at
   // once), another end to end to the first byte
-  if (p.endsWith('-pep')) assert.ok(rec.metrics.connect_ms < 25, `${p}: connect ${rec.metrics.connect_ms} ms: not answered by the PEP?`);
+  if (p.endsWith('-pep'))
+    assert.ok(rec.metrics.connect_ms < 25, `${p}: connect ${rec.metrics.connect_ms} ms: not answered by the PEP?`);
   else assert.ok(rec.metrics.connect_ms >= 25, `${p}: connect ${rec.metrics.connect_ms} ms`);
   assert.ok(rec.metrics.ttfb_ms >= rec.metrics.connect_ms + 25, `${p}: first byte ${rec.metrics.ttfb_ms} ms`);
   assert.ok(rec.metrics.bytes_at_1s > 0 && rec.metrics.bytes_at_1s < rec.metrics.bytes, p);
   assert.equal(rec.metrics.duration_ms, seconds * 1000);
-  assert.ok(rec.metrics.time_to_90pct_rate_ms >= 0 && rec.metrics.time_to_90pct_rate_ms < seconds * 1000, `${p}: never up to speed`);
+  assert.ok(
+    rec.metrics.time_to_90pct_rate_ms >= 0 && rec.metrics.time_to_90pct_rate_ms < seconds * 1000,
+    `${p}: never up to speed`,
+  );
 }
 
 describe('bulk downloads (integration)', function () {
@@ -49,14 +65,38 @@ describe('bulk downloads (integration)', function () {
 
   it('downloads for 2 s over quic, tcp, browser-h1, browser-h2 and browser-h3', async () => {
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-bulk-')), 'r');
-    const r = await satbench(['bulk', '--profile', writeProfile(SHORT), '--protocol', 'quic,tcp,browser-h1,browser-h2,browser-h3',
-      '--duration', '2', '-n', '1', '--out', out, '--json'], { timeoutMs: 240000 });
+    const r = await satbench(
+      [
+        'bulk',
+        '--profile',
+        writeProfile(SHORT),
+        '--protocol',
+        'quic,tcp,browser-h1,browser-h2,browser-h3',
+        '--duration',
+        '2',
+        '-n',
+        '1',
+        '--out',
+        out,
+        '--json',
+      ],
+      { timeoutMs: 240000 },
+    );
     assert.equal(r.code, 0, r.stderr);
     const recs = records(out);
-    assert.deepEqual(recs.map((x) => x.scenario.protocol), ['quic', 'tcp', 'browser-h1', 'browser-h2', 'browser-h3']);
+    assert.deepEqual(
+      recs.map((x) => x.scenario.protocol),
+      ['quic', 'tcp', 'browser-h1', 'browser-h2', 'browser-h3'],
+    );
     for (const rec of recs) checkTimed(rec, 2);
     const seen = Object.fromEntries(recs.map((x) => [x.scenario.protocol, x.protocol_seen]));
-    assert.deepEqual(seen, { quic: 'satbulk', tcp: 'tcp', 'browser-h1': 'http/1.1', 'browser-h2': 'h2', 'browser-h3': 'h3' });
+    assert.deepEqual(seen, {
+      quic: 'satbulk',
+      tcp: 'tcp',
+      'browser-h1': 'http/1.1',
+      'browser-h2': 'h2',
+      'browser-h3': 'h3',
+    });
     // the sender's trace: QUIC and TCP windows over time, on the client's clock
     for (const rec of recs.slice(0, 2)) {
       assert.equal(rec.sender.time_base, 'client_t0');
@@ -78,7 +118,19 @@ describe('bulk downloads (integration)', function () {
 
   it('downloads a size over quic and tcp and stops at its last byte', async () => {
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-bulk-')), 'r');
-    const r = await satbench(['bulk', '--profile', writeProfile(SHORT), '--protocol', 'quic,tcp', '--size', '2MB', '-n', '1', '--out', out]);
+    const r = await satbench([
+      'bulk',
+      '--profile',
+      writeProfile(SHORT),
+      '--protocol',
+      'quic,tcp',
+      '--size',
+      '2MB',
+      '-n',
+      '1',
+      '--out',
+      out,
+    ]);
     assert.equal(r.code, 0, r.stderr);
     for (const rec of records(out)) {
       assert.equal(rec.ok, true, rec.error);
@@ -100,7 +152,19 @@ describe('bulk downloads (integration)', function () {
         present = false;
       }
       const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-bulk-')), 'r');
-      const r = await satbench(['bulk', '--profile', writeProfile(SHORT), '--protocol', protocol, '--duration', '2', '-n', '1', '--out', out]);
+      const r = await satbench([
+        'bulk',
+        '--profile',
+        writeProfile(SHORT),
+        '--protocol',
+        protocol,
+        '--duration',
+        '2',
+        '-n',
+        '1',
+        '--out',
+        out,
+      ]);
       if (!present) {
         assert.equal(r.code, 2, r.stderr);
         assert.match(r.stderr, new RegExp(`--protocol ${protocol}: harness/${protocol}\\.js`));

@@ -4,18 +4,23 @@ import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT } from '../../harness/sys.js';
-import { listNamespaces } from '../../harness/testbed.js';
+import { ROOT } from '../../harness/core/sys.js';
+import { listNamespaces } from '../../harness/testbed/testbed.js';
 
-export { alive } from '../../harness/testbed.js';
+export { alive } from '../../harness/testbed/testbed.js';
 
 export const CLI = path.join(ROOT, 'harness/cli.js');
 
 export function satbench(args, { timeoutMs = 120000, env } = {}) {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { timeout: timeoutMs, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { timeout: timeoutMs, env: { ...process.env, ...env } },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 

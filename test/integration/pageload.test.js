@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { satbench, writeProfile, isRoot } from './helpers.js';
-import { listNamespaces } from '../../harness/testbed.js';
+import { listNamespaces } from '../../harness/testbed/testbed.js';
 
 const SHORT = {
   satellite: { forward: { delay: '10ms', rate: '20mbit' }, return: { delay: '10ms', rate: '20mbit' } },
@@ -14,10 +14,15 @@ const SHORT = {
 
 function tinySite() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-site-'));
-  fs.writeFileSync(path.join(dir, 'index.html'),
-    '<!doctype html><html><head><link rel="stylesheet" href="s.css"></head><body><h1>Over the satellite</h1><img src="p.gif" width="1" height="1"></body></html>');
+  fs.writeFileSync(
+    path.join(dir, 'index.html'),
+    '<!doctype html><html><head><link rel="stylesheet" href="s.css"></head><body><h1>Over the satellite</h1><img src="p.gif" width="1" height="1"></body></html>',
+  );
   fs.writeFileSync(path.join(dir, 's.css'), 'h1 { color: #123; }');
-  fs.writeFileSync(path.join(dir, 'p.gif'), Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64'));
+  fs.writeFileSync(
+    path.join(dir, 'p.gif'),
+    Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64'),
+  );
   return dir;
 }
 
@@ -28,10 +33,29 @@ describe('page loads (integration, real Chromium)', function () {
 
   it('loads a page over h1, h1s, h2 and h3, each over the protocol asked for', async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-bench-'));
-    const r = await satbench(['bench', '--profile', writeProfile(SHORT), '--protocol', 'h1,h1s,h2,h3', '--site', tinySite(),
-      '-n', '1', '--out', path.join(out, 'r'), '--json'], { timeoutMs: 240000 });
+    const r = await satbench(
+      [
+        'bench',
+        '--profile',
+        writeProfile(SHORT),
+        '--protocol',
+        'h1,h1s,h2,h3',
+        '--site',
+        tinySite(),
+        '-n',
+        '1',
+        '--out',
+        path.join(out, 'r'),
+        '--json',
+      ],
+      { timeoutMs: 240000 },
+    );
     assert.equal(r.code, 0, r.stderr);
-    const lines = fs.readFileSync(path.join(out, 'r/results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = fs
+      .readFileSync(path.join(out, 'r/results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.equal(lines.length, 4);
     const want = { h1: 'http/1.1', h1s: 'http/1.1', h2: 'h2', h3: 'h3' };
     for (const rec of lines) {
@@ -48,7 +72,10 @@ describe('page loads (integration, real Chromium)', function () {
       assert.ok(rec.metrics.plt_ms >= rec.metrics.response_start_ms, p);
       assert.equal(rec.navigation.nextHopProtocol, want[p]);
     }
-    assert.ok(lines.find((l) => l.scenario.protocol === 'h1').navigation.name.startsWith('http://'), 'h1 must stay cleartext');
+    assert.ok(
+      lines.find((l) => l.scenario.protocol === 'h1').navigation.name.startsWith('http://'),
+      'h1 must stay cleartext',
+    );
     const summary = JSON.parse(r.stdout);
     assert.equal(summary.groups.length, 4);
     assert.ok(summary.groups.every((g) => g.failed === 0 && g.metrics.plt_ms.n === 1));
@@ -61,13 +88,20 @@ describe('page loads (integration, real Chromium)', function () {
     const args = ['bench', '--profile', writeProfile(SHORT), '--site', tinySite(), '-n', '1', '--origin', 'h2o'];
     const r = await satbench([...args, '--protocol', 'h1,h2', '--out', out], { timeoutMs: 180000 });
     assert.equal(r.code, 0, r.stderr);
-    const lines = fs.readFileSync(path.join(out, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = fs
+      .readFileSync(path.join(out, 'results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     for (const rec of lines) {
       assert.equal(rec.ok, true, `${rec.scenario.protocol}: ${rec.error}`);
       assert.equal(rec.origin, 'h2o');
       assert.equal(rec.metrics.resource_count, 2);
     }
-    assert.deepEqual(lines.map((l) => l.navigation.nextHopProtocol), ['http/1.1', 'h2']);
+    assert.deepEqual(
+      lines.map((l) => l.navigation.nextHopProtocol),
+      ['http/1.1', 'h2'],
+    );
     const h3 = await satbench([...args, '--protocol', 'h3', '--out', `${out}-h3`]);
     assert.equal(h3.code, 2);
     assert.match(h3.stderr, /--origin h2o: the installed H2O \(h2o version 2\.2\.5\) has no HTTP\/3/);
@@ -83,7 +117,11 @@ describe('page loads (integration, real Chromium)', function () {
     assert.match(again.stderr, /exists: continue it with --resume/);
     const resumed = await satbench(['bench', ...args, '-n', '2', '--resume', out]);
     assert.equal(resumed.code, 0, resumed.stderr);
-    const runs = fs.readFileSync(path.join(out, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).run);
+    const runs = fs
+      .readFileSync(path.join(out, 'results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).run);
     assert.deepEqual(runs, [1, 2]);
   });
 });
@@ -97,7 +135,10 @@ describe('bench refuses bad input before anything starts', function () {
   const cases = [
     [['--protocol', 'h4'], /--protocol: unknown protocol "h4"; expected h1, h1s, h2, h3/],
     [['--preset', 'slow'], /--preset: unknown preset "slow"; presets: quick, ifip2022/],
-    [['--site', 'nosuchsite'], /--site nosuchsite: neither a reference site \(kepler, .*\) nor a directory with an index.html/],
+    [
+      ['--site', 'nosuchsite'],
+      /--site nosuchsite: neither a reference site \(kepler, .*\) nor a directory with an index.html/,
+    ],
     [['--site', '@EMPTY'], /nor a directory with an index.html/],
     [['-n', '0'], /-n: expected a whole number >= 1, got "0"/],
     [['--origin', 'nginx'], /--origin: unknown origin "nginx"/],
@@ -107,7 +148,14 @@ describe('bench refuses bad input before anything starts', function () {
   for (const [args, message] of cases) {
     it(`${args.join(' ')}: exit 2, one line naming the option`, async () => {
       const out = path.join(emptyDir(), 'r');
-      const r = await satbench(['bench', '--profile', 'leo', ...args.map((a) => (a === '@EMPTY' ? emptyDir() : a)), '--out', out]);
+      const r = await satbench([
+        'bench',
+        '--profile',
+        'leo',
+        ...args.map((a) => (a === '@EMPTY' ? emptyDir() : a)),
+        '--out',
+        out,
+      ]);
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, message);
       assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);

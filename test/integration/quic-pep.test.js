@@ -6,12 +6,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { writeProfile, isRoot } from './helpers.js';
-import { createTestbed, listNamespaces, startProcess } from '../../harness/testbed.js';
-import { loadProfile } from '../../harness/profiles.js';
-import { binPath, run } from '../../harness/sys.js';
-import { ADDRESSES } from '../../harness/addressing.js';
-import { loadPage, SITE_HOST } from '../../harness/runner.js';
-import { startQuicPepChain, PEP_ADDRESSES } from '../../harness/quic-pep.js';
+import { createTestbed, listNamespaces, startProcess } from '../../harness/testbed/testbed.js';
+import { loadProfile } from '../../harness/testbed/profiles.js';
+import { binPath, run } from '../../harness/core/sys.js';
+import { ADDRESSES } from '../../harness/testbed/addressing.js';
+import { loadPage, SITE_HOST } from '../../harness/pageload/runner.js';
+import { startQuicPepChain, PEP_ADDRESSES } from '../../harness/pep/quic-chain.js';
 
 const SHORT = {
   satellite: { forward: { delay: '10ms', rate: '20mbit' }, return: { delay: '10ms', rate: '20mbit' } },
@@ -20,23 +20,46 @@ const SHORT = {
 
 function tinySite() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-site-'));
-  fs.writeFileSync(path.join(dir, 'index.html'),
+  fs.writeFileSync(
+    path.join(dir, 'index.html'),
     '<!doctype html><html><head><link rel="stylesheet" href="s.css"></head><body><h1>Through the PEPs</h1>' +
-    '<img src="p.gif" width="1" height="1"><script src="a.js"></script></body></html>');
+      '<img src="p.gif" width="1" height="1"><script src="a.js"></script></body></html>',
+  );
   fs.writeFileSync(path.join(dir, 's.css'), 'h1 { color: #123; }');
   fs.writeFileSync(path.join(dir, 'a.js'), `window.big = "${'x'.repeat(300000)}";`);
-  fs.writeFileSync(path.join(dir, 'p.gif'), Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64'));
+  fs.writeFileSync(
+    path.join(dir, 'p.gif'),
+    Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64'),
+  );
   return dir;
 }
 
 async function startOrigin(tb, site) {
   const certDir = path.join(tb.dir, 'tls');
   await run(binPath('origin'), ['gen-cert', '--name', SITE_HOST, '--ip', ADDRESSES.server, '--out', certDir]);
-  await startProcess(tb.state, 'origin', ['ip', 'netns', 'exec', tb.ns.server, binPath('origin'), 'serve',
-    '--root', site, '--addr', ADDRESSES.server,
-    '--cert', path.join(certDir, 'cert.pem'), '--key', path.join(certDir, 'key.pem'),
-    '--log', path.join(tb.dir, 'origin.requests.log')],
-  { logPath: path.join(tb.dir, 'origin.log'), what: 'the origin server' });
+  await startProcess(
+    tb.state,
+    'origin',
+    [
+      'ip',
+      'netns',
+      'exec',
+      tb.ns.server,
+      binPath('origin'),
+      'serve',
+      '--root',
+      site,
+      '--addr',
+      ADDRESSES.server,
+      '--cert',
+      path.join(certDir, 'cert.pem'),
+      '--key',
+      path.join(certDir, 'key.pem'),
+      '--log',
+      path.join(tb.dir, 'origin.requests.log'),
+    ],
+    { logPath: path.join(tb.dir, 'origin.log'), what: 'the origin server' },
+  );
   return path.join(certDir, 'cert.pem');
 }
 
@@ -81,7 +104,13 @@ describe('QUIC PEP chain (integration, real Chromium)', function () {
       const sent = await sendGarbage(tb.ns.client, PEP_ADDRESSES.st, 443);
       assert.ok(sent > 20);
 
-      const rec = await loadPage({ clientNs: tb.ns.client, protocol: 'h3-pep', spki: chain.spki, serverAddr: chain.serverAddr, timeoutMs: 60000 });
+      const rec = await loadPage({
+        clientNs: tb.ns.client,
+        protocol: 'h3-pep',
+        spki: chain.spki,
+        serverAddr: chain.serverAddr,
+        timeoutMs: 60000,
+      });
       assert.equal(rec.ok, true, `${rec.error} ${JSON.stringify(rec.errors)}`);
       assert.equal(rec.protocol_seen.document, 'h3');
       assert.deepEqual(Object.keys(rec.protocol_seen.resources), ['h3']);
@@ -106,13 +135,18 @@ describe('QUIC PEP chain (integration, real Chromium)', function () {
       }
       assert.equal(stats.st.accepted, stats.st.connections, 'garbage was not taken for connections');
       // Proxy-ST's satellite side ran NewReno with IW 100, as its log says
-      assert.ok(fs.readFileSync(chain.logs.st, 'utf8').includes(`next hop side: cc=newreno iw=100 window=${2 * sat.bdpBytes} `));
+      assert.ok(
+        fs.readFileSync(chain.logs.st, 'utf8').includes(`next hop side: cc=newreno iw=100 window=${2 * sat.bdpBytes} `),
+      );
       // one qlog per connection and side
       const qlogs = fs.readdirSync(qlogDir);
       assert.ok(qlogs.includes('st-00001-client.sqlog') && qlogs.includes('gw-00001-nexthop.sqlog'), qlogs.join(' '));
     } finally {
       await tb.destroy();
     }
-    assert.ok(!(await listNamespaces()).some((n) => n.startsWith(`sbt-${tb.id}-`)), 'the testbed left namespaces behind');
+    assert.ok(
+      !(await listNamespaces()).some((n) => n.startsWith(`sbt-${tb.id}-`)),
+      'the testbed left namespaces behind',
+    );
   });
 });

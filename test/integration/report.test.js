@@ -8,11 +8,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+/* global Chart -- the report's inlined Chart.js, in page.evaluate() */
 import puppeteer from 'puppeteer-core';
-import { chromePath } from '../../harness/doctor.js';
-import { ROOT } from '../../harness/sys.js';
-import { scenarioKey } from '../../harness/summary.js';
-import { gatherEnvironment } from '../../harness/environment.js';
+import { chromePath } from '../../harness/cli/doctor.js';
+import { ROOT } from '../../harness/core/sys.js';
+import { scenarioKey } from '../../harness/results/summary.js';
+import { gatherEnvironment } from '../../harness/campaign/environment.js';
 import { satbench, writeProfile, isRoot } from './helpers.js';
 import { scenarios, makeRecords, writeResultsDir, bulkScenarios, makeBulkRecords } from '../fixtures.js';
 
@@ -25,8 +26,18 @@ function launchBrowser() {
     headless: true,
     pipe: true,
     // No calls to Google from the browser itself, so that every request seen is the page's.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      '--no-first-run', '--no-default-browser-check', '--disable-default-apps', '--mute-audio', '--window-size=1366,900'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--no-default-browser-check',
+      '--disable-default-apps',
+      '--mute-audio',
+      '--window-size=1366,900',
+    ],
   });
 }
 
@@ -56,12 +67,22 @@ async function offlinePage(browser, url) {
 }
 
 // Every canvas with its size and how many of its pixels are painted.
-const canvasesOf = (page) => page.evaluate(() => [...document.querySelectorAll('canvas')].map((c) => {
-  const { data } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
-  let painted = 0;
-  for (let i = 3; i < data.length; i += 4) if (data[i] > 0) painted++;
-  return { label: c.getAttribute('aria-label'), chart: c.dataset.chart, bulk: c.dataset.bulk ?? null, w: c.width, h: c.height, painted };
-}));
+const canvasesOf = (page) =>
+  page.evaluate(() =>
+    [...document.querySelectorAll('canvas')].map((c) => {
+      const { data } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
+      let painted = 0;
+      for (let i = 3; i < data.length; i += 4) if (data[i] > 0) painted++;
+      return {
+        label: c.getAttribute('aria-label'),
+        chart: c.dataset.chart,
+        bulk: c.dataset.bulk ?? null,
+        w: c.width,
+        h: c.height,
+        painted,
+      };
+    }),
+  );
 
 async function saveViews(page, name) {
   fs.mkdirSync(OUT, { recursive: true });
@@ -81,11 +102,29 @@ describe('report in a browser (integration, headless Chromium)', function () {
   before(async function () {
     if (!fs.existsSync(chromePath())) this.skip();
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-report-'));
-    const matrix = { profiles: ['geo', 'leo'], losses: [0, 1], protocols: ['h1', 'h1-pep', 'h3', 'h3-pep'], sites: ['kepler'], runs: 12 };
-    const list = [...scenarios({ profiles: matrix.profiles, losses: matrix.losses, protocols: matrix.protocols }), { profile: 'geo', loss_pct: 0, protocol: 'h3', site: EVIL }];
-    const records = makeRecords(list, { runs: 12, fail: [[1, 3, 'wrong protocol: 1 of 74 resources not over h3'], [16, 2, `timeout <b>${EVIL}</b>`]] });
+    const matrix = {
+      profiles: ['geo', 'leo'],
+      losses: [0, 1],
+      protocols: ['h1', 'h1-pep', 'h3', 'h3-pep'],
+      sites: ['kepler'],
+      runs: 12,
+    };
+    const list = [
+      ...scenarios({ profiles: matrix.profiles, losses: matrix.losses, protocols: matrix.protocols }),
+      { profile: 'geo', loss_pct: 0, protocol: 'h3', site: EVIL },
+    ];
+    const records = makeRecords(list, {
+      runs: 12,
+      fail: [
+        [1, 3, 'wrong protocol: 1 of 74 resources not over h3'],
+        [16, 2, `timeout <b>${EVIL}</b>`],
+      ],
+    });
     const environment = await gatherEnvironment(matrix);
-    dir = writeResultsDir(records, { dir: path.join(tmp, 'r'), meta: { seed: 1, link: 'linkem', preset: 'ifip2022', matrix, environment } });
+    dir = writeResultsDir(records, {
+      dir: path.join(tmp, 'r'),
+      meta: { seed: 1, link: 'linkem', preset: 'ifip2022', matrix, environment },
+    });
     const r = await satbench(['report', dir]);
     assert.equal(r.code, 0, r.stderr);
     browser = await launchBrowser();
@@ -97,7 +136,10 @@ describe('report in a browser (integration, headless Chromium)', function () {
   });
 
   it('opens offline: no request, no console error, every chart drawn, the matrix equal to summary.json', async () => {
-    const { page, seen: { requests, errors, dialogs } } = await offlinePage(browser, pathToFileURL(path.join(dir, 'index.html')).href);
+    const {
+      page,
+      seen: { requests, errors, dialogs },
+    } = await offlinePage(browser, pathToFileURL(path.join(dir, 'index.html')).href);
 
     const canvases = await canvasesOf(page);
     assert.equal(canvases.length, 5 * 4, 'four charts for each profile × loss × site');
@@ -105,9 +147,16 @@ describe('report in a browser (integration, headless Chromium)', function () {
     for (const c of canvases) assert.ok(c.w > 100 && c.h > 100 && c.painted > 2000, `${c.label}: ${JSON.stringify(c)}`);
 
     const summary = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8'));
-    const cells = await page.evaluate(() => [...document.querySelectorAll('.matrix')].flatMap((m) => [...m.querySelectorAll('td[data-key]')].map((td) => ({
-      metric: m.dataset.metric, key: td.dataset.key, median: td.dataset.median, shown: td.querySelector('.med')?.textContent ?? null,
-    }))));
+    const cells = await page.evaluate(() =>
+      [...document.querySelectorAll('.matrix')].flatMap((m) =>
+        [...m.querySelectorAll('td[data-key]')].map((td) => ({
+          metric: m.dataset.metric,
+          key: td.dataset.key,
+          median: td.dataset.median,
+          shown: td.querySelector('.med')?.textContent ?? null,
+        })),
+      ),
+    );
     assert.equal(cells.length, summary.groups.length * 3);
     for (const g of summary.groups) {
       for (const metric of ['response_start_ms', 'fcp_ms', 'plt_ms']) {
@@ -120,7 +169,7 @@ describe('report in a browser (integration, headless Chromium)', function () {
 
     const text = await page.evaluate(() => document.body.innerText);
     assert.ok(text.includes(EVIL), 'the site name shows as text');
-    assert.ok(text.includes('paper 7669'), 'the paper\'s medians show');
+    assert.ok(text.includes('paper 7669'), "the paper's medians show");
     assert.ok(text.includes('Chromium') && text.includes(summary.meta.environment.chromium.version ?? 'not recorded'));
 
     // drill down to a raw record
@@ -152,14 +201,22 @@ describe('bulk report in a browser (integration, headless Chromium, fixture reco
   before(async function () {
     if (!fs.existsSync(chromePath())) this.skip();
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-report-bulk-'));
-    const matrix = { profiles: ['geo', 'quic4sat-medium', 'quic4sat-large', EVIL], losses: [0, 1, null], protocols: ['quic', 'quic-pep', 'tcp', 'tcp-pep'], runs: 3 };
+    const matrix = {
+      profiles: ['geo', 'quic4sat-medium', 'quic4sat-large', EVIL],
+      losses: [0, 1, null],
+      protocols: ['quic', 'quic-pep', 'tcp', 'tcp-pep'],
+      runs: 3,
+    };
     const list = [
       ...bulkScenarios({ losses: [0, 1], duration_s: 10 }),
       ...bulkScenarios({ profiles: ['quic4sat-medium', 'quic4sat-large'], losses: [null], size_bytes: 100e6 }),
       { profile: EVIL, loss_pct: 0, protocol: 'quic', duration_s: 3 },
     ];
     const records = makeBulkRecords(list, { runs: 3, fail: [[9, 2, `stalled <b>${EVIL}</b>`]] });
-    dir = writeResultsDir(records, { dir: path.join(tmp, 'r'), meta: { kind: 'bulk', seed: 1, link: 'linkem', preset: null, matrix, argv: ['--preset', 'quic4sat'] } });
+    dir = writeResultsDir(records, {
+      dir: path.join(tmp, 'r'),
+      meta: { kind: 'bulk', seed: 1, link: 'linkem', preset: null, matrix, argv: ['--preset', 'quic4sat'] },
+    });
     const r = await satbench(['report', dir]);
     assert.equal(r.code, 0, r.stderr);
     browser = await launchBrowser();
@@ -176,34 +233,63 @@ describe('bulk report in a browser (integration, headless Chromium, fixture reco
 
     const canvases = await canvasesOf(page);
     // per profile × loss × download a goodput chart, and a PEP ratio chart where there are pairs (not for the lone quic)
-    assert.deepEqual(canvases.map((c) => c.chart), ['goodput', 'ratio', 'goodput', 'ratio', 'goodput', 'ratio', 'goodput', 'ratio', 'goodput']);
-    for (const c of canvases) assert.ok(c.bulk && c.w > 100 && c.h > 100 && c.painted > 2000, `${c.label}: ${JSON.stringify(c)}`);
+    assert.deepEqual(
+      canvases.map((c) => c.chart),
+      ['goodput', 'ratio', 'goodput', 'ratio', 'goodput', 'ratio', 'goodput', 'ratio', 'goodput'],
+    );
+    for (const c of canvases)
+      assert.ok(c.bulk && c.w > 100 && c.h > 100 && c.painted > 2000, `${c.label}: ${JSON.stringify(c)}`);
     // Chart.js drew the lines from the data: one per protocol (and the link rate), one per PEP pair
-    const lines = await page.evaluate(() => [...document.querySelectorAll('canvas[data-bulk]')].map((c) => Chart.getChart(c).data.datasets.map((d) => `${d.label}:${d.data.length}`)));
-    const geo = summary.groups.find((g) => g.scenario.profile === 'geo' && g.scenario.loss_pct === 0 && g.scenario.protocol === 'quic');
-    assert.deepEqual(lines[0], [...['quic', 'quic-pep', 'tcp', 'tcp-pep'].map((p) => `${p}:${geo.curve.t_ms.length + 1}`), 'link 20 Mbit/s:2']);
-    assert.deepEqual(lines[1], [`quic-pep / quic:${geo.curve.t_ms.length}`, `tcp-pep / tcp:${geo.curve.t_ms.length}`, ':2']);
+    const lines = await page.evaluate(() =>
+      [...document.querySelectorAll('canvas[data-bulk]')].map((c) =>
+        Chart.getChart(c).data.datasets.map((d) => `${d.label}:${d.data.length}`),
+      ),
+    );
+    const geo = summary.groups.find(
+      (g) => g.scenario.profile === 'geo' && g.scenario.loss_pct === 0 && g.scenario.protocol === 'quic',
+    );
+    assert.deepEqual(lines[0], [
+      ...['quic', 'quic-pep', 'tcp', 'tcp-pep'].map((p) => `${p}:${geo.curve.t_ms.length + 1}`),
+      'link 20 Mbit/s:2',
+    ]);
+    assert.deepEqual(lines[1], [
+      `quic-pep / quic:${geo.curve.t_ms.length}`,
+      `tcp-pep / tcp:${geo.curve.t_ms.length}`,
+      ':2',
+    ]);
 
-    for (const id of ['medians', 'comparisons', 'distributions']) assert.equal(await page.$(`#${id}`), null, `no ${id} section`);
+    for (const id of ['medians', 'comparisons', 'distributions'])
+      assert.equal(await page.$(`#${id}`), null, `no ${id} section`);
     assert.ok(await page.$('#bulk'));
 
     // the objectives table is summary.json's, met and missed styled apart
-    const shown = await page.evaluate(() => [...document.querySelectorAll('table.objectives tbody tr')].map((tr) => ({
-      profile: tr.dataset.profile,
-      protocol: tr.dataset.protocol,
-      verdicts: [...tr.querySelectorAll('td.verdict')].map((td) => ({
-        bytes: Number(td.dataset.bytes), limit_s: Number(td.dataset.limitS), median_s: td.dataset.medianS === '' ? null : Number(td.dataset.medianS),
-        met: td.dataset.met === 'true', runs_met: Number(td.dataset.runsMet), runs: Number(td.dataset.runs),
-        text: td.firstChild.textContent, color: getComputedStyle(td).color, background: getComputedStyle(td).backgroundColor,
+    const shown = await page.evaluate(() =>
+      [...document.querySelectorAll('table.objectives tbody tr')].map((tr) => ({
+        profile: tr.dataset.profile,
+        protocol: tr.dataset.protocol,
+        verdicts: [...tr.querySelectorAll('td.verdict')].map((td) => ({
+          bytes: Number(td.dataset.bytes),
+          limit_s: Number(td.dataset.limitS),
+          median_s: td.dataset.medianS === '' ? null : Number(td.dataset.medianS),
+          met: td.dataset.met === 'true',
+          runs_met: Number(td.dataset.runsMet),
+          runs: Number(td.dataset.runs),
+          text: td.firstChild.textContent,
+          color: getComputedStyle(td).color,
+          background: getComputedStyle(td).backgroundColor,
+        })),
       })),
-    })));
+    );
     const judged = summary.groups.filter((g) => g.objectives);
     assert.equal(shown.length, judged.length);
     const styles = { met: new Set(), missed: new Set() };
     for (const g of judged) {
       const row = shown.find((x) => x.profile === g.scenario.profile && x.protocol === g.scenario.protocol);
       assert.ok(row, `${g.scenario.profile} ${g.scenario.protocol}`);
-      assert.deepEqual(row.verdicts.map(({ text, color, background, ...v }) => v), g.objectives.results);
+      assert.deepEqual(
+        row.verdicts.map(({ text, color, background, ...v }) => v),
+        g.objectives.results,
+      );
       for (const v of row.verdicts) {
         assert.equal(v.text, v.met ? '✓ met' : '✗ missed');
         styles[v.met ? 'met' : 'missed'].add(`${v.color}/${v.background}`);
@@ -214,13 +300,24 @@ describe('bulk report in a browser (integration, headless Chromium, fixture reco
     assert.notDeepEqual([...styles.met], [...styles.missed], 'met and missed look different');
 
     // the medians table is summary.json's
-    const cells = await page.evaluate(() => [...document.querySelectorAll('table.bulk-medians td[data-median]')].map((td) => ({
-      anchor: td.parentElement.querySelector('a').getAttribute('href').slice(1), metric: td.dataset.metric, median: Number(td.dataset.median),
-    })));
+    const cells = await page.evaluate(() =>
+      [...document.querySelectorAll('table.bulk-medians td[data-median]')].map((td) => ({
+        anchor: td.parentElement.querySelector('a').getAttribute('href').slice(1),
+        metric: td.dataset.metric,
+        median: Number(td.dataset.median),
+      })),
+    );
     assert.ok(cells.length > summary.groups.length * 5);
     for (const c of cells) {
       const row = await page.$eval(`#${c.anchor} summary`, (el) => el.textContent);
-      const g = summary.groups.find((x) => row.startsWith(`bulk ${x.scenario.protocol} · ${x.scenario.profile} `) && row.includes(x.scenario.size_bytes ? 'MB download' : `${x.scenario.duration_s} s download`) && (x.scenario.loss_pct === null ? row.includes('the profile\'s loss') : row.includes(`loss ${x.scenario.loss_pct} %`)));
+      const g = summary.groups.find(
+        (x) =>
+          row.startsWith(`bulk ${x.scenario.protocol} · ${x.scenario.profile} `) &&
+          row.includes(x.scenario.size_bytes ? 'MB download' : `${x.scenario.duration_s} s download`) &&
+          (x.scenario.loss_pct === null
+            ? row.includes("the profile's loss")
+            : row.includes(`loss ${x.scenario.loss_pct} %`)),
+      );
       assert.equal(c.median, g.metrics[c.metric].median, `${row} ${c.metric}`);
     }
 
@@ -259,7 +356,10 @@ describe('bench --shard, --lighthouse and merge (integration, real Chromium)', f
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-shards-'));
     const site = path.join(tmp, 'site');
     fs.mkdirSync(site);
-    fs.writeFileSync(path.join(site, 'index.html'), '<!doctype html><html lang="en"><head><title>t</title><link rel="stylesheet" href="s.css"></head><body><h1>Over the satellite</h1></body></html>');
+    fs.writeFileSync(
+      path.join(site, 'index.html'),
+      '<!doctype html><html lang="en"><head><title>t</title><link rel="stylesheet" href="s.css"></head><body><h1>Over the satellite</h1></body></html>',
+    );
     fs.writeFileSync(path.join(site, 's.css'), 'h1 { color: #123; }');
     const profile = writeProfile({
       satellite: { forward: { delay: '10ms', rate: '20mbit' }, return: { delay: '10ms', rate: '20mbit' } },
@@ -267,26 +367,52 @@ describe('bench --shard, --lighthouse and merge (integration, real Chromium)', f
     });
     const common = ['bench', '--profile', profile, '--protocol', 'h1,h3', '--site', site, '-n', '2', '--lighthouse'];
     for (const i of [1, 2]) {
-      const r = await satbench([...common, '--shard', `${i}/2`, '--out', path.join(tmp, `s${i}`)], { timeoutMs: 300000 });
+      const r = await satbench([...common, '--shard', `${i}/2`, '--out', path.join(tmp, `s${i}`)], {
+        timeoutMs: 300000,
+      });
       assert.equal(r.code, 0, r.stderr);
-      assert.equal(fs.readFileSync(path.join(tmp, `s${i}`, 'results.jsonl'), 'utf8').trim().split('\n').length, 2, `shard ${i}/2 runs half`);
+      assert.equal(
+        fs
+          .readFileSync(path.join(tmp, `s${i}`, 'results.jsonl'), 'utf8')
+          .trim()
+          .split('\n').length,
+        2,
+        `shard ${i}/2 runs half`,
+      );
     }
     const m = await satbench(['merge', path.join(tmp, 's1'), path.join(tmp, 's2'), '--out', path.join(tmp, 'm')]);
     assert.equal(m.code, 0, m.stderr);
-    const records = fs.readFileSync(path.join(tmp, 'm/results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(records.map((r) => `${r.scenario.protocol}#${r.run}`), ['h1#1', 'h3#1', 'h1#2', 'h3#2'], 'the matrix\'s order');
+    const records = fs
+      .readFileSync(path.join(tmp, 'm/results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      records.map((r) => `${r.scenario.protocol}#${r.run}`),
+      ['h1#1', 'h3#1', 'h1#2', 'h3#2'],
+      "the matrix's order",
+    );
     const audits = records.filter((r) => r.lighthouse);
     assert.equal(audits.length, 2, 'one Lighthouse load per scenario');
     for (const r of audits) {
       assert.equal(r.lighthouse.error, null, r.lighthouse.error);
       assert.ok(r.lighthouse.score > 0 && r.lighthouse.metrics['first-contentful-paint'] > 0);
       for (const f of [r.lighthouse.json, r.lighthouse.html]) assert.ok(fs.existsSync(path.join(tmp, 'm', f)), f);
-      assert.equal(JSON.parse(fs.readFileSync(path.join(tmp, 'm', r.lighthouse.json), 'utf8')).configSettings.throttlingMethod, 'provided');
+      assert.equal(
+        JSON.parse(fs.readFileSync(path.join(tmp, 'm', r.lighthouse.json), 'utf8')).configSettings.throttlingMethod,
+        'provided',
+      );
     }
     const html = fs.readFileSync(path.join(tmp, 'm/index.html'), 'utf8');
     assert.ok(html.includes(`<a href="${audits[0].lighthouse.html}">HTML</a>`));
     const summary = JSON.parse(fs.readFileSync(path.join(tmp, 'm/summary.json'), 'utf8'));
-    assert.deepEqual(summary.meta.merged_from.map((x) => x.shard), [{ index: 1, count: 2 }, { index: 2, count: 2 }]);
+    assert.deepEqual(
+      summary.meta.merged_from.map((x) => x.shard),
+      [
+        { index: 1, count: 2 },
+        { index: 2, count: 2 },
+      ],
+    );
     assert.ok(summary.meta.environment.chromium.version, 'the environment is recorded');
     assert.equal((await satbench(['compare', path.join(tmp, 'm'), path.join(tmp, 'm')])).code, 0);
     fs.rmSync(tmp, { recursive: true, force: true });

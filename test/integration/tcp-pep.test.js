@@ -9,12 +9,12 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestbed, startProcess } from '../../harness/testbed.js';
-import { loadProfile } from '../../harness/profiles.js';
-import { run, binPath } from '../../harness/sys.js';
-import { ADDRESSES } from '../../harness/addressing.js';
-import { loadPage, SITE_HOST } from '../../harness/runner.js';
-import { startTcpPepChain } from '../../harness/tcp-pep.js';
+import { createTestbed, startProcess } from '../../harness/testbed/testbed.js';
+import { loadProfile } from '../../harness/testbed/profiles.js';
+import { run, binPath } from '../../harness/core/sys.js';
+import { ADDRESSES } from '../../harness/testbed/addressing.js';
+import { loadPage, SITE_HOST } from '../../harness/pageload/runner.js';
+import { startTcpPepChain } from '../../harness/pep/tcp-chain.js';
 import { writeProfile, alive, until, isRoot } from './helpers.js';
 
 const SHORT = {
@@ -28,11 +28,16 @@ const MAX_CONNS = 16;
 
 function site() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-tpep-site-'));
-  fs.writeFileSync(path.join(dir, 'index.html'),
-    '<!doctype html><html><head><link rel="stylesheet" href="s.css"></head><body><h1>Split</h1><img src="p.gif" width="1" height="1"><script src="a.js"></script></body></html>');
+  fs.writeFileSync(
+    path.join(dir, 'index.html'),
+    '<!doctype html><html><head><link rel="stylesheet" href="s.css"></head><body><h1>Split</h1><img src="p.gif" width="1" height="1"><script src="a.js"></script></body></html>',
+  );
   fs.writeFileSync(path.join(dir, 's.css'), 'h1 { color: #123; }');
   fs.writeFileSync(path.join(dir, 'a.js'), 'document.title = "split";');
-  fs.writeFileSync(path.join(dir, 'p.gif'), Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64'));
+  fs.writeFileSync(
+    path.join(dir, 'p.gif'),
+    Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64'),
+  );
   fs.writeFileSync(path.join(dir, 'big.bin'), crypto.randomBytes(3_000_000));
   return dir;
 }
@@ -40,11 +45,17 @@ function site() {
 // Runs a Node script inside a namespace; resolves with its stdout.
 function nodeIn(ns, script, args = [], { timeoutMs = 60000 } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn('ip', ['netns', 'exec', ns, process.execPath, '--input-type=module', '-e', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('ip', ['netns', 'exec', ns, process.execPath, '--input-type=module', '-e', script, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { err += d; });
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('exit', (code) => {
       clearTimeout(timer);
@@ -129,7 +140,8 @@ async function sockets(ns) {
   for (let i = 0; i < lines.length; i++) {
     if (/^\s/.test(lines[i])) continue;
     const addrs = lines[i].split(/\s+/).filter((t) => /^\d+\.\d+\.\d+\.\d+:\d+$/.test(t));
-    if (addrs.length === 2) out.push({ local: addrs[0], peer: addrs[1], info: /^\s/.test(lines[i + 1] ?? '') ? lines[i + 1].trim() : '' });
+    if (addrs.length === 2)
+      out.push({ local: addrs[0], peer: addrs[1], info: /^\s/.test(lines[i + 1] ?? '') ? lines[i + 1].trim() : '' });
   }
   return out;
 }
@@ -148,12 +160,50 @@ describe('split-TCP PEP chain (integration, real namespaces)', function () {
     const certDir = path.join(tb.dir, 'tls');
     await run(binPath('origin'), ['gen-cert', '--name', SITE_HOST, '--ip', ADDRESSES.server, '--out', certDir]);
     spki = fs.readFileSync(path.join(certDir, 'spki.txt'), 'utf8').trim();
-    await startProcess(tb.state, 'origin', ['ip', 'netns', 'exec', tb.ns.server, binPath('origin'), 'serve',
-      '--root', siteDir, '--addr', ADDRESSES.server, '--cert', path.join(certDir, 'cert.pem'), '--key', path.join(certDir, 'key.pem')],
-    { logPath: path.join(tb.dir, 'origin.log'), what: 'the origin server' });
-    await startProcess(tb.state, 'sink', ['ip', 'netns', 'exec', tb.ns.server, process.execPath, '--input-type=module', '-e', SINK, ADDRESSES.server, String(SINK_PORT)],
-      { logPath: path.join(tb.dir, 'sink.log'), what: 'the upload sink' });
-    chain = await startTcpPepChain(tb, { preset: 'paper', ports: [80, 443, SINK_PORT, CLOSED_PORT], idleTimeoutMs: IDLE_MS, maxConns: MAX_CONNS });
+    await startProcess(
+      tb.state,
+      'origin',
+      [
+        'ip',
+        'netns',
+        'exec',
+        tb.ns.server,
+        binPath('origin'),
+        'serve',
+        '--root',
+        siteDir,
+        '--addr',
+        ADDRESSES.server,
+        '--cert',
+        path.join(certDir, 'cert.pem'),
+        '--key',
+        path.join(certDir, 'key.pem'),
+      ],
+      { logPath: path.join(tb.dir, 'origin.log'), what: 'the origin server' },
+    );
+    await startProcess(
+      tb.state,
+      'sink',
+      [
+        'ip',
+        'netns',
+        'exec',
+        tb.ns.server,
+        process.execPath,
+        '--input-type=module',
+        '-e',
+        SINK,
+        ADDRESSES.server,
+        String(SINK_PORT),
+      ],
+      { logPath: path.join(tb.dir, 'sink.log'), what: 'the upload sink' },
+    );
+    chain = await startTcpPepChain(tb, {
+      preset: 'paper',
+      ports: [80, 443, SINK_PORT, CLOSED_PORT],
+      idleTimeoutMs: IDLE_MS,
+      maxConns: MAX_CONNS,
+    });
   });
 
   after(async () => {
@@ -164,9 +214,17 @@ describe('split-TCP PEP chain (integration, real namespaces)', function () {
   it('carries a download and an upload intact through both proxies, which count them', async () => {
     const before = await chain.stats();
     const out = path.join(tb.dir, 'big.out');
-    const r = await run('ip', ['netns', 'exec', tb.ns.client, 'curl', '-sS', '--fail', '-o', out, `http://${ADDRESSES.server}/big.bin`], { timeoutMs: 60000 });
+    const r = await run(
+      'ip',
+      ['netns', 'exec', tb.ns.client, 'curl', '-sS', '--fail', '-o', out, `http://${ADDRESSES.server}/big.bin`],
+      { timeoutMs: 60000 },
+    );
     assert.ok(r.ok);
-    assert.equal(sha256(fs.readFileSync(out)), sha256(fs.readFileSync(path.join(siteDir, 'big.bin'))), 'download corrupted');
+    assert.equal(
+      sha256(fs.readFileSync(out)),
+      sha256(fs.readFileSync(path.join(siteDir, 'big.bin'))),
+      'download corrupted',
+    );
     const up = JSON.parse(await nodeIn(tb.ns.client, UPLOAD, [ADDRESSES.server, String(SINK_PORT), String(2_000_000)]));
     assert.equal(up.got, up.want, 'upload corrupted or the FIN was not passed on');
     const s = await until(async () => {
@@ -186,7 +244,11 @@ describe('split-TCP PEP chain (integration, real namespaces)', function () {
   });
 
   it('runs the satellite hop with NewReno and an initial window of 100, the ground hops with Cubic and 10', async () => {
-    const holder = spawn('ip', ['netns', 'exec', tb.ns.client, process.execPath, '--input-type=module', '-e', HOLD, ADDRESSES.server, '80'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const holder = spawn(
+      'ip',
+      ['netns', 'exec', tb.ns.client, process.execPath, '--input-type=module', '-e', HOLD, ADDRESSES.server, '80'],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
     try {
       const server = `${ADDRESSES.server}:80`;
       const find = async (ns, pred) => until(async () => (await sockets(ns)).find(pred), 5000);
@@ -196,8 +258,12 @@ describe('split-TCP PEP chain (integration, real namespaces)', function () {
       // gw: accepted from st (satellite), onward to the server (ground)
       const gwIn = await find(tb.ns.gw, (s) => s.local === server && s.peer.startsWith(`${ADDRESSES.st}:`));
       const gwOut = await find(tb.ns.gw, (s) => s.peer === server && s.local.startsWith('198.18.3.1:'));
-      for (const [name, s, cc, cwnd] of [['st onward (satellite)', stOut, 'reno', 100], ['gw accepted (satellite)', gwIn, 'reno', 100],
-        ['st accepted (client side)', stIn, 'cubic', 10], ['gw onward (server side)', gwOut, 'cubic', 10]]) {
+      for (const [name, s, cc, cwnd] of [
+        ['st onward (satellite)', stOut, 'reno', 100],
+        ['gw accepted (satellite)', gwIn, 'reno', 100],
+        ['st accepted (client side)', stIn, 'cubic', 10],
+        ['gw onward (server side)', gwOut, 'cubic', 10],
+      ]) {
         assert.match(s.info, new RegExp(`^${cc} `), `${name}: ${s.info}`);
         assert.match(s.info, new RegExp(`\\bcwnd:${cwnd}\\b`), `${name}: ${s.info}`);
       }
@@ -232,16 +298,32 @@ describe('split-TCP PEP chain (integration, real namespaces)', function () {
     const before = await chain.stats();
     // SYN only: the client's packets after its SYN never leave its namespace.
     await run('ip', ['netns', 'exec', tb.ns.client, 'nft', '-f', '-'], {
-      input: 'table ip tpep_test {\n  chain out {\n    type filter hook output priority 0;\n    tcp sport 40999 tcp flags != syn drop\n  }\n}\n',
+      input:
+        'table ip tpep_test {\n  chain out {\n    type filter hook output priority 0;\n    tcp sport 40999 tcp flags != syn drop\n  }\n}\n',
     });
-    const synOnly = spawn('ip', ['netns', 'exec', tb.ns.client, process.execPath, '-e',
-      `require('net').connect({ port: 80, host: '${ADDRESSES.server}', localPort: 40999 }).on('error', () => {}); setTimeout(() => {}, 8000)`], { stdio: 'ignore' });
+    const synOnly = spawn(
+      'ip',
+      [
+        'netns',
+        'exec',
+        tb.ns.client,
+        process.execPath,
+        '-e',
+        `require('net').connect({ port: 80, host: '${ADDRESSES.server}', localPort: 40999 }).on('error', () => {}); setTimeout(() => {}, 8000)`,
+      ],
+      { stdio: 'ignore' },
+    );
     try {
       // 20 connections at once against a cap of 16: some are refused.
-      const results = JSON.parse(await nodeIn(tb.ns.client, GARBAGE, [ADDRESSES.server, String(CLOSED_PORT), String(IDLE_MS + 3000)]));
+      const results = JSON.parse(
+        await nodeIn(tb.ns.client, GARBAGE, [ADDRESSES.server, String(CLOSED_PORT), String(IDLE_MS + 3000)]),
+      );
       assert.equal(results.length, 20);
       const closed = results.filter((r) => r.port === CLOSED_PORT);
-      assert.ok(closed.every((r) => r.error === 'ECONNRESET' || r.bytes === 0), JSON.stringify(closed));
+      assert.ok(
+        closed.every((r) => r.error === 'ECONNRESET' || r.bytes === 0),
+        JSON.stringify(closed),
+      );
       for (const role of ['st', 'gw']) assert.ok(alive(pids[role]), `${role} proxy died`);
       const s = await until(async () => {
         const x = await chain.stats();
@@ -259,10 +341,24 @@ describe('split-TCP PEP chain (integration, real namespaces)', function () {
       }
     } finally {
       synOnly.kill();
-      await run('ip', ['netns', 'exec', tb.ns.client, 'nft', 'delete', 'table', 'ip', 'tpep_test'], { allowFail: true });
+      await run('ip', ['netns', 'exec', tb.ns.client, 'nft', 'delete', 'table', 'ip', 'tpep_test'], {
+        allowFail: true,
+      });
     }
     // Still relaying afterwards.
-    const r = await run('ip', ['netns', 'exec', tb.ns.client, 'curl', '-sS', '--fail', '-o', '/dev/null', '-w', '%{http_code}', `http://${ADDRESSES.server}/index.html`]);
+    const r = await run('ip', [
+      'netns',
+      'exec',
+      tb.ns.client,
+      'curl',
+      '-sS',
+      '--fail',
+      '-o',
+      '/dev/null',
+      '-w',
+      '%{http_code}',
+      `http://${ADDRESSES.server}/index.html`,
+    ]);
     assert.equal(r.stdout, '200');
   });
 
@@ -272,9 +368,15 @@ describe('split-TCP PEP chain (integration, real namespaces)', function () {
     assert.equal(bad.stderr.trim().split('\n').length, 1);
     assert.match(bad.stderr, /--max-conns: 0 is out of range/);
     const statsPath = path.join(tb.dir, 'extra.stats.json');
-    const child = spawn('ip', ['netns', 'exec', tb.ns.st, binPath('tcp-pep'), '--listen', '127.0.0.1:9481', '--stats', statsPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      'ip',
+      ['netns', 'exec', tb.ns.st, binPath('tcp-pep'), '--listen', '127.0.0.1:9481', '--stats', statsPath],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     await new Promise((resolve, reject) => {
-      child.stdout.on('data', (d) => { if (String(d).includes('ready')) resolve(); });
+      child.stdout.on('data', (d) => {
+        if (String(d).includes('ready')) resolve();
+      });
       child.on('exit', (c) => reject(new Error(`exited ${c}`)));
     });
     child.removeAllListeners('exit');
@@ -282,7 +384,9 @@ describe('split-TCP PEP chain (integration, real namespaces)', function () {
     child.kill('SIGTERM');
     assert.equal(await code, 0);
     assert.equal(JSON.parse(fs.readFileSync(statsPath, 'utf8')).connections, 0);
-    const taken = await run('ip', ['netns', 'exec', tb.ns.st, binPath('tcp-pep'), '--listen', `127.0.0.1:9480`], { allowFail: true });
+    const taken = await run('ip', ['netns', 'exec', tb.ns.st, binPath('tcp-pep'), '--listen', `127.0.0.1:9480`], {
+      allowFail: true,
+    });
     assert.equal(taken.code, 2);
     assert.match(taken.stderr, /cannot listen on 127\.0\.0\.1:9480: .*in use/i);
   });

@@ -6,11 +6,11 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestbed, listTestbeds, cleanup } from '../../harness/testbed.js';
-import { loadProfile } from '../../harness/profiles.js';
-import { run } from '../../harness/sys.js';
-import { wilsonInterval } from '../../harness/stats.js';
-import { ADDRESSES } from '../../harness/addressing.js';
+import { createTestbed, listTestbeds, cleanup } from '../../harness/testbed/testbed.js';
+import { loadProfile } from '../../harness/testbed/profiles.js';
+import { run } from '../../harness/core/sys.js';
+import { wilsonInterval } from '../../harness/results/stats.js';
+import { ADDRESSES } from '../../harness/testbed/addressing.js';
 import { satbench, spawnSatbench, exited, writeProfile, namespacesOfTestbed, alive, until, isRoot } from './helpers.js';
 
 // 10 ms one way over the satellite, 5 ms over the internet: 30 ms RTT.
@@ -33,8 +33,14 @@ describe('testbed (integration, real namespaces)', function () {
     assert.equal(p.configured.rtt_ms, 30);
     assert.ok(p.measured.rtt_ms.n >= 20);
     assert.ok(Math.abs(p.measured.rtt_ms.median - 30) < 1, `RTT median ${p.measured.rtt_ms.median}`);
-    assert.ok(Math.abs(p.measured.one_way_ms.forward.median - 15) < 0.5, `forward ${p.measured.one_way_ms.forward.median}`);
-    assert.ok(Math.abs(p.measured.one_way_ms.return.median - 15) < 0.5, `return ${p.measured.one_way_ms.return.median}`);
+    assert.ok(
+      Math.abs(p.measured.one_way_ms.forward.median - 15) < 0.5,
+      `forward ${p.measured.one_way_ms.forward.median}`,
+    );
+    assert.ok(
+      Math.abs(p.measured.one_way_ms.return.median - 15) < 0.5,
+      `return ${p.measured.one_way_ms.return.median}`,
+    );
     assert.ok(Math.abs(p.measured.forward_mbps / 20 - 1) < 0.05, `forward ${p.measured.forward_mbps} Mbit/s`);
     assert.ok(Math.abs(p.measured.return_mbps / 10 - 1) < 0.05, `return ${p.measured.return_mbps} Mbit/s`);
     assert.equal(p.measured.loss_pct, 0);
@@ -42,7 +48,17 @@ describe('testbed (integration, real namespaces)', function () {
   });
 
   it('--loss drops packets on the satellite link at the configured rate', async () => {
-    const r = await satbench(['testbed', 'probe', '--profile', writeProfile(SHORT), '--loss', '10', '--link', 'linkem', '--json']);
+    const r = await satbench([
+      'testbed',
+      'probe',
+      '--profile',
+      writeProfile(SHORT),
+      '--loss',
+      '10',
+      '--link',
+      'linkem',
+      '--json',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const p = JSON.parse(r.stdout);
     assert.equal(p.configured.loss_pct, 10);
@@ -67,17 +83,36 @@ describe('testbed (integration, real namespaces)', function () {
     });
 
     it('forwards ICMP with the configured round trip', async () => {
-      const r = await run('ip', ['netns', 'exec', tb.ns.client, 'ping', '-c', '5', '-i', '0.2', '-q', ADDRESSES.server]);
+      const r = await run('ip', [
+        'netns',
+        'exec',
+        tb.ns.client,
+        'ping',
+        '-c',
+        '5',
+        '-i',
+        '0.2',
+        '-q',
+        ADDRESSES.server,
+      ]);
       const m = /= [\d.]+\/([\d.]+)\//.exec(r.stdout);
       assert.ok(m, r.stdout);
       assert.ok(Math.abs(Number(m[1]) - 30) < 2, `ping avg ${m[1]} ms`);
     });
 
     it('carries TCP at the link rate (iperf3, server to client)', async () => {
-      const server = spawn('ip', ['netns', 'exec', tb.ns.server, 'iperf3', '-s', '-1', '-B', ADDRESSES.server], { stdio: 'ignore' });
+      const server = spawn('ip', ['netns', 'exec', tb.ns.server, 'iperf3', '-s', '-1', '-B', ADDRESSES.server], {
+        stdio: 'ignore',
+      });
       started.push(server);
-      await until(async () => (await run('ip', ['netns', 'exec', tb.ns.server, 'ss', '-ltn'])).stdout.includes(':5201'));
-      const r = await run('ip', ['netns', 'exec', tb.ns.client, 'iperf3', '-c', ADDRESSES.server, '-R', '-t', '3', '-J'], { timeoutMs: 30000 });
+      await until(async () =>
+        (await run('ip', ['netns', 'exec', tb.ns.server, 'ss', '-ltn'])).stdout.includes(':5201'),
+      );
+      const r = await run(
+        'ip',
+        ['netns', 'exec', tb.ns.client, 'iperf3', '-c', ADDRESSES.server, '-R', '-t', '3', '-J'],
+        { timeoutMs: 30000 },
+      );
       const mbps = JSON.parse(r.stdout).end.sum_received.bits_per_second / 1e6;
       assert.ok(mbps > 15 && mbps <= 20.2, `TCP goodput ${mbps} Mbit/s over a 20 Mbit/s link`);
     });
@@ -113,7 +148,18 @@ describe('testbed (integration, real namespaces)', function () {
       const other = await createTestbed({ profile: loadProfile(writeProfile(SHORT)), link: 'linkem' });
       try {
         assert.notEqual(other.id, tb.id);
-        const r = await run('ip', ['netns', 'exec', other.ns.client, 'ping', '-c', '2', '-i', '0.2', '-q', ADDRESSES.server]);
+        const r = await run('ip', [
+          'netns',
+          'exec',
+          other.ns.client,
+          'ping',
+          '-c',
+          '2',
+          '-i',
+          '0.2',
+          '-q',
+          ADDRESSES.server,
+        ]);
         assert.match(r.stdout, /2 received/);
       } finally {
         await other.destroy();
@@ -140,19 +186,24 @@ describe('testbed (integration, real namespaces)', function () {
     const down = await satbench(['testbed', 'down', 'itup']);
     assert.equal(down.code, 0, down.stderr);
     assert.equal((await namespacesOfTestbed('itup')).length, 0);
-    assert.ok(mine.processes.every((p) => !alive(p.pid)), 'linkem still running');
+    assert.ok(
+      mine.processes.every((p) => !alive(p.pid)),
+      'linkem still running',
+    );
   });
 
   it('cleanup removes a testbed whose run was killed', async () => {
     // A run that builds a testbed and is then killed with SIGKILL: no
     // teardown can run, so the namespaces and linkem processes stay behind.
     const script = `
-      import { createTestbed } from ${JSON.stringify(new URL('../../harness/testbed.js', import.meta.url).href)};
-      import { loadProfile } from ${JSON.stringify(new URL('../../harness/profiles.js', import.meta.url).href)};
+      import { createTestbed } from ${JSON.stringify(new URL('../../harness/testbed/testbed.js', import.meta.url).href)};
+      import { loadProfile } from ${JSON.stringify(new URL('../../harness/testbed/profiles.js', import.meta.url).href)};
       await createTestbed({ profile: loadProfile(${JSON.stringify(writeProfile(SHORT))}), link: 'linkem', id: 'itkill' });
       console.log('built');
       setInterval(() => {}, 1000);`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     await until(() => new Promise((r) => child.stdout.once('data', (d) => r(String(d).includes('built')))), 20000);
     const before = (await listTestbeds()).find((t) => t.id === 'itkill');
     child.kill('SIGKILL');
@@ -162,14 +213,22 @@ describe('testbed (integration, real namespaces)', function () {
     assert.equal(r.code, 0, r.stderr);
     assert.ok(JSON.parse(r.stdout).removed.includes('itkill'));
     assert.equal((await namespacesOfTestbed('itkill')).length, 0);
-    assert.ok(before.processes.every((p) => !alive(p.pid)), 'linkem of the killed run still running');
+    assert.ok(
+      before.processes.every((p) => !alive(p.pid)),
+      'linkem of the killed run still running',
+    );
   });
 
   it('Ctrl-C during a probe tears down what it built', async () => {
-    const slow = { ...SHORT, satellite: { forward: { delay: '200ms', rate: '20mbit' }, return: { delay: '200ms', rate: '20mbit' } } };
+    const slow = {
+      ...SHORT,
+      satellite: { forward: { delay: '200ms', rate: '20mbit' }, return: { delay: '200ms', rate: '20mbit' } },
+    };
     const child = spawnSatbench(['testbed', 'probe', '--profile', writeProfile(slow), '--name', 'itint']);
     let stderr = '';
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     await until(() => stderr.includes('probe'), 30000); // built and measuring
     const pids = (await listTestbeds()).find((t) => t.id === 'itint').processes.map((p) => p.pid);
     assert.equal(pids.length, 2);
@@ -177,7 +236,10 @@ describe('testbed (integration, real namespaces)', function () {
     const { code } = await exited(child);
     assert.equal(code, 130, stderr);
     assert.equal((await namespacesOfTestbed('itint')).length, 0);
-    assert.ok(pids.every((pid) => !alive(pid)), 'linkem left running');
+    assert.ok(
+      pids.every((pid) => !alive(pid)),
+      'linkem left running',
+    );
     assert.ok(!(await listTestbeds()).some((t) => t.id === 'itint'));
   });
 });
@@ -186,10 +248,22 @@ describe('satbench command (integration)', () => {
   it('says in one line that it needs root, and how to run it', async function () {
     if (!isRoot()) this.skip();
     const r = await new Promise((resolve) => {
-      const child = spawn('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all',
-        process.execPath, new URL('../../harness/cli.js', import.meta.url).pathname, 'testbed', 'up', '--profile', 'geo']);
+      const child = spawn('setpriv', [
+        '--reuid=65534',
+        '--regid=65534',
+        '--clear-groups',
+        '--inh-caps=-all',
+        process.execPath,
+        new URL('../../harness/cli.js', import.meta.url).pathname,
+        'testbed',
+        'up',
+        '--profile',
+        'geo',
+      ]);
       let err = '';
-      child.stderr.on('data', (d) => { err += d; });
+      child.stderr.on('data', (d) => {
+        err += d;
+      });
       child.on('exit', (code) => resolve({ code, err }));
     });
     assert.equal(r.code, 2);
@@ -200,7 +274,10 @@ describe('satbench command (integration)', () => {
   it('rejects an unknown profile and bad options with exit 2 and one line', async () => {
     for (const [args, pattern] of [
       [['testbed', 'probe', '--profile', 'mars'], /unknown profile "mars"; built-in profiles: geo/],
-      [['testbed', 'up', '--profile', 'geo', '--loss', '120'], /--loss: expected a percentage between 0 and 100, got 120/],
+      [
+        ['testbed', 'up', '--profile', 'geo', '--loss', '120'],
+        /--loss: expected a percentage between 0 and 100, got 120/,
+      ],
       [['testbed', 'up', '--profile', 'geo', '--link', 'dummynet'], /--link: expected one of auto, linkem, netem/],
       [['testbed', 'up', '--profile', 'geo', '--bogus'], /Unknown option '--bogus'/],
       [['frobnicate'], /unknown command "frobnicate"/],
@@ -215,7 +292,16 @@ describe('satbench command (integration)', () => {
   it('doctor lists every prerequisite', async () => {
     const r = await satbench(['doctor', '--json']);
     const names = JSON.parse(r.stdout).map((c) => c.name);
-    for (const n of ['privileges', 'ip netns', '/dev/net/tun', 'nftables', 'chromium', 'binary linkem', 'kernel netem', 'node']) {
+    for (const n of [
+      'privileges',
+      'ip netns',
+      '/dev/net/tun',
+      'nftables',
+      'chromium',
+      'binary linkem',
+      'kernel netem',
+      'node',
+    ]) {
       assert.ok(names.includes(n), `doctor does not check ${n}`);
     }
   });

@@ -1,8 +1,17 @@
 import assert from 'node:assert/strict';
-import { LINK_PLAN, ROUTES, NODES, ADDRESSES, FORWARDING, namespacesOf, parseNamespace, randomId } from '../../harness/addressing.js';
+import {
+  LINK_PLAN,
+  ROUTES,
+  NODES,
+  ADDRESSES,
+  FORWARDING,
+  namespacesOf,
+  parseNamespace,
+  randomId,
+} from '../../harness/testbed/addressing.js';
 
 const toInt = (ip) => ip.split('.').reduce((acc, o) => acc * 256 + Number(o), 0);
-const inPrefix = (ip, net, len) => (toInt(ip) >>> (32 - len)) === (toInt(net) >>> (32 - len));
+const inPrefix = (ip, net, len) => toInt(ip) >>> (32 - len) === toInt(net) >>> (32 - len);
 
 describe('address plan', () => {
   it('numbers every link inside 198.18.0.0/15 with both ends on one subnet, no address twice', () => {
@@ -18,8 +27,14 @@ describe('address plan', () => {
   });
 
   it('chains client ─ st ═ gw ─ server, emulating the satellite and internet links', () => {
-    assert.deepEqual(LINK_PLAN.map((l) => [l.a, l.b, l.emulated]), [
-      ['client', 'st', null], ['st', 'gw', 'satellite'], ['gw', 'server', 'internet']]);
+    assert.deepEqual(
+      LINK_PLAN.map((l) => [l.a, l.b, l.emulated]),
+      [
+        ['client', 'st', null],
+        ['st', 'gw', 'satellite'],
+        ['gw', 'server', 'internet'],
+      ],
+    );
     assert.deepEqual(FORWARDING, ['st', 'gw']);
     assert.equal(ADDRESSES.client, LINK_PLAN[0].aAddr);
     assert.equal(ADDRESSES.server, LINK_PLAN[2].bAddr);
@@ -38,7 +53,9 @@ describe('address plan', () => {
     const hop = (node, dst) => {
       const connected = LINK_PLAN.find((l) => (l.a === node || l.b === node) && inPrefix(dst, l.aAddr, l.prefix));
       if (connected) return connected.a === node ? connected.b : connected.a;
-      const r = ROUTES[node].find((x) => x.to === 'default' || inPrefix(dst, x.to.split('/')[0], Number(x.to.split('/')[1])));
+      const r = ROUTES[node].find(
+        (x) => x.to === 'default' || inPrefix(dst, x.to.split('/')[0], Number(x.to.split('/')[1])),
+      );
       const link = LINK_PLAN.find((l) => l.dev === r.dev && (l.a === node || l.b === node));
       return link.a === node ? link.b : link.a;
     };
@@ -52,7 +69,12 @@ describe('address plan', () => {
   });
 
   it('names namespaces with a per-testbed prefix and recognises only its own', () => {
-    assert.deepEqual(namespacesOf('ab12'), { client: 'sbt-ab12-client', st: 'sbt-ab12-st', gw: 'sbt-ab12-gw', server: 'sbt-ab12-server' });
+    assert.deepEqual(namespacesOf('ab12'), {
+      client: 'sbt-ab12-client',
+      st: 'sbt-ab12-st',
+      gw: 'sbt-ab12-gw',
+      server: 'sbt-ab12-server',
+    });
     assert.deepEqual(parseNamespace('sbt-ab12-gw'), { id: 'ab12', node: 'gw' });
     assert.equal(parseNamespace('sbt-ab12-router'), null);
     assert.equal(parseNamespace('other-ns'), null);

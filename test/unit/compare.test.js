@@ -5,21 +5,34 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseBudget, limitsFor, compareResults, toMarkdown, toJUnit, DEFAULT_BUDGET } from '../../harness/compare.js';
-import { loadResultSet } from '../../harness/results.js';
-import { summarize } from '../../harness/summary.js';
+import {
+  parseBudget,
+  limitsFor,
+  compareResults,
+  toMarkdown,
+  toJUnit,
+  DEFAULT_BUDGET,
+} from '../../harness/results/compare.js';
+import { loadResultSet } from '../../harness/results/store.js';
+import { summarize } from '../../harness/results/summary.js';
 import { scenarios, makeRecords, writeResultsDir } from '../fixtures.js';
 import { CLI } from '../integration/helpers.js';
 
 function satbench(args) {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { timeout: 60000 }, (err, stdout, stderr) => resolve({ code: err ? err.code : 0, stdout, stderr }));
+    execFile(process.execPath, [CLI, ...args], { timeout: 60000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? err.code : 0, stdout, stderr }),
+    );
   });
 }
 
 // A copy of `records` with one metric scaled (only where `only` says).
-const scaled = (records, metric, factor, only = () => true) => records.map((r) => (r.ok && only(r.scenario)
-  ? { ...r, metrics: { ...r.metrics, [metric]: Math.round(r.metrics[metric] * factor * 10) / 10 } } : r));
+const scaled = (records, metric, factor, only = () => true) =>
+  records.map((r) =>
+    r.ok && only(r.scenario)
+      ? { ...r, metrics: { ...r.metrics, [metric]: Math.round(r.metrics[metric] * factor * 10) / 10 } }
+      : r,
+  );
 
 describe('compare', () => {
   const list = scenarios({ protocols: ['h1', 'h3'] });
@@ -47,7 +60,10 @@ describe('compare', () => {
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.match(r.stdout, /REGRESSED: 1 check\(s\) failed in 1 scenario\(s\): geo loss 0 % h3 kepler$/m);
     assert.match(r.stdout, /^FAIL +geo loss 0 % h3 kepler +plt_ms .*\+30\.0 %/m);
-    assert.match(fs.readFileSync(md, 'utf8'), /❌ 1 regression\(s\) in 1 scenario\(s\)[\s\S]*\| ❌ \| geo loss 0 % h3 kepler \| plt_ms \|/);
+    assert.match(
+      fs.readFileSync(md, 'utf8'),
+      /❌ 1 regression\(s\) in 1 scenario\(s\)[\s\S]*\| ❌ \| geo loss 0 % h3 kepler \| plt_ms \|/,
+    );
     const xml = fs.readFileSync(junit, 'utf8');
     assert.match(xml, /<testsuites name="satbench compare" tests="12" failures="1">/);
     assert.match(xml, /<testsuite name="geo loss 0 % h3 kepler" tests="3" failures="1"/);
@@ -62,7 +78,9 @@ describe('compare', () => {
     const r = await satbench(['compare', dirA, dir]);
     assert.equal(r.code, 0, r.stdout);
     // an independent noisy sample 3 % slower passes too
-    const other = writeResultsDir(makeRecords(list, { runs: 20, seed: 12, scale: { plt_ms: 1.03 } }), { dir: path.join(tmp, 'bit2') });
+    const other = writeResultsDir(makeRecords(list, { runs: 20, seed: 12, scale: { plt_ms: 1.03 } }), {
+      dir: path.join(tmp, 'bit2'),
+    });
     assert.equal((await satbench(['compare', dirA, other])).code, 0);
   });
 
@@ -73,7 +91,9 @@ describe('compare', () => {
     const set = (records) => ({ path: 'x', source: 'x', records, summary: { meta: {}, groups: [] } });
     const load = (records) => {
       const s = set(records);
-      s.summary.groups = loadResultSet(writeResultsDir(records, { dir: fs.mkdtempSync(path.join(tmp, 'few-')) })).summary.groups;
+      s.summary.groups = loadResultSet(
+        writeResultsDir(records, { dir: fs.mkdtempSync(path.join(tmp, 'few-')) }),
+      ).summary.groups;
       return s;
     };
     const res = compareResults(load(few), load(slower), parseBudget({ metrics: { plt_ms: { max_slowdown_pct: 5 } } }));
@@ -85,14 +105,22 @@ describe('compare', () => {
   });
 
   it('budgets: a ceiling on the median fails outright; per-scenario limits override the defaults', async () => {
-    const budget = parseBudget({
-      metrics: { plt_ms: { max_slowdown_pct: 10 } },
-      scenarios: [{ match: { profile: 'geo', protocol: ['h3', 'h3-pep'] }, metrics: { plt_ms: { max_median: 7000 } } }],
-    }, 'b.yaml');
+    const budget = parseBudget(
+      {
+        metrics: { plt_ms: { max_slowdown_pct: 10 } },
+        scenarios: [
+          { match: { profile: 'geo', protocol: ['h3', 'h3-pep'] }, metrics: { plt_ms: { max_median: 7000 } } },
+        ],
+      },
+      'b.yaml',
+    );
     assert.deepEqual(limitsFor(budget, 'pageload', list[1]), { plt_ms: { max_slowdown_pct: 10, max_median: 7000 } });
     assert.deepEqual(limitsFor(budget, 'pageload', list[0]), { plt_ms: { max_slowdown_pct: 10 } });
     const file = path.join(tmp, 'budget.yaml');
-    fs.writeFileSync(file, 'metrics:\n  plt_ms: { max_slowdown_pct: 10 }\nscenarios:\n  - match: { profile: geo, protocol: h3 }\n    metrics:\n      plt_ms: { max_median: 7000 }\n');
+    fs.writeFileSync(
+      file,
+      'metrics:\n  plt_ms: { max_slowdown_pct: 10 }\nscenarios:\n  - match: { profile: geo, protocol: h3 }\n    metrics:\n      plt_ms: { max_median: 7000 }\n',
+    );
     const r = await satbench(['compare', dirA, dirA, '--budget', file, '--json']);
     assert.equal(r.code, 1);
     const res = JSON.parse(r.stdout);
@@ -112,8 +140,15 @@ describe('compare', () => {
   });
 
   it('a current scenario whose runs all failed fails', () => {
-    const failing = A.map((r) => (r.scenario.protocol === 'h1' && r.scenario.profile === 'leo' ? { ...r, ok: false, error: 'timeout', metrics: null } : r));
-    const res = compareResults(loadResultSet(dirA), loadResultSet(writeResultsDir(failing, { dir: path.join(tmp, 'failing') })));
+    const failing = A.map((r) =>
+      r.scenario.protocol === 'h1' && r.scenario.profile === 'leo'
+        ? { ...r, ok: false, error: 'timeout', metrics: null }
+        : r,
+    );
+    const res = compareResults(
+      loadResultSet(dirA),
+      loadResultSet(writeResultsDir(failing, { dir: path.join(tmp, 'failing') })),
+    );
     assert.deepEqual(res.failed_scenarios, ['leo loss 0 % h1 kepler']);
     assert.match(res.rows[0].failures[0], /no successful run in the current results \(20 of 20 failed\)/);
   });
@@ -121,7 +156,10 @@ describe('compare', () => {
   it('unusable inputs exit 2 with a message naming the file and key', async () => {
     const bad = path.join(tmp, 'bad');
     fs.mkdirSync(bad);
-    fs.writeFileSync(path.join(bad, 'summary.json'), JSON.stringify({ groups: [{ scenario: {}, metrics: { plt_ms: { median: 'fast' } } }] }));
+    fs.writeFileSync(
+      path.join(bad, 'summary.json'),
+      JSON.stringify({ groups: [{ scenario: {}, metrics: { plt_ms: { median: 'fast' } } }] }),
+    );
     let r = await satbench(['compare', dirA, bad]);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /^satbench: .*bad\/summary\.json: groups\[0\]\.metrics\.plt_ms\.median is not a number\n$/);
@@ -137,12 +175,17 @@ describe('compare', () => {
     fs.writeFileSync(budget, 'metrics:\n  plt_ms: { max_slowdown: 10 }\n');
     r = await satbench(['compare', dirA, dirA, '--budget', budget]);
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /b2\.yaml: metrics\.plt_ms\.max_slowdown: unknown limit; expected max_median, min_median, max_slowdown_pct/);
+    assert.match(
+      r.stderr,
+      /b2\.yaml: metrics\.plt_ms\.max_slowdown: unknown limit; expected max_median, min_median, max_slowdown_pct/,
+    );
     fs.writeFileSync(budget, 'metrics:\n  plt: { max_slowdown_pct: 10 }\n');
     r = await satbench(['compare', dirA, dirA, '--budget', budget]);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /budget: plt: no such metric in either result set/);
-    const other = writeResultsDir(makeRecords(scenarios({ sites: ['kuhn-a'] }), { runs: 3 }), { dir: path.join(tmp, 'other') });
+    const other = writeResultsDir(makeRecords(scenarios({ sites: ['kuhn-a'] }), { runs: 3 }), {
+      dir: path.join(tmp, 'other'),
+    });
     r = await satbench(['compare', dirA, other]);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /no scenario in common/);
@@ -151,7 +194,13 @@ describe('compare', () => {
   it('for rates (bulk goodput) a drop is the slowdown, and min_median is their floor', () => {
     const bulk = (factor, seed) => {
       const next = (i) => 1 + 0.03 * Math.sin(seed * 7 + i * 3.1); // a few percent of spread
-      return Array.from({ length: 20 }, (_, i) => ({ kind: 'bulk', scenario: { profile: 'geo', protocol: 'tcp-pep', size_mb: 10 }, run: i + 1, ok: true, metrics: { goodput_mbps: 18 * factor * next(i) } }));
+      return Array.from({ length: 20 }, (_, i) => ({
+        kind: 'bulk',
+        scenario: { profile: 'geo', protocol: 'tcp-pep', size_mb: 10 },
+        run: i + 1,
+        ok: true,
+        metrics: { goodput_mbps: 18 * factor * next(i) },
+      }));
     };
     const set = (records) => ({ path: 'p', source: 'p', records, summary: { meta: {}, groups: summarize(records) } });
     const budget = parseBudget({ metrics: { goodput_mbps: { max_slowdown_pct: 10, min_median: 12 } } });
@@ -159,12 +208,27 @@ describe('compare', () => {
     const drop = compareResults(set(bulk(1, 1)), set(bulk(0.7, 2)), budget);
     assert.equal(drop.failed, true);
     assert.match(drop.rows[0].failures.join(' '), /^(29|30)\.\d % lower, over the 10 % allowed, and significant/);
-    assert.match(compareResults(set(bulk(1, 1)), set(bulk(0.6, 2)), budget).rows[0].failures.join(' '), /under the floor of 12/);
+    assert.match(
+      compareResults(set(bulk(1, 1)), set(bulk(0.6, 2)), budget).rows[0].failures.join(' '),
+      /under the floor of 12/,
+    );
   });
 
   it('escapes input in Markdown and JUnit', () => {
-    const evil = makeRecords([{ profile: 'geo', loss_pct: 0, protocol: 'h3', site: '<img src=x onerror=alert(1)>|x' }], { runs: 12 });
-    const set = (records) => ({ path: 'p', source: 'p', records, summary: { meta: {}, groups: loadResultSet(writeResultsDir(records, { dir: fs.mkdtempSync(path.join(tmp, 'evil-')) })).summary.groups } });
+    const evil = makeRecords(
+      [{ profile: 'geo', loss_pct: 0, protocol: 'h3', site: '<img src=x onerror=alert(1)>|x' }],
+      { runs: 12 },
+    );
+    const set = (records) => ({
+      path: 'p',
+      source: 'p',
+      records,
+      summary: {
+        meta: {},
+        groups: loadResultSet(writeResultsDir(records, { dir: fs.mkdtempSync(path.join(tmp, 'evil-')) })).summary
+          .groups,
+      },
+    });
     const res = compareResults(set(evil), set(scaled(evil, 'plt_ms', 1.5)), DEFAULT_BUDGET);
     const md = toMarkdown(res);
     assert.ok(!md.includes('<img'));
@@ -177,16 +241,25 @@ describe('compare', () => {
   it('rejects malformed budgets', () => {
     assert.throws(() => parseBudget([], 'b'), /b: expected a mapping/);
     assert.throws(() => parseBudget({ metric: {} }, 'b'), /b: metric: unknown key/);
-    assert.throws(() => parseBudget({ alpha: 2, metrics: { plt_ms: { max_median: 1 } } }, 'b'), /alpha: expected a number between 0 and 1/);
-    assert.throws(() => parseBudget({ metrics: { plt_ms: { max_median: -1 } } }, 'b'), /metrics\.plt_ms\.max_median: expected a number >= 0/);
-    assert.throws(() => parseBudget({ scenarios: [{ match: { host: 'x' }, metrics: { plt_ms: { max_median: 1 } } }] }, 'b'), /scenarios\[0\]\.match\.host: unknown key/);
+    assert.throws(
+      () => parseBudget({ alpha: 2, metrics: { plt_ms: { max_median: 1 } } }, 'b'),
+      /alpha: expected a number between 0 and 1/,
+    );
+    assert.throws(
+      () => parseBudget({ metrics: { plt_ms: { max_median: -1 } } }, 'b'),
+      /metrics\.plt_ms\.max_median: expected a number >= 0/,
+    );
+    assert.throws(
+      () => parseBudget({ scenarios: [{ match: { host: 'x' }, metrics: { plt_ms: { max_median: 1 } } }] }, 'b'),
+      /scenarios\[0\]\.match\.host: unknown key/,
+    );
     assert.throws(() => parseBudget({}, 'b'), /sets no limit/);
   });
 });
 
 describe('the CI example and the example budget', () => {
   it('docs/budget-example.yaml is a valid budget', async () => {
-    const { readBudget } = await import('../../harness/compare.js');
+    const { readBudget } = await import('../../harness/results/compare.js');
     const b = readBudget(path.join(import.meta.dirname, '../../docs/budget-example.yaml'));
     assert.deepEqual(Object.keys(b.metrics), ['response_start_ms', 'fcp_ms', 'plt_ms']);
     assert.equal(b.scenarios.length, 3);
@@ -197,9 +270,19 @@ describe('the CI example and the example budget', () => {
     const wf = YAML.parse(fs.readFileSync(path.join(import.meta.dirname, '../../docs/ci-example.yml'), 'utf8'));
     const runs = (job) => wf.jobs[job].steps.map((s) => s.run ?? '').join('\n');
     assert.deepEqual(wf.jobs.bench.strategy.matrix.shard, [1, 2, 3, 4]);
-    assert.match(runs('bench'), /cli\.js bench \$BENCH_ARGS --shard \$\{\{ matrix\.shard \}\}\/\$SHARDS --out out\/shard-/);
+    assert.match(
+      runs('bench'),
+      /cli\.js bench \$BENCH_ARGS --shard \$\{\{ matrix\.shard \}\}\/\$SHARDS --out out\/shard-/,
+    );
     assert.match(runs('gate'), /npx satbench merge shards\/\* --out out\/merged/);
-    assert.match(runs('gate'), /npx satbench compare bench\/baseline out\/merged --budget bench\/budget\.yaml --junit out\/junit\.xml --markdown out\/compare\.md/);
-    assert.ok(wf.jobs.gate.steps.some((s) => s.uses?.startsWith('actions/upload-artifact') && s.with.path.includes('out/merged')));
+    assert.match(
+      runs('gate'),
+      /npx satbench compare bench\/baseline out\/merged --budget bench\/budget\.yaml --junit out\/junit\.xml --markdown out\/compare\.md/,
+    );
+    assert.ok(
+      wf.jobs.gate.steps.some(
+        (s) => s.uses?.startsWith('actions/upload-artifact') && s.with.path.includes('out/merged'),
+      ),
+    );
   });
 });

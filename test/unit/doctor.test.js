@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { nodeIsNewEnough, formatChecks } from '../../harness/doctor.js';
+import { nodeIsNewEnough, formatChecks } from '../../harness/cli/doctor.js';
 
 describe('doctor', () => {
   it('knows which Node.js is new enough', () => {
@@ -11,7 +11,13 @@ describe('doctor', () => {
 
   it('says what to do about each missing prerequisite', () => {
     const text = formatChecks([
-      { name: 'chromium', ok: false, required: true, detail: '/usr/bin/chromium not found', fix: 'apt-get install chromium' },
+      {
+        name: 'chromium',
+        ok: false,
+        required: true,
+        detail: '/usr/bin/chromium not found',
+        fix: 'apt-get install chromium',
+      },
       { name: 'tc', ok: true, required: true, detail: 'tc 6.1.0', fix: null },
       { name: 'kernel netem', ok: false, required: false, detail: 'no sch_netem', fix: 'optional' },
     ]);

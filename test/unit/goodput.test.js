@@ -1,27 +1,63 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import {
-  binEvents, cumulative, bytesAt, timeToBytes, timeToRate, binMbps, downloadMetrics, judgeRun, judgeGroup, meanCurve, pepRatio,
-  condenseTrace, OBJECTIVE_SIZES,
-} from '../../harness/goodput.js';
-import { objectivesFor, QUIC4SAT_DOWNLOAD_OBJECTIVES_S, BULK_PRESETS } from '../../harness/bulk-presets.js';
+  binEvents,
+  cumulative,
+  bytesAt,
+  timeToBytes,
+  timeToRate,
+  binMbps,
+  downloadMetrics,
+  judgeRun,
+  judgeGroup,
+  meanCurve,
+  pepRatio,
+  condenseTrace,
+  OBJECTIVE_SIZES,
+} from '../../harness/results/goodput.js';
+import { objectivesFor, QUIC4SAT_DOWNLOAD_OBJECTIVES_S, BULK_PRESETS } from '../../harness/bulk/presets.js';
 import {
-  expandBulkMatrix, validateBulkMatrix, satbulkGetArgs, transferTimeoutS, browserDownload, parsePepSide, tcpPepSide,
-  quicPepSide, formatBulkSummary, pepStarter, everyConnectionEnded,
-} from '../../harness/bulk.js';
-import { summarize } from '../../harness/summary.js';
+  expandBulkMatrix,
+  validateBulkMatrix,
+  satbulkGetArgs,
+  transferTimeoutS,
+  browserDownload,
+  parsePepSide,
+  tcpPepSide,
+  quicPepSide,
+  formatBulkSummary,
+  pepStarter,
+  everyConnectionEnded,
+} from '../../harness/bulk/bulk.js';
+import { summarize } from '../../harness/results/summary.js';
 
 const near = (a, b, eps = 1e-9) => assert.ok(Math.abs(a - b) <= eps, `${a} ≉ ${b}`);
 
 describe('goodput: binning', () => {
   it('puts each arrival in the bin of its time, from t0', () => {
-    const { bins, bytes } = binEvents([{ t_ms: 0, bytes: 10 }, { t_ms: 99.9, bytes: 5 }, { t_ms: 100, bytes: 7 }, { t_ms: 350, bytes: 1 }], 100);
+    const { bins, bytes } = binEvents(
+      [
+        { t_ms: 0, bytes: 10 },
+        { t_ms: 99.9, bytes: 5 },
+        { t_ms: 100, bytes: 7 },
+        { t_ms: 350, bytes: 1 },
+      ],
+      100,
+    );
     assert.deepEqual(bins, [15, 7, 0, 1]);
     assert.equal(bytes, 23);
   });
 
   it('with an end, leaves later arrivals out and covers exactly [0, end)', () => {
-    const { bins, bytes } = binEvents([{ t_ms: 50, bytes: 3 }, { t_ms: 999, bytes: 4 }, { t_ms: 1000, bytes: 100 }], 100, 1000);
+    const { bins, bytes } = binEvents(
+      [
+        { t_ms: 50, bytes: 3 },
+        { t_ms: 999, bytes: 4 },
+        { t_ms: 1000, bytes: 100 },
+      ],
+      100,
+      1000,
+    );
     assert.equal(bins.length, 10);
     assert.equal(bins[9], 4);
     assert.equal(bytes, 7);
@@ -101,7 +137,19 @@ describe('goodput: time to 90 % of the link rate', () => {
 describe('goodput: metrics of a download', () => {
   it('a timed download: marks within its duration, sizes it reached', () => {
     const bins = new Array(30).fill(250000); // 3 s at 20 Mbit/s from t0
-    const m = downloadMetrics({ bins, bin_ms: 100, bytes: 7.5e6, duration_ms: 3000, complete: true, connect_ms: 30, ttfb_ms: 0, requested_bytes: null }, { linkMbps: 20 });
+    const m = downloadMetrics(
+      {
+        bins,
+        bin_ms: 100,
+        bytes: 7.5e6,
+        duration_ms: 3000,
+        complete: true,
+        connect_ms: 30,
+        ttfb_ms: 0,
+        requested_bytes: null,
+      },
+      { linkMbps: 20 },
+    );
     assert.equal(m.bytes_at_1s, 2.5e6);
     assert.equal(m.bytes_at_3s, 7.5e6);
     assert.ok(!('bytes_at_5s' in m), 'no guess past the end of a timed download');
@@ -113,13 +161,21 @@ describe('goodput: metrics of a download', () => {
   });
 
   it('a sized download that completed: later marks are its size; times end at its last byte', () => {
-    const m = downloadMetrics({ bins: [0, 1e6, 1e6], bin_ms: 100, bytes: 2e6, duration_ms: 250, complete: true, ttfb_ms: 100, requested_bytes: 2e6 });
+    const m = downloadMetrics({
+      bins: [0, 1e6, 1e6],
+      bin_ms: 100,
+      bytes: 2e6,
+      duration_ms: 250,
+      complete: true,
+      ttfb_ms: 100,
+      requested_bytes: 2e6,
+    });
     assert.equal(m.bytes_at_10s, 2e6);
     assert.equal(m.time_to_2mb_ms, 250);
     assert.ok(!('time_to_90pct_rate_ms' in m), 'no link rate, no time to it');
   });
 
-  it('the objective sizes are the draft\'s 2, 10 and 100 MB', () => {
+  it("the objective sizes are the draft's 2, 10 and 100 MB", () => {
     assert.deepEqual(OBJECTIVE_SIZES, [2e6, 10e6, 100e6]);
   });
 });
@@ -129,8 +185,14 @@ describe('goodput: objectives', () => {
 
   it('judges one run: a size never reached is missed', () => {
     const r = judgeRun({ time_to_2mb_ms: 2500, time_to_10mb_ms: 5100 }, obj);
-    assert.deepEqual(r.map((x) => x.met), [true, false, false]);
-    assert.deepEqual(r.map((x) => x.time_s), [2.5, 5.1, null]);
+    assert.deepEqual(
+      r.map((x) => x.met),
+      [true, false, false],
+    );
+    assert.deepEqual(
+      r.map((x) => x.time_s),
+      [2.5, 5.1, null],
+    );
   });
 
   it('judges a scenario by the median run; failed runs count as missing', () => {
@@ -166,7 +228,10 @@ describe('goodput: objectives', () => {
 
 describe('goodput: curves over runs', () => {
   it('averages bin by bin; a shorter run adds no bytes after its end', () => {
-    const c = meanCurve([{ bin_ms: 100, bins: [100, 300] }, { bin_ms: 100, bins: [300] }]);
+    const c = meanCurve([
+      { bin_ms: 100, bins: [100, 300] },
+      { bin_ms: 100, bins: [300] },
+    ]);
     assert.deepEqual(c.t_ms, [100, 200]);
     assert.deepEqual(c.mean_bytes, [200, 350]);
     assert.deepEqual(c.median_bytes, [200, 350]);
@@ -174,7 +239,13 @@ describe('goodput: curves over runs', () => {
     near(c.mean_mbps[1], (150 * 8) / 1e5);
     assert.equal(c.runs, 2);
     assert.equal(meanCurve([]), null);
-    assert.equal(meanCurve([{ bin_ms: 100, bins: [1] }, { bin_ms: 50, bins: [1] }]).runs, 1);
+    assert.equal(
+      meanCurve([
+        { bin_ms: 100, bins: [1] },
+        { bin_ms: 50, bins: [1] },
+      ]).runs,
+      1,
+    );
   });
 
   it('the PEP ratio is bytes with over bytes without, bin by bin', () => {
@@ -186,9 +257,23 @@ describe('goodput: curves over runs', () => {
 });
 
 describe('goodput: sender trace', () => {
-  const line = (o) => ({ conn: 1, proto: 'tcp', t_ms: 0, unix_ms: 1000, bytes_sent: 0, app_bytes: 0, cwnd: 14480, ssthresh: null, rtt_ms: 30, lost_packets: 0, congestion_events: null, final: false, ...o });
+  const line = (o) => ({
+    conn: 1,
+    proto: 'tcp',
+    t_ms: 0,
+    unix_ms: 1000,
+    bytes_sent: 0,
+    app_bytes: 0,
+    cwnd: 14480,
+    ssthresh: null,
+    rtt_ms: 30,
+    lost_packets: 0,
+    congestion_events: null,
+    final: false,
+    ...o,
+  });
 
-  it('keeps the busiest connection, on the client\'s clock, and when slow start ended', () => {
+  it("keeps the busiest connection, on the client's clock, and when slow start ended", () => {
     const lines = [
       line({ conn: 1, unix_ms: 1100, app_bytes: 10 }),
       line({ conn: 2, unix_ms: 1100, app_bytes: 0, cwnd: 100 }),
@@ -207,22 +292,44 @@ describe('goodput: sender trace', () => {
   });
 
   it('QUIC slow start ends at the first congestion event', () => {
-    const t = condenseTrace([line({ proto: 'quic', congestion_events: 0 }), line({ proto: 'quic', t_ms: 100, congestion_events: 1 })]);
+    const t = condenseTrace([
+      line({ proto: 'quic', congestion_events: 0 }),
+      line({ proto: 'quic', t_ms: 100, congestion_events: 1 }),
+    ]);
     assert.equal(t.slow_start_exit_ms, 100);
     assert.equal(t.time_base, 'accept');
   });
 });
 
-describe('bulk: waiting for the sender\'s last trace line', () => {
+describe("bulk: waiting for the sender's last trace line", () => {
   it('waits until every connection has its final line', () => {
     assert.equal(everyConnectionEnded([]), false);
-    assert.equal(everyConnectionEnded([{ conn: 1, final: false }, { conn: 1, final: true }]), true);
-    assert.equal(everyConnectionEnded([{ conn: 1, final: true }, { conn: 2, final: false }]), false);
+    assert.equal(
+      everyConnectionEnded([
+        { conn: 1, final: false },
+        { conn: 1, final: true },
+      ]),
+      true,
+    );
+    assert.equal(
+      everyConnectionEnded([
+        { conn: 1, final: true },
+        { conn: 2, final: false },
+      ]),
+      false,
+    );
   });
 });
 
 describe('bulk: matrix and arguments', () => {
-  const m = { profiles: ['geo'], losses: [0, 1], protocols: ['quic', 'tcp'], runs: 2, duration_s: 10, size_bytes: null };
+  const m = {
+    profiles: ['geo'],
+    losses: [0, 1],
+    protocols: ['quic', 'tcp'],
+    runs: 2,
+    duration_s: 10,
+    size_bytes: null,
+  };
 
   it('expands run-major, the amount in the scenario', () => {
     const items = expandBulkMatrix(m);
@@ -244,9 +351,29 @@ describe('bulk: matrix and arguments', () => {
   });
 
   it('satbulk get arguments', () => {
-    const q = satbulkGetArgs({ protocol: 'quic-pep', duration_s: 15 }, { addr: '198.18.1.1:443', ca: '/c.pem', timeoutS: 45, quicArgs: ['--bdp-bytes', '1450000'] });
-    assert.deepEqual(q, ['get', 'quic', '--addr', '198.18.1.1:443', '--json', '--bin-ms', '100', '--duration', '15', '--timeout', '45',
-      '--ca', '/c.pem', '--name', 'satbench.test', '--bdp-bytes', '1450000']);
+    const q = satbulkGetArgs(
+      { protocol: 'quic-pep', duration_s: 15 },
+      { addr: '198.18.1.1:443', ca: '/c.pem', timeoutS: 45, quicArgs: ['--bdp-bytes', '1450000'] },
+    );
+    assert.deepEqual(q, [
+      'get',
+      'quic',
+      '--addr',
+      '198.18.1.1:443',
+      '--json',
+      '--bin-ms',
+      '100',
+      '--duration',
+      '15',
+      '--timeout',
+      '45',
+      '--ca',
+      '/c.pem',
+      '--name',
+      'satbench.test',
+      '--bdp-bytes',
+      '1450000',
+    ]);
     const t = satbulkGetArgs({ protocol: 'tcp-pep', size_bytes: 2e6 }, { addr: '198.18.3.2:5201', binMs: 50 });
     assert.deepEqual(t, ['get', 'tcp', '--addr', '198.18.3.2:5201', '--json', '--bin-ms', '50', '--bytes', '2000000']);
   });
@@ -271,7 +398,7 @@ describe('bulk: matrix and arguments', () => {
   it('a PEP chain that is not there yet is a usage error naming its module', async () => {
     // the QUIC chain may or may not be written; either it loads or it says which file is missing
     try {
-      assert.equal(typeof await pepStarter('quic-pep'), 'function');
+      assert.equal(typeof (await pepStarter('quic-pep')), 'function');
     } catch (e) {
       assert.equal(e.name, 'UsageError');
       assert.match(e.message, /harness\/quic-pep\.js/);
@@ -283,15 +410,25 @@ describe('bulk: a browser download from DevTools events', () => {
   const pageUrl = 'https://satbench.test/bulk.html';
   const fileUrl = 'https://satbench.test/size-2000.bin';
   const events = (extra = {}) => ({
-    requests: [{ id: 'p', url: pageUrl, ts: 10 }, { id: 'f', url: fileUrl, ts: 10.1 }],
-    responses: { p: { protocol: 'h2', timing: { requestTime: 10.001, connectEnd: 60 } }, f: { protocol: 'h2', status: 200 } },
-    data: [['f', 10.15, 1000], ['f', 10.25, 1000], ['p', 10.05, 500]],
+    requests: [
+      { id: 'p', url: pageUrl, ts: 10 },
+      { id: 'f', url: fileUrl, ts: 10.1 },
+    ],
+    responses: {
+      p: { protocol: 'h2', timing: { requestTime: 10.001, connectEnd: 60 } },
+      f: { protocol: 'h2', status: 200 },
+    },
+    data: [
+      ['f', 10.15, 1000],
+      ['f', 10.25, 1000],
+      ['p', 10.05, 500],
+    ],
     finished: { f: 10.26 },
     failed: {},
     ...extra,
   });
 
-  it('bins the file\'s bytes from the page request', () => {
+  it("bins the file's bytes from the page request", () => {
     const d = browserDownload(events(), { pageUrl, fileUrl, binMs: 100, sizeBytes: 2000 });
     assert.deepEqual(d.bins, [0, 1000, 1000]);
     assert.equal(d.bytes, 2000);
@@ -305,7 +442,12 @@ describe('bulk: a browser download from DevTools events', () => {
   });
 
   it('a timed download counts only its duration; the abort at its end is no failure', () => {
-    const d = browserDownload(events({ failed: { f: { error: 'net::ERR_ABORTED', ts: 10.5 } } }), { pageUrl, fileUrl, binMs: 100, durationMs: 200 });
+    const d = browserDownload(events({ failed: { f: { error: 'net::ERR_ABORTED', ts: 10.5 } } }), {
+      pageUrl,
+      fileUrl,
+      binMs: 100,
+      durationMs: 200,
+    });
     assert.deepEqual(d.bins, [0, 1000]);
     assert.equal(d.bytes, 1000);
     assert.equal(d.error, null);
@@ -313,25 +455,50 @@ describe('bulk: a browser download from DevTools events', () => {
   });
 
   it('a failure before the end is one', () => {
-    const d = browserDownload(events({ failed: { f: { error: 'net::ERR_CONNECTION_RESET', ts: 10.2 } } }), { pageUrl, fileUrl, binMs: 100, durationMs: 1000 });
+    const d = browserDownload(events({ failed: { f: { error: 'net::ERR_CONNECTION_RESET', ts: 10.2 } } }), {
+      pageUrl,
+      fileUrl,
+      binMs: 100,
+      durationMs: 1000,
+    });
     assert.match(d.error, /ERR_CONNECTION_RESET/);
     assert.equal(d.complete, false);
-    const sized = browserDownload(events({ data: [['f', 10.15, 1000]], failed: { f: { error: 'net::ERR_ABORTED', ts: 10.2 } } }), { pageUrl, fileUrl, binMs: 100, sizeBytes: 2000 });
+    const sized = browserDownload(
+      events({ data: [['f', 10.15, 1000]], failed: { f: { error: 'net::ERR_ABORTED', ts: 10.2 } } }),
+      { pageUrl, fileUrl, binMs: 100, sizeBytes: 2000 },
+    );
     assert.match(sized.error, /ERR_ABORTED/);
-    assert.equal(browserDownload({ ...events(), requests: [] }, { pageUrl, fileUrl, binMs: 100 }).error, 'the download page was not requested');
+    assert.equal(
+      browserDownload({ ...events(), requests: [] }, { pageUrl, fileUrl, binMs: 100 }).error,
+      'the download page was not requested',
+    );
   });
 });
 
 describe('bulk: summary', () => {
   const rec = (protocol, run, bins, extra = {}) => ({
-    kind: 'bulk', scenario: { profile: 'quic4sat-medium', loss_pct: null, protocol, size_bytes: 100e6 }, run, ok: true, error: null,
-    link_rate_mbps: 50, goodput: { bin_ms: 1000, bins }, metrics: { time_to_2mb_ms: 2000 * bins.length, bytes_at_1s: bins[0] }, ...extra,
+    kind: 'bulk',
+    scenario: { profile: 'quic4sat-medium', loss_pct: null, protocol, size_bytes: 100e6 },
+    run,
+    ok: true,
+    error: null,
+    link_rate_mbps: 50,
+    goodput: { bin_ms: 1000, bins },
+    metrics: { time_to_2mb_ms: 2000 * bins.length, bytes_at_1s: bins[0] },
+    ...extra,
   });
   const records = [
-    rec('quic', 1, [1e6, 2e6]), rec('quic', 2, [1e6, 2e6]),
-    rec('quic-pep', 1, [2e6, 4e6]), rec('quic-pep', 2, [2e6, 4e6]),
+    rec('quic', 1, [1e6, 2e6]),
+    rec('quic', 2, [1e6, 2e6]),
+    rec('quic-pep', 1, [2e6, 4e6]),
+    rec('quic-pep', 2, [2e6, 4e6]),
     { ...rec('quic-pep', 3, []), ok: false, error: 'boom', metrics: null, goodput: null },
-    { scenario: { profile: 'geo', loss_pct: 0, protocol: 'h1', site: 'kepler' }, run: 1, ok: true, metrics: { plt_ms: 1 } },
+    {
+      scenario: { profile: 'geo', loss_pct: 0, protocol: 'h1', site: 'kepler' },
+      run: 1,
+      ok: true,
+      metrics: { plt_ms: 1 },
+    },
   ];
   const groups = summarize(records); // curves, objectives and PEP ratios come with the statistics
 
@@ -348,7 +515,14 @@ describe('bulk: summary', () => {
     assert.equal(pep.failed, 1);
     assert.equal(pep.objectives.scenario, 'medium');
     // 2 MB in 4 s twice and one failed run: the median misses 3 s
-    assert.deepEqual(pep.objectives.results[0], { bytes: 2e6, limit_s: 3, median_s: 4, met: false, runs_met: 0, runs: 3 });
+    assert.deepEqual(pep.objectives.results[0], {
+      bytes: 2e6,
+      limit_s: 3,
+      median_s: 4,
+      met: false,
+      runs_met: 0,
+      runs: 3,
+    });
   });
 
   it('prints a table of the medians', () => {

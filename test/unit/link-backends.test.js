@@ -1,38 +1,68 @@
 import assert from 'node:assert/strict';
-import { resolveLinkBackend, netemArgs, linkemConfig } from '../../harness/link-backends.js';
-import { loadProfile } from '../../harness/profiles.js';
+import { resolveLinkBackend, netemArgs, linkemConfig } from '../../harness/testbed/link-backends.js';
+import { loadProfile } from '../../harness/testbed/profiles.js';
 
 describe('link backends', () => {
   it('auto picks kernel netem when present, else linkem; forcing fails clearly', () => {
     assert.equal(resolveLinkBackend('auto', { kernelNetem: true, tun: true }), 'netem');
     assert.equal(resolveLinkBackend('auto', { kernelNetem: false, tun: true }), 'linkem');
     assert.equal(resolveLinkBackend('linkem', { kernelNetem: true, tun: true }), 'linkem');
-    assert.throws(() => resolveLinkBackend('netem', { kernelNetem: false, tun: true }), /no sch_netem.*use --link linkem/);
+    assert.throws(
+      () => resolveLinkBackend('netem', { kernelNetem: false, tun: true }),
+      /no sch_netem.*use --link linkem/,
+    );
     assert.throws(() => resolveLinkBackend('linkem', { kernelNetem: true, tun: false }), /\/dev\/net\/tun is missing/);
     assert.throws(() => resolveLinkBackend('auto', { kernelNetem: false, tun: false }), /no link backend/);
-    assert.throws(() => resolveLinkBackend('dummynet', { kernelNetem: true, tun: true }), /expected one of auto, linkem, netem/);
+    assert.throws(
+      () => resolveLinkBackend('dummynet', { kernelNetem: true, tun: true }),
+      /expected one of auto, linkem, netem/,
+    );
   });
 
   it('writes netem arguments from the same profiles', () => {
     const geo = loadProfile('geo').links.satellite.forward;
-    assert.deepEqual(netemArgs(geo, 'w'), ['delay', '250ms', 'rate', '20000kbit', 'limit', String(Math.ceil(1450000 / 1500))]);
+    assert.deepEqual(netemArgs(geo, 'w'), [
+      'delay',
+      '250ms',
+      'rate',
+      '20000kbit',
+      'limit',
+      String(Math.ceil(1450000 / 1500)),
+    ]);
     const jitter = loadProfile('geo-jitter').links.satellite.forward;
     assert.deepEqual(netemArgs(jitter, 'w').slice(0, 5), ['delay', '300ms', '20ms', 'distribution', 'normal']);
     const ge = loadProfile('geo-gilbert').links.satellite.return;
     assert.deepEqual(netemArgs(ge, 'w').slice(2, 8), ['loss', 'gemodel', '1.7%', '93.5%', '100%', '0%']);
     const lossy = loadProfile('geo', { lossPct: 0.01 }).links.satellite.forward;
     assert.deepEqual(netemArgs(lossy, 'w').slice(2, 5), ['loss', 'random', '0.01%']);
-    assert.throws(() => netemArgs(loadProfile('iridium').links.satellite.forward, 'iridium.yaml: satellite.forward'),
-      /iridium\.yaml: satellite\.forward: delay and rate schedules need the linkem backend/);
+    assert.throws(
+      () => netemArgs(loadProfile('iridium').links.satellite.forward, 'iridium.yaml: satellite.forward'),
+      /iridium\.yaml: satellite\.forward: delay and rate schedules need the linkem backend/,
+    );
   });
 
-  it('writes linkem\'s config: forward is gateway to terminal', () => {
+  it("writes linkem's config: forward is gateway to terminal", () => {
     const p = loadProfile('geo');
-    const cfg = linkemConfig({ name: 'sat', seed: 7, a: { netns: 'st', dev: 'sat0' }, b: { netns: 'gw', dev: 'sat0' },
-      forward: p.links.satellite.forward, ret: { ...p.links.satellite.return, delay_ms: 1 }, statsPath: '/s.json' });
+    const cfg = linkemConfig({
+      name: 'sat',
+      seed: 7,
+      a: { netns: 'st', dev: 'sat0' },
+      b: { netns: 'gw', dev: 'sat0' },
+      forward: p.links.satellite.forward,
+      ret: { ...p.links.satellite.return, delay_ms: 1 },
+      statsPath: '/s.json',
+    });
     assert.deepEqual(Object.keys(cfg), ['name', 'seed', 'a', 'b', 'forward', 'return', 'stats_path', 'pcap_dir']);
     assert.equal(cfg.forward.delay_ms, 250);
     assert.equal(cfg.return.delay_ms, 1);
-    assert.deepEqual(Object.keys(cfg.forward), ['delay_ms', 'jitter_ms', 'jitter_distribution', 'loss', 'rate_mbit', 'limit', 'schedule']);
+    assert.deepEqual(Object.keys(cfg.forward), [
+      'delay_ms',
+      'jitter_ms',
+      'jitter_distribution',
+      'loss',
+      'rate_mbit',
+      'limit',
+      'schedule',
+    ]);
   });
 });

@@ -4,10 +4,10 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expandMatrix, parseShard, shardItems } from '../../harness/matrix.js';
-import { mergeSets } from '../../harness/merge.js';
-import { readResults } from '../../harness/results.js';
-import { scenarioKey } from '../../harness/summary.js';
+import { expandMatrix, parseShard, shardItems } from '../../harness/campaign/matrix.js';
+import { mergeSets } from '../../harness/results/merge.js';
+import { readResults } from '../../harness/results/store.js';
+import { scenarioKey } from '../../harness/results/summary.js';
 import { makeRecords, writeResultsDir } from '../fixtures.js';
 import { CLI } from '../integration/helpers.js';
 
@@ -16,14 +16,19 @@ const id = (x) => `${scenarioKey(x.scenario)}#${x.run}`;
 
 function satbench(args) {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { timeout: 60000 }, (err, stdout, stderr) => resolve({ code: err ? err.code : 0, stdout, stderr }));
+    execFile(process.execPath, [CLI, ...args], { timeout: 60000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? err.code : 0, stdout, stderr }),
+    );
   });
 }
 
 // The records shard i of n would have written, as bench's records look.
 function shardRecords(shard) {
   const items = shardItems(expandMatrix(MATRIX), shard);
-  const all = makeRecords(expandMatrix({ ...MATRIX, runs: 1 }).map((x) => x.scenario), { runs: MATRIX.runs });
+  const all = makeRecords(
+    expandMatrix({ ...MATRIX, runs: 1 }).map((x) => x.scenario),
+    { runs: MATRIX.runs },
+  );
   const want = new Set(items.map(id));
   return all.filter((r) => want.has(id(r)));
 }
@@ -49,26 +54,51 @@ describe('shards and merge', () => {
     for (let index = 1; index <= 4; index++) {
       const part = shardItems(all, { index, count: 4 });
       assert.equal(new Set(part.map((x) => scenarioKey(x.scenario))).size, 8, `shard ${index}/4`);
-      assert.deepEqual(part, all.filter((x) => part.includes(x)), 'run-major order kept');
+      assert.deepEqual(
+        part,
+        all.filter((x) => part.includes(x)),
+        'run-major order kept',
+      );
     }
   });
 
   it('merges shards into the matrix order and refuses overlaps and mismatches', () => {
-    const sets = [2, 1, 3].map((index) => ({ dir: `s${index}`, records: shardRecords({ index, count: 3 }), meta: { seed: 1, matrix: MATRIX, shard: { index, count: 3 } } }));
+    const sets = [2, 1, 3].map((index) => ({
+      dir: `s${index}`,
+      records: shardRecords({ index, count: 3 }),
+      meta: { seed: 1, matrix: MATRIX, shard: { index, count: 3 } },
+    }));
     const { records, meta, warnings } = mergeSets(sets, { now: 'then' });
     assert.deepEqual(records.map(id), expandMatrix(MATRIX).map(id));
     assert.equal(meta.shard, undefined);
-    assert.deepEqual(meta.merged_from.map((x) => x.shard.index), [2, 1, 3]);
+    assert.deepEqual(
+      meta.merged_from.map((x) => x.shard.index),
+      [2, 1, 3],
+    );
     assert.deepEqual(warnings, []);
     assert.match(mergeSets(sets.slice(0, 2)).warnings[0], /shard\(s\) 3\/3 missing/);
-    assert.throws(() => mergeSets([sets[0], { ...sets[1], meta: { ...sets[1].meta, seed: 2 } }]), /s1\/summary\.json: meta\.seed 2 differs from s2's 1/);
-    assert.throws(() => mergeSets([sets[0], { ...sets[0], dir: 'copy', meta: { ...sets[0].meta, shard: { index: 1, count: 3 } } }]), /copy: geo loss \d % h\d kepler run \d is also in s2/);
-    assert.throws(() => mergeSets([sets[0], { ...sets[1], meta: { ...sets[1].meta, shard: { index: 1, count: 4 } } }]), /shards of different splits/);
+    assert.throws(
+      () => mergeSets([sets[0], { ...sets[1], meta: { ...sets[1].meta, seed: 2 } }]),
+      /s1\/summary\.json: meta\.seed 2 differs from s2's 1/,
+    );
+    assert.throws(
+      () => mergeSets([sets[0], { ...sets[0], dir: 'copy', meta: { ...sets[0].meta, shard: { index: 1, count: 3 } } }]),
+      /copy: geo loss \d % h\d kepler run \d is also in s2/,
+    );
+    assert.throws(
+      () => mergeSets([sets[0], { ...sets[1], meta: { ...sets[1].meta, shard: { index: 1, count: 4 } } }]),
+      /shards of different splits/,
+    );
   });
 
   it('satbench merge joins shard folders into one result and report', async () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-merge-'));
-    const dirs = [1, 2].map((index) => writeResultsDir(shardRecords({ index, count: 2 }), { dir: path.join(tmp, `shard${index}`), meta: { seed: 1, matrix: MATRIX, shard: { index, count: 2 } } }));
+    const dirs = [1, 2].map((index) =>
+      writeResultsDir(shardRecords({ index, count: 2 }), {
+        dir: path.join(tmp, `shard${index}`),
+        meta: { seed: 1, matrix: MATRIX, shard: { index, count: 2 } },
+      }),
+    );
     const out = path.join(tmp, 'merged');
     const r = await satbench(['merge', ...dirs, '--out', out]);
     assert.equal(r.code, 0, r.stderr);

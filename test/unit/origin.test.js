@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import YAML from 'yaml';
-import { h2oConfig, parseQuicOptions, originQuicArgs, checkOrigin } from '../../harness/origin.js';
-import { loadProfile, pathBdpBytes } from '../../harness/profiles.js';
-import { tcpBufferSysctls } from '../../harness/testbed.js';
+import { h2oConfig, parseQuicOptions, originQuicArgs, checkOrigin } from '../../harness/servers/origin.js';
+import { loadProfile, pathBdpBytes } from '../../harness/testbed/profiles.js';
+import { tcpBufferSysctls } from '../../harness/testbed/testbed.js';
 
 describe('origin settings', () => {
   it('writes an H2O config that serves the site like our origin', () => {
-    const conf = YAML.parseAllDocuments(h2oConfig({ root: '/srv/a "b"', addr: '198.18.3.2', cert: '/c.pem', key: '/k.pem', accessLog: '/l' }));
+    const conf = YAML.parseAllDocuments(
+      h2oConfig({ root: '/srv/a "b"', addr: '198.18.3.2', cert: '/c.pem', key: '/k.pem', accessLog: '/l' }),
+    );
     assert.equal(conf.length, 1);
     // H2O takes repeated `listen` keys; YAML parsers keep the last, so count them in the text.
     const text = h2oConfig({ root: '/srv', addr: '198.18.3.2', cert: '/c.pem', key: '/k.pem' });
@@ -16,12 +18,18 @@ describe('origin settings', () => {
     assert.match(text, /compress: OFF/);
     assert.doesNotMatch(text, /type: quic/);
     assert.match(h2oConfig({ root: '/srv', addr: '198.18.3.2', cert: '/c', key: '/k', h3: true }), /type: quic/);
-    const doc = YAML.parse(h2oConfig({ root: '/srv/a "b"', addr: '198.18.3.2', cert: '/c', key: '/k' }), { uniqueKeys: false });
+    const doc = YAML.parse(h2oConfig({ root: '/srv/a "b"', addr: '198.18.3.2', cert: '/c', key: '/k' }), {
+      uniqueKeys: false,
+    });
     assert.equal(doc.hosts.default.paths['/']['file.dir'], '/srv/a "b"', 'quotes in a path stay inside the string');
   });
 
   it('reads --quic options and refuses unknown ones by name', () => {
-    assert.deepEqual(parseQuicOptions('cc=bbr, initial-window=32,ack-frequency', '--quic'), { cc: 'bbr', 'initial-window': '32', 'ack-frequency': true });
+    assert.deepEqual(parseQuicOptions('cc=bbr, initial-window=32,ack-frequency', '--quic'), {
+      cc: 'bbr',
+      'initial-window': '32',
+      'ack-frequency': true,
+    });
     assert.throws(() => parseQuicOptions('cwnd=3', '--quic'), /--quic: unknown QUIC option "cwnd"; expected cc, /);
     assert.throws(() => parseQuicOptions('cc=vegas', '--quic'), /cc must be cubic, newreno or bbr/);
     assert.throws(() => parseQuicOptions('initial-window=ten', '--quic'), /initial-window expects a whole number/);
@@ -29,10 +37,12 @@ describe('origin settings', () => {
 
   it('sizes the flow-control windows to the path and lets the user override', () => {
     const geo = loadProfile('geo');
-    assert.equal(pathBdpBytes(geo), 20e6 / 8 * 0.58); // 20 Mbit/s × 580 ms
+    assert.equal(pathBdpBytes(geo), (20e6 / 8) * 0.58); // 20 Mbit/s × 580 ms
     assert.deepEqual(originQuicArgs(geo), ['--bdp-bytes', '1450000']);
-    assert.deepEqual(originQuicArgs(geo, { cc: 'newreno', 'initial-window': '100', 'ack-frequency': true, 'bdp-bytes': '9' }),
-      ['--bdp-bytes', '9', '--quic-cc', 'newreno', '--quic-initial-window', '100', '--quic-ack-frequency']);
+    assert.deepEqual(
+      originQuicArgs(geo, { cc: 'newreno', 'initial-window': '100', 'ack-frequency': true, 'bdp-bytes': '9' }),
+      ['--bdp-bytes', '9', '--quic-cc', 'newreno', '--quic-initial-window', '100', '--quic-ack-frequency'],
+    );
   });
 
   it('raises end-host socket buffers only where the path needs more than the defaults', () => {

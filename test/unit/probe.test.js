@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { probePlan, summarizeProbe } from '../../harness/probe.js';
-import { configuredSummary, loadProfile } from '../../harness/profiles.js';
+import { probePlan, summarizeProbe } from '../../harness/testbed/probe.js';
+import { configuredSummary, loadProfile } from '../../harness/testbed/profiles.js';
 
 describe('probe summary', () => {
   const configured = configuredSummary(loadProfile('geo', { lossPct: 1 }));
@@ -13,10 +13,12 @@ describe('probe summary', () => {
     assert.equal(plan.rate.forwardMbit, 20);
   });
 
-  it('puts medians, p99 and loss beside the configured values in DESIGN.md\'s shape', () => {
+  it("puts medians, p99 and loss beside the configured values in DESIGN.md's shape", () => {
     const rtt = Array.from({ length: 100 }, (_, i) => 580 + i / 100);
     const r = summarizeProbe({
-      profile: 'geo', configured, backend: 'linkem',
+      profile: 'geo',
+      configured,
+      backend: 'linkem',
       raw: {
         rtt: { sent: 100, received: 100, rtt_ms: rtt },
         owdForward: { sent: 200, received: 198, owd_ms: [290, 290.2, 290.4] },

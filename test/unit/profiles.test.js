@@ -3,12 +3,23 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  listBuiltinProfiles, loadProfile, parseProfile, parseScheduleCsv, configuredSummary, stationaryLossPct, withSatelliteLoss,
-} from '../../harness/profiles.js';
-import { UsageError } from '../../harness/errors.js';
+  listBuiltinProfiles,
+  loadProfile,
+  parseProfile,
+  parseScheduleCsv,
+  configuredSummary,
+  stationaryLossPct,
+  withSatelliteLoss,
+} from '../../harness/testbed/profiles.js';
+import { UsageError } from '../../harness/core/errors.js';
 
 const FILE = 'p.yaml';
-const parse = (doc, readRelative = () => { throw new Error('no files'); }) => parseProfile(doc, { file: FILE, name: 'p', readRelative });
+const parse = (
+  doc,
+  readRelative = () => {
+    throw new Error('no files');
+  },
+) => parseProfile(doc, { file: FILE, name: 'p', readRelative });
 
 function tempProfile(text, ext = '.yaml', extra = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-profile-'));
@@ -29,14 +40,25 @@ function rejects(fn, ...patterns) {
 describe('link profiles', () => {
   it('every built-in profile loads', () => {
     const names = listBuiltinProfiles();
-    for (const n of ['geo', 'leo', 'geo-jitter', 'geo-gilbert', 'iridium', 'quic4sat-small', 'quic4sat-medium',
-      'quic4sat-congested-medium', 'quic4sat-variable-medium', 'quic4sat-large', 'quic4sat-lossy-large']) {
+    for (const n of [
+      'geo',
+      'leo',
+      'geo-jitter',
+      'geo-gilbert',
+      'iridium',
+      'quic4sat-small',
+      'quic4sat-medium',
+      'quic4sat-congested-medium',
+      'quic4sat-variable-medium',
+      'quic4sat-large',
+      'quic4sat-lossy-large',
+    ]) {
       assert.ok(names.includes(n), `missing built-in profile ${n}`);
     }
     for (const n of names) loadProfile(n);
   });
 
-  it('geo and leo configure the paper\'s round trips and rate', () => {
+  it("geo and leo configure the paper's round trips and rate", () => {
     const geo = configuredSummary(loadProfile('geo'));
     assert.equal(geo.rtt_ms, 580);
     assert.equal(geo.forward_mbps, 20);
@@ -45,8 +67,10 @@ describe('link profiles', () => {
     assert.equal(configuredSummary(loadProfile('leo')).rtt_ms, 112);
   });
 
-  it('the quic4sat profiles follow the draft\'s table', () => {
-    const ref = JSON.parse(fs.readFileSync(new URL('../../../shared/reference/quic4sat-scenarios.json', import.meta.url)));
+  it("the quic4sat profiles follow the draft's table", () => {
+    const ref = JSON.parse(
+      fs.readFileSync(new URL('../../../shared/reference/quic4sat-scenarios.json', import.meta.url)),
+    );
     for (const s of ref.scenarios) {
       const c = configuredSummary(loadProfile(`quic4sat-${s.name}`));
       assert.equal(c.rtt_ms, ref.common.rtt_ms, s.name);
@@ -55,11 +79,19 @@ describe('link profiles', () => {
       if (typeof s.down_mbps === 'number') assert.equal(c.forward_mbps, s.down_mbps, s.name);
     }
     const variable = loadProfile('quic4sat-variable-medium').links.satellite.forward;
-    assert.deepEqual(variable.schedule.points.map((p) => [p.t_s, p.rate_mbit]), [[0, 50], [5, 10]]);
+    assert.deepEqual(
+      variable.schedule.points.map((p) => [p.t_s, p.rate_mbit]),
+      [
+        [0, 50],
+        [5, 10],
+      ],
+    );
   });
 
   it('the Gilbert–Elliott profile uses the measured parameters', () => {
-    const ref = JSON.parse(fs.readFileSync(new URL('../../../shared/reference/loss-and-delay-models.json', import.meta.url)));
+    const ref = JSON.parse(
+      fs.readFileSync(new URL('../../../shared/reference/loss-and-delay-models.json', import.meta.url)),
+    );
     const loss = loadProfile('geo-gilbert').links.satellite.forward.loss;
     assert.equal(loss.model, 'gemodel');
     assert.ok(Math.abs(loss.p_pct - ref.wired.p_b_given_g * 100) < 1e-9);
@@ -72,28 +104,60 @@ describe('link profiles', () => {
     assert.equal(Math.max(...pts), 140);
   });
 
-  it('reads netem\'s units and plain numbers', () => {
-    const p = parse({ satellite: { forward: { delay: '0.25s', jitter: 2, distribution: 'normal', rate: '500kbit', loss: '0.5%', limit: 100 } } });
-    assert.deepEqual(p.links.satellite.forward, {
-      delay_ms: 250, jitter_ms: 2, jitter_distribution: 'normal', loss: { model: 'random', pct: 0.5 }, rate_mbit: 0.5, limit: { packets: 100 }, schedule: null,
+  it("reads netem's units and plain numbers", () => {
+    const p = parse({
+      satellite: {
+        forward: { delay: '0.25s', jitter: 2, distribution: 'normal', rate: '500kbit', loss: '0.5%', limit: 100 },
+      },
     });
-    assert.deepEqual(parse({ satellite: { forward: { rate: 10, limit: '1.5MB' } } }).links.satellite.forward.limit, { bytes: 1500000 });
-    const ge = parse({ satellite: { return: { loss: { gemodel: { p: '1%', r: '10%' } } } } }).links.satellite.return.loss;
+    assert.deepEqual(p.links.satellite.forward, {
+      delay_ms: 250,
+      jitter_ms: 2,
+      jitter_distribution: 'normal',
+      loss: { model: 'random', pct: 0.5 },
+      rate_mbit: 0.5,
+      limit: { packets: 100 },
+      schedule: null,
+    });
+    assert.deepEqual(parse({ satellite: { forward: { rate: 10, limit: '1.5MB' } } }).links.satellite.forward.limit, {
+      bytes: 1500000,
+    });
+    const ge = parse({ satellite: { return: { loss: { gemodel: { p: '1%', r: '10%' } } } } }).links.satellite.return
+      .loss;
     assert.deepEqual(ge, { model: 'gemodel', p_pct: 1, r_pct: 10, h_loss_pct: 100, k_loss_pct: 0 });
   });
 
   it('rejects an unknown key, naming the file, the key and what is allowed', () => {
-    rejects(() => parse({ satellite: { forward: { dealy: '10ms' } } }), /^p\.yaml: /, /"dealy"/, /satellite\.forward/, /allowed: delay, jitter/);
+    rejects(
+      () => parse({ satellite: { forward: { dealy: '10ms' } } }),
+      /^p\.yaml: /,
+      /"dealy"/,
+      /satellite\.forward/,
+      /allowed: delay, jitter/,
+    );
     rejects(() => parse({ satelite: {} }), /"satelite"/, /allowed: description, satellite, internet/);
     rejects(() => parse({ internet: { up: {} } }), /"up" in internet/, /forward, return/);
   });
 
   it('rejects a negative delay, a loss above 100 %, a rate of zero, a bad distribution', () => {
-    rejects(() => parse({ satellite: { forward: { delay: '-5ms' } } }), /p\.yaml: satellite\.forward\.delay: a delay must be >= 0, got -5/);
-    rejects(() => parse({ satellite: { return: { loss: '101%' } } }), /satellite\.return\.loss: a percentage must be between 0 and 100, got 101/);
+    rejects(
+      () => parse({ satellite: { forward: { delay: '-5ms' } } }),
+      /p\.yaml: satellite\.forward\.delay: a delay must be >= 0, got -5/,
+    );
+    rejects(
+      () => parse({ satellite: { return: { loss: '101%' } } }),
+      /satellite\.return\.loss: a percentage must be between 0 and 100, got 101/,
+    );
     rejects(() => parse({ internet: { forward: { rate: 0 } } }), /internet\.forward\.rate: a rate must be > 0, got 0/);
-    rejects(() => parse({ satellite: { forward: { rate: '20 furlongs' } } }), /satellite\.forward\.rate: expected a rate/, /mbit/);
-    rejects(() => parse({ satellite: { forward: { jitter: 1, distribution: 'cauchy' } } }), /distribution: expected one of uniform, normal, pareto, paretonormal/);
+    rejects(
+      () => parse({ satellite: { forward: { rate: '20 furlongs' } } }),
+      /satellite\.forward\.rate: expected a rate/,
+      /mbit/,
+    );
+    rejects(
+      () => parse({ satellite: { forward: { jitter: 1, distribution: 'cauchy' } } }),
+      /distribution: expected one of uniform, normal, pareto, paretonormal/,
+    );
     rejects(() => parse({ satellite: { forward: { limit: 10 } } }), /limit: a queue limit needs a rate/);
   });
 
@@ -111,23 +175,33 @@ describe('link profiles', () => {
   });
 
   it('reads a schedule CSV next to the profile and rejects a bad one', () => {
-    const file = tempProfile('satellite:\n  forward:\n    schedule: { file: s.csv, loop: true }\n', '.yaml',
-      { 's.csv': 'time_s,delay_ms\n0,25\n10,140\n' });
+    const file = tempProfile('satellite:\n  forward:\n    schedule: { file: s.csv, loop: true }\n', '.yaml', {
+      's.csv': 'time_s,delay_ms\n0,25\n10,140\n',
+    });
     const f = loadProfile(file).links.satellite.forward;
     assert.equal(f.delay_ms, 25);
-    assert.deepEqual(f.schedule, { loop: true, points: [{ t_s: 0, delay_ms: 25 }, { t_s: 10, delay_ms: 140 }] });
+    assert.deepEqual(f.schedule, {
+      loop: true,
+      points: [
+        { t_s: 0, delay_ms: 25 },
+        { t_s: 10, delay_ms: 140 },
+      ],
+    });
     rejects(() => parseScheduleCsv('time_s,delay\n0,1\n', 'x.csv'), /x\.csv: unknown column "delay"/);
-    rejects(() => parseScheduleCsv('time_s,delay_ms\n5,1\n2,1\n', 'x.csv'), /line 3: time_s must be >= 0 and increasing/);
+    rejects(
+      () => parseScheduleCsv('time_s,delay_ms\n5,1\n2,1\n', 'x.csv'),
+      /line 3: time_s must be >= 0 and increasing/,
+    );
     rejects(() => parseScheduleCsv('time_s,delay_ms\n0,-1\n', 'x.csv'), /delay_ms must be >= 0/);
   });
 
   it('a rate-limited direction queues one bandwidth-delay product by default', () => {
     const geo = loadProfile('geo').links.satellite.forward;
-    assert.deepEqual(geo.limit, { bytes: 20e6 / 8 * 0.58 });
+    assert.deepEqual(geo.limit, { bytes: (20e6 / 8) * 0.58 });
     assert.equal(loadProfile('geo').links.internet.forward.limit, null);
   });
 
-  it('--loss replaces the satellite link\'s loss in both directions only', () => {
+  it("--loss replaces the satellite link's loss in both directions only", () => {
     const p = loadProfile('geo-gilbert', { lossPct: 0.1 });
     assert.deepEqual(p.links.satellite.forward.loss, { model: 'random', pct: 0.1 });
     assert.deepEqual(p.links.satellite.return.loss, { model: 'random', pct: 0.1 });
@@ -140,7 +214,11 @@ describe('link profiles', () => {
     assert.equal(stationaryLossPct(null), 0);
     assert.equal(stationaryLossPct({ model: 'random', pct: 1 }), 1);
     // pi_bad = p / (p + r) = 1 / 11; all lost in bad, none in good.
-    assert.ok(Math.abs(stationaryLossPct({ model: 'gemodel', p_pct: 1, r_pct: 10, h_loss_pct: 100, k_loss_pct: 0 }) - 100 / 11) < 1e-9);
+    assert.ok(
+      Math.abs(
+        stationaryLossPct({ model: 'gemodel', p_pct: 1, r_pct: 10, h_loss_pct: 100, k_loss_pct: 0 }) - 100 / 11,
+      ) < 1e-9,
+    );
     const p = parse({ satellite: { forward: { loss: 10 } }, internet: { forward: { loss: 10 } } });
     assert.ok(Math.abs(configuredSummary(p).loss_pct - 19) < 1e-9);
   });

@@ -4,41 +4,75 @@
 // sections only where there are page loads, every input string escaped.
 import assert from 'node:assert/strict';
 import { renderReport, buildReport, bulkTitle, BULK_COLUMNS, jsonForScript } from '../../reports/html.js';
-import { summarize } from '../../harness/summary.js';
+import { summarize } from '../../harness/results/summary.js';
 import { scenarios, makeRecords, bulkScenarios, makeBulkRecords } from '../fixtures.js';
 
 const EVIL = '<script>alert(1)</script>';
 
 // One attribute of every element matching `tag[attr=…]`-ish patterns, in order.
 const attrs = (html, re) => [...html.matchAll(re)].map((m) => m.slice(1));
-const reportData = (html) => JSON.parse(/<script type="application\/json" id="report-data">([^<]*)<\/script>/.exec(html)[1]);
+const reportData = (html) =>
+  JSON.parse(/<script type="application\/json" id="report-data">([^<]*)<\/script>/.exec(html)[1]);
 
 describe('report: bulk transfers', () => {
-  const matrix = { profiles: ['geo', 'quic4sat-medium', 'quic4sat-large'], losses: [0, 1, null], protocols: ['quic', 'quic-pep', 'tcp', 'tcp-pep'] };
+  const matrix = {
+    profiles: ['geo', 'quic4sat-medium', 'quic4sat-large'],
+    losses: [0, 1, null],
+    protocols: ['quic', 'quic-pep', 'tcp', 'tcp-pep'],
+  };
   const list = [
     ...bulkScenarios({ losses: [0, 1], duration_s: 10 }),
     ...bulkScenarios({ profiles: ['quic4sat-medium', 'quic4sat-large'], losses: [null], size_bytes: 100e6 }),
   ];
   // run 2 of quic4sat-medium quic-pep fails
   const records = makeBulkRecords(list, { runs: 3, fail: [[9, 2, 'the download stalled']] });
-  const summary = { meta: { kind: 'bulk', seed: 1, generated: 'now', argv: ['--preset', 'x'], matrix }, groups: summarize(records) };
+  const summary = {
+    meta: { kind: 'bulk', seed: 1, generated: 'now', argv: ['--preset', 'x'], matrix },
+    groups: summarize(records),
+  };
   const bulkGroups = summary.groups;
-  const find = (profile, loss, protocol) => bulkGroups.find((g) => g.scenario.profile === profile && String(g.scenario.loss_pct) === String(loss) && g.scenario.protocol === protocol);
+  const find = (profile, loss, protocol) =>
+    bulkGroups.find(
+      (g) =>
+        g.scenario.profile === profile &&
+        String(g.scenario.loss_pct) === String(loss) &&
+        g.scenario.protocol === protocol,
+    );
 
   it('names a block by profile, loss and download', () => {
     assert.equal(bulkTitle({ profile: 'geo', loss_pct: 0.1, duration_s: 15 }), 'geo · loss 0.1 % · 15 s download');
-    assert.equal(bulkTitle({ profile: 'quic4sat-small', loss_pct: null, size_bytes: 100e6 }), 'quic4sat-small · the profile\'s loss · 100 MB download');
-    assert.equal(bulkTitle({ profile: 'leo', loss_pct: 0, size_bytes: 1500, size_mb: 2 }), 'leo · loss 0 % · 1500 bytes download · size_mb=2');
+    assert.equal(
+      bulkTitle({ profile: 'quic4sat-small', loss_pct: null, size_bytes: 100e6 }),
+      "quic4sat-small · the profile's loss · 100 MB download",
+    );
+    assert.equal(
+      bulkTitle({ profile: 'leo', loss_pct: 0, size_bytes: 1500, size_mb: 2 }),
+      'leo · loss 0 % · 1500 bytes download · size_mb=2',
+    );
   });
 
   it('groups the curves by profile × loss, one line per protocol, as summary.json has them', () => {
     const model = buildReport({ summary, records });
     const b = model.bulk;
-    assert.deepEqual(b.blocks.map((x) => x.title), ['geo · loss 0 % · 10 s download', 'geo · loss 1 % · 10 s download',
-      'quic4sat-medium · the profile\'s loss · 100 MB download', 'quic4sat-large · the profile\'s loss · 100 MB download']);
+    assert.deepEqual(
+      b.blocks.map((x) => x.title),
+      [
+        'geo · loss 0 % · 10 s download',
+        'geo · loss 1 % · 10 s download',
+        "quic4sat-medium · the profile's loss · 100 MB download",
+        "quic4sat-large · the profile's loss · 100 MB download",
+      ],
+    );
     for (const block of b.blocks) {
-      assert.deepEqual(block.goodput.map((s) => s.protocol), matrix.protocols);
-      assert.deepEqual(block.ratio.map((s) => `${s.protocol}/${s.base}`), ['quic-pep/quic', 'tcp-pep/tcp'], 'Kosek et al.\'s Fig. 2 pairs');
+      assert.deepEqual(
+        block.goodput.map((s) => s.protocol),
+        matrix.protocols,
+      );
+      assert.deepEqual(
+        block.ratio.map((s) => `${s.protocol}/${s.base}`),
+        ['quic-pep/quic', 'tcp-pep/tcp'],
+        "Kosek et al.'s Fig. 2 pairs",
+      );
       const g = block.groups[0];
       assert.equal(block.link_rate_mbps, g.link_rate_mbps);
       for (const s of block.goodput) {
@@ -58,9 +92,12 @@ describe('report: bulk transfers', () => {
     assert.ok(early > 1);
   });
 
-  it('the medians table shows summary.json\'s medians, only for metrics some group has', () => {
+  it("the medians table shows summary.json's medians, only for metrics some group has", () => {
     const html = renderReport(summary, { records });
-    const cells = attrs(html, /<tr data-protocol="([^"]+)"><th><a href="#bg(\d+)">[^<]*<\/a><\/th><td class="num">[^]*?<\/tr>/g);
+    const cells = attrs(
+      html,
+      /<tr data-protocol="([^"]+)"><th><a href="#bg(\d+)">[^<]*<\/a><\/th><td class="num">[^]*?<\/tr>/g,
+    );
     assert.equal(cells.length, bulkGroups.length);
     const model = buildReport({ summary, records });
     for (const g of model.bulk.groups) {
@@ -75,16 +112,22 @@ describe('report: bulk transfers', () => {
     assert.ok(model.bulk.columns.some((c) => c.key === 'bytes_at_10s'));
     // geo loss 0 quic: bytes at 1 s in MB with two decimals
     const q = find('geo', 0, 'quic-pep').metrics.bytes_at_1s;
-    assert.match(html, new RegExp(`data-median="${q.median}" data-n="3"><span class="med">${(q.median / 1e6).toFixed(2)}</span>`));
+    assert.match(
+      html,
+      new RegExp(`data-median="${q.median}" data-n="3"><span class="med">${(q.median / 1e6).toFixed(2)}</span>`),
+    );
 
     // a 3 s download has no bytes at 5 or 10 s: no empty columns
     const short = makeBulkRecords(bulkScenarios({ duration_s: 3 }), { runs: 2 });
     const m3 = buildReport({ summary: { meta: {}, groups: summarize(short) }, records: short });
-    assert.deepEqual(m3.bulk.columns.map((c) => c.key).filter((k) => k.startsWith('bytes_at')), ['bytes_at_1s', 'bytes_at_3s']);
+    assert.deepEqual(
+      m3.bulk.columns.map((c) => c.key).filter((k) => k.startsWith('bytes_at')),
+      ['bytes_at_1s', 'bytes_at_3s'],
+    );
     assert.ok(BULK_COLUMNS.some((c) => c.key === 'bytes_at_5s'));
   });
 
-  it('the objectives table is summary.json\'s objectives, met and missed marked', () => {
+  it("the objectives table is summary.json's objectives, met and missed marked", () => {
     const html = renderReport(summary, { records });
     const rows = attrs(html, /<tr class="(?:first)?" data-profile="([^"]*)" data-protocol="([^"]*)">([^]*?)<\/tr>/g);
     const judged = bulkGroups.filter((g) => g.objectives);
@@ -93,12 +136,24 @@ describe('report: bulk transfers', () => {
     let met = 0;
     for (const g of judged) {
       const [, , row] = rows.find(([p, proto]) => p === g.scenario.profile && proto === g.scenario.protocol);
-      const verdicts = attrs(row, /<td class="verdict (met|missed)" data-bytes="(\d+)" data-limit-s="([^"]*)" data-median-s="([^"]*)" data-met="(true|false)" data-runs-met="(\d+)" data-runs="(\d+)">(✓ met|✗ missed)/g);
+      const verdicts = attrs(
+        row,
+        /<td class="verdict (met|missed)" data-bytes="(\d+)" data-limit-s="([^"]*)" data-median-s="([^"]*)" data-met="(true|false)" data-runs-met="(\d+)" data-runs="(\d+)">(✓ met|✗ missed)/g,
+      );
       assert.equal(verdicts.length, 3);
       g.objectives.results.forEach((r, i) => {
         const [cls, bytes, limit, median, isMet, runsMet, runs, text] = verdicts[i];
-        assert.deepEqual([Number(bytes), Number(limit), median === '' ? null : Number(median), isMet === 'true', Number(runsMet), Number(runs)],
-          [r.bytes, r.limit_s, r.median_s, r.met, r.runs_met, r.runs]);
+        assert.deepEqual(
+          [
+            Number(bytes),
+            Number(limit),
+            median === '' ? null : Number(median),
+            isMet === 'true',
+            Number(runsMet),
+            Number(runs),
+          ],
+          [r.bytes, r.limit_s, r.median_s, r.met, r.runs_met, r.runs],
+        );
         assert.equal(cls, r.met ? 'met' : 'missed');
         assert.equal(text, r.met ? '✓ met' : '✗ missed');
         if (r.met) met++;
@@ -123,7 +178,7 @@ describe('report: bulk transfers', () => {
     }
     assert.match(bulkOnly, /<nav class="toc"><a href="#bulk">Bulk transfers<\/a><a href="#failures">/);
     assert.match(bulkOnly, /<p class="lead">Bulk downloads over emulated/);
-    assert.match(bulkOnly, /satbench bulk --preset x/, 'the command line is bulk\'s');
+    assert.match(bulkOnly, /satbench bulk --preset x/, "the command line is bulk's");
     assert.doesNotMatch(bulkOnly, /No page-load results/);
     assert.equal((bulkOnly.match(/<canvas data-bulk="bb\d" data-chart="goodput"/g) ?? []).length, 4);
     assert.equal((bulkOnly.match(/<canvas data-bulk="bb\d" data-chart="ratio"/g) ?? []).length, 4);
@@ -136,13 +191,17 @@ describe('report: bulk transfers', () => {
     const plOnly = renderReport({ meta: {}, groups: summarize(pl) }, { records: pl });
     // (the inlined script and styles know about bulk charts; the page does not show any)
     assert.doesNotMatch(plOnly.replace(/<style>[^]*?<\/style>|<script>[^]*?<\/script>/g, ''), /bulk/i);
-    assert.match(plOnly, /<nav class="toc"><a href="#medians">Medians<\/a><a href="#comparisons">Comparisons<\/a><a href="#distributions">Distributions<\/a><a href="#failures">Failures<\/a><a href="#environment">Environment<\/a><a href="#runs">Runs<\/a><\/nav>/);
+    assert.match(
+      plOnly,
+      /<nav class="toc"><a href="#medians">Medians<\/a><a href="#comparisons">Comparisons<\/a><a href="#distributions">Distributions<\/a><a href="#failures">Failures<\/a><a href="#environment">Environment<\/a><a href="#runs">Runs<\/a><\/nav>/,
+    );
     assert.match(plOnly, /<p class="lead">Page loads in Chromium over emulated satellite links\. Medians in ms/);
     assert.deepEqual(Object.keys(reportData(plOnly)), ['metrics', 'blocks', 'series']);
 
     const both = [...pl, ...records];
     const mixed = renderReport({ meta: {}, groups: summarize(both) }, { records: both });
-    for (const id of ['medians', 'comparisons', 'distributions', 'bulk', 'failures', 'runs']) assert.match(mixed, new RegExp(`<section id="${id}"`), id);
+    for (const id of ['medians', 'comparisons', 'distributions', 'bulk', 'failures', 'runs'])
+      assert.match(mixed, new RegExp(`<section id="${id}"`), id);
     assert.match(mixed, /<p class="lead">Page loads in Chromium and bulk downloads/);
     assert.match(mixed, /<h3>Page loads<\/h3>[^]*<h3>Bulk transfers<\/h3>/);
     const data = reportData(mixed);
@@ -162,15 +221,31 @@ describe('report: bulk transfers', () => {
 
   it('escapes every string that comes from input', () => {
     const marks = ['<b class=x>1</b>', '<i>3</i>', '<u>k</u>', '<em>20</em>', '<img src=x'];
-    const recs = makeBulkRecords(bulkScenarios({ protocols: ['quic', 'quic-pep'], duration_s: 3 }), { runs: 2, fail: [[1, 2, `${marks[4]} onerror=alert(2)>`]] });
+    const recs = makeBulkRecords(bulkScenarios({ protocols: ['quic', 'quic-pep'], duration_s: 3 }), {
+      runs: 2,
+      fail: [[1, 2, `${marks[4]} onerror=alert(2)>`]],
+    });
     recs.forEach((r) => {
-      r.scenario = { profile: EVIL, loss_pct: marks[0], protocol: `${r.scenario.protocol}${EVIL}`, duration_s: marks[1], [marks[2]]: EVIL };
+      r.scenario = {
+        profile: EVIL,
+        loss_pct: marks[0],
+        protocol: `${r.scenario.protocol}${EVIL}`,
+        duration_s: marks[1],
+        [marks[2]]: EVIL,
+      };
       r.link_rate_mbps = marks[3];
     });
     recs[0].protocol_seen = EVIL;
     const groups = summarize(recs);
-    groups[0].objectives = { source: EVIL, scenario: EVIL, results: [{ bytes: EVIL, limit_s: EVIL, median_s: null, met: false, runs_met: EVIL, runs: EVIL }] };
-    const html = renderReport({ meta: { kind: 'bulk', argv: [EVIL], settings: { x: EVIL } }, groups }, { records: recs });
+    groups[0].objectives = {
+      source: EVIL,
+      scenario: EVIL,
+      results: [{ bytes: EVIL, limit_s: EVIL, median_s: null, met: false, runs_met: EVIL, runs: EVIL }],
+    };
+    const html = renderReport(
+      { meta: { kind: 'bulk', argv: [EVIL], settings: { x: EVIL } }, groups },
+      { records: recs },
+    );
     assert.match(html, /data-chart="goodput"/);
     assert.match(html, /class="objectives"/);
     assert.ok(!html.includes(EVIL), 'a raw <script> from input');

@@ -5,10 +5,19 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { renderReport, buildReport, escapeHtml, jsonForScript, inlineScript, loadReference, paperMedian, comparisonPairs } from '../../reports/html.js';
-import { summarize } from '../../harness/summary.js';
-import { reportFolder } from '../../harness/results.js';
-import { ROOT } from '../../harness/sys.js';
+import {
+  renderReport,
+  buildReport,
+  escapeHtml,
+  jsonForScript,
+  inlineScript,
+  loadReference,
+  paperMedian,
+  comparisonPairs,
+} from '../../reports/html.js';
+import { summarize } from '../../harness/results/summary.js';
+import { reportFolder } from '../../harness/results/store.js';
+import { ROOT } from '../../harness/core/sys.js';
 import { scenarios, makeRecords, writeResultsDir } from '../fixtures.js';
 
 const EVIL = '<script>alert(1)</script>';
@@ -16,7 +25,20 @@ const EVIL = '<script>alert(1)</script>';
 describe('report', () => {
   const list = scenarios({ protocols: ['h1', 'h1-pep', 'h3', 'h3-pep'], losses: [0, 1] });
   const records = makeRecords(list, { runs: 12, fail: [[2, 5, 'wrong protocol: <b>document</b> over h2']] });
-  const summary = { meta: { seed: 1, generated: 'now', matrix: { profiles: ['geo', 'leo'], losses: [0, 1], protocols: ['h1', 'h1-pep', 'h3', 'h3-pep'], sites: ['kepler'], runs: 12 } }, groups: summarize(records) };
+  const summary = {
+    meta: {
+      seed: 1,
+      generated: 'now',
+      matrix: {
+        profiles: ['geo', 'leo'],
+        losses: [0, 1],
+        protocols: ['h1', 'h1-pep', 'h3', 'h3-pep'],
+        sites: ['kepler'],
+        runs: 12,
+      },
+    },
+    groups: summarize(records),
+  };
 
   it('the stored reference is shared/reference/ifip2022-table2.json', function () {
     const shared = path.resolve(ROOT, '../shared/reference/ifip2022-table2.json');
@@ -24,7 +46,7 @@ describe('report', () => {
     assert.deepEqual(loadReference(), JSON.parse(fs.readFileSync(shared, 'utf8')));
   });
 
-  it('puts the paper\'s median beside ours only where the scenario matches', () => {
+  it("puts the paper's median beside ours only where the scenario matches", () => {
     const ref = loadReference();
     assert.equal(paperMedian(ref, { profile: 'geo', loss_pct: 0, protocol: 'h3', site: 'kepler' }, 'plt'), 7669);
     assert.equal(paperMedian(ref, { profile: 'leo', loss_pct: 0.01, protocol: 'h1-pep', site: 'kepler' }, 'fcp'), 1085);
@@ -33,11 +55,13 @@ describe('report', () => {
     assert.equal(paperMedian(ref, { profile: 'geo', loss_pct: 0, protocol: 'h2', site: 'kepler' }, 'plt'), null);
   });
 
-  it('the matrix shows summary.json\'s medians, with intervals and the paper\'s values', () => {
+  it("the matrix shows summary.json's medians, with intervals and the paper's values", () => {
     const html = renderReport(summary, { records });
     for (const g of summary.groups) {
       for (const m of ['response_start_ms', 'fcp_ms', 'plt_ms']) {
-        const cell = new RegExp(`<div class="scroll matrix" data-metric="${m}">[\\s\\S]*?<td data-key="${escapeHtml(`${g.scenario.profile}|${g.scenario.loss_pct}|${g.scenario.protocol}|kepler`).replace(/\|/g, '\\|')}" data-median="([^"]*)"[^>]*><a class="med" href="#g\\d+">(\\d+)</a>`);
+        const cell = new RegExp(
+          `<div class="scroll matrix" data-metric="${m}">[\\s\\S]*?<td data-key="${escapeHtml(`${g.scenario.profile}|${g.scenario.loss_pct}|${g.scenario.protocol}|kepler`).replace(/\|/g, '\\|')}" data-median="([^"]*)"[^>]*><a class="med" href="#g\\d+">(\\d+)</a>`,
+        );
         const match = cell.exec(html);
         assert.ok(match, `${m} of ${JSON.stringify(g.scenario)}`);
         assert.equal(Number(match[1]), g.metrics[m].median);
@@ -49,12 +73,19 @@ describe('report', () => {
   });
 
   it('compares PEP with no PEP and HTTP/3 with HTTP/1.1', () => {
-    assert.deepEqual(comparisonPairs(['h1', 'h1-pep', 'h3', 'h3-pep']).map((p) => `${p.a}/${p.b}`), ['h1-pep/h1', 'h3-pep/h3', 'h3/h1', 'h3-pep/h1-pep']);
+    assert.deepEqual(
+      comparisonPairs(['h1', 'h1-pep', 'h3', 'h3-pep']).map((p) => `${p.a}/${p.b}`),
+      ['h1-pep/h1', 'h3-pep/h3', 'h3/h1', 'h3-pep/h1-pep'],
+    );
     assert.deepEqual(comparisonPairs(['h3-pep']), []);
     const model = buildReport({ summary, records, reference: loadReference() });
-    const c = model.comparisons.find((x) => x.a === 'h3-pep' && x.b === 'h3' && x.profile === 'geo' && x.loss_pct === 0);
+    const c = model.comparisons.find(
+      (x) => x.a === 'h3-pep' && x.b === 'h3' && x.profile === 'geo' && x.loss_pct === 0,
+    );
     const plt = c.metrics.find((x) => x.metric.key === 'plt_ms');
-    const med = (p) => summary.groups.find((g) => g.scenario.profile === 'geo' && g.scenario.loss_pct === 0 && g.scenario.protocol === p).metrics.plt_ms.median;
+    const med = (p) =>
+      summary.groups.find((g) => g.scenario.profile === 'geo' && g.scenario.loss_pct === 0 && g.scenario.protocol === p)
+        .metrics.plt_ms.median;
     assert.equal(plt.ratio, med('h3-pep') / med('h3'));
     assert.equal(plt.paper_ratio, 7344 / 7669);
     assert.ok(plt.p > 0 && plt.p <= 1);
@@ -66,8 +97,26 @@ describe('report', () => {
     const evil = [{ profile: EVIL, loss_pct: 0, protocol: 'h3', site: EVIL }];
     const recs = makeRecords(evil, { runs: 2, fail: [[0, 2, `<img src=x onerror=alert(2)>`]] });
     recs[0].navigation.name = `https://x/${EVIL}`;
-    const s = { meta: { generated: EVIL, seed: 1, argv: [EVIL], environment: { satbench: EVIL, chromium_flags: { h3: [EVIL] }, profiles: { [EVIL]: { description: EVIL, configured: {}, links: { x: EVIL } } } } }, groups: summarize(recs) };
-    recs[0].lighthouse = { error: EVIL, score: 0.5, metrics: {}, html: 'javascript:alert(3)', json: `lighthouse/${EVIL}` };
+    const s = {
+      meta: {
+        generated: EVIL,
+        seed: 1,
+        argv: [EVIL],
+        environment: {
+          satbench: EVIL,
+          chromium_flags: { h3: [EVIL] },
+          profiles: { [EVIL]: { description: EVIL, configured: {}, links: { x: EVIL } } },
+        },
+      },
+      groups: summarize(recs),
+    };
+    recs[0].lighthouse = {
+      error: EVIL,
+      score: 0.5,
+      metrics: {},
+      html: 'javascript:alert(3)',
+      json: `lighthouse/${EVIL}`,
+    };
     const html = renderReport(s, { records: recs });
     assert.match(html, /<section id="lighthouse">/);
     assert.ok(!html.includes('javascript:alert(3)'), 'links only to files in the folder');
@@ -86,7 +135,10 @@ describe('report', () => {
 
   it('embeds every raw record, compressed, one per results.jsonl line', () => {
     const html = renderReport(summary, { records });
-    const b64 = /<script type="application\/octet-stream" id="raw-records" data-encoding="gzip\+base64">([^<]*)<\/script>/.exec(html)[1];
+    const b64 =
+      /<script type="application\/octet-stream" id="raw-records" data-encoding="gzip\+base64">([^<]*)<\/script>/.exec(
+        html,
+      )[1];
     const lines = zlib.gunzipSync(Buffer.from(b64, 'base64')).toString().trim().split('\n');
     assert.equal(lines.length, records.length);
     assert.deepEqual(JSON.parse(lines[7]), records[7]);
@@ -94,7 +146,15 @@ describe('report', () => {
   });
 
   it('works from summary.json alone and for other kinds of records', () => {
-    const bulk = [{ kind: 'bulk', scenario: { profile: 'geo', protocol: 'tcp-pep' }, run: 1, ok: true, metrics: { goodput_mbps: 17.5 } }];
+    const bulk = [
+      {
+        kind: 'bulk',
+        scenario: { profile: 'geo', protocol: 'tcp-pep' },
+        run: 1,
+        ok: true,
+        metrics: { goodput_mbps: 17.5 },
+      },
+    ];
     const other = [{ kind: 'probe', scenario: { profile: 'geo' }, run: 1, ok: true, metrics: { rtt_ms: 581 } }];
     const html = renderReport({ meta: {}, groups: summarize([...records.slice(0, 8), ...bulk, ...other]) });
     assert.match(html, /Built from summary\.json alone/);

@@ -18,7 +18,7 @@ async function tree(dir, prefix = '') {
   const out = [];
   for (const e of await readdir(dir, { withFileTypes: true })) {
     const rel = prefix ? `${prefix}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...await tree(path.join(dir, e.name), rel));
+    if (e.isDirectory()) out.push(...(await tree(path.join(dir, e.name), rel)));
     else out.push(rel);
   }
   return out.sort();
@@ -26,7 +26,11 @@ async function tree(dir, prefix = '') {
 
 async function treeHash(dir) {
   const h = createHash('sha256');
-  for (const f of await tree(dir)) h.update(f).update('\0').update(await readFile(path.join(dir, f))).update('\0');
+  for (const f of await tree(dir))
+    h.update(f)
+      .update('\0')
+      .update(await readFile(path.join(dir, f)))
+      .update('\0');
   return h.digest('hex');
 }
 
@@ -47,12 +51,19 @@ const gz = (buf) => gzipSync(buf, { level: 9 }).length;
 describe('sites', function () {
   this.timeout(60000);
   let tmp;
-  before(async () => { tmp = await mkdtemp(path.join(os.tmpdir(), 'satbench-sites-')); });
-  after(async () => { if (tmp) await rm(tmp, { recursive: true, force: true }); });
+  before(async () => {
+    tmp = await mkdtemp(path.join(os.tmpdir(), 'satbench-sites-'));
+  });
+  after(async () => {
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+  });
 
   it('lists the sites and rejects an unknown one with the known names', async () => {
     assert.deepEqual(listSites(), ['kepler', 'deutschmann-small', 'deutschmann-large', 'kuhn-a', 'kuhn-b']);
-    assert.throws(() => siteManifest('nope'), /unknown site "nope".*kepler, deutschmann-small, deutschmann-large, kuhn-a, kuhn-b/);
+    assert.throws(
+      () => siteManifest('nope'),
+      /unknown site "nope".*kepler, deutschmann-small, deutschmann-large, kuhn-a, kuhn-b/,
+    );
     await assert.rejects(ensureSite('nope', { outDir: path.join(tmp, 'nope') }), /known sites: kepler/);
   });
 
@@ -72,7 +83,9 @@ describe('sites', function () {
 
   describe('kepler', () => {
     let dir;
-    before(async () => { dir = await ensureSite('kepler', { outDir: path.join(tmp, 'kepler') }); });
+    before(async () => {
+      dir = await ensureSite('kepler', { outDir: path.join(tmp, 'kepler') });
+    });
 
     it('has exactly the 75 objects of the original, the stamp outside the tree', async () => {
       const files = await tree(dir);
@@ -81,7 +94,10 @@ describe('sites', function () {
       assert.deepEqual(files, ['index.html', ...manifest.subresources.map((s) => s.path)].sort());
       assert.ok(existsSync(stampPath(dir)));
       assert.ok(!stampPath(dir).startsWith(dir + path.sep));
-      assert.deepEqual(siteManifest('kepler'), manifest.subresources.map(({ path: p, bytes, element }) => ({ path: p, bytes, element })));
+      assert.deepEqual(
+        siteManifest('kepler'),
+        manifest.subresources.map(({ path: p, bytes, element }) => ({ path: p, bytes, element })),
+      );
     });
 
     it('index.html references the objects in the original page order, with their elements and attributes', async () => {
@@ -90,8 +106,14 @@ describe('sites', function () {
       assert.match(html, new RegExp(`<table[^>]* width="${manifest.document.table_width}"`));
       const tags = referencedTags(html);
       assert.equal(tags.length, 74);
-      assert.deepEqual(tags.map((t) => t.url), manifest.subresources.map((s) => s.path));
-      assert.deepEqual(tags.map((t) => t.element), manifest.subresources.map((s) => s.element));
+      assert.deepEqual(
+        tags.map((t) => t.url),
+        manifest.subresources.map((s) => s.path),
+      );
+      assert.deepEqual(
+        tags.map((t) => t.element),
+        manifest.subresources.map((s) => s.element),
+      );
       const counts = tags.reduce((c, t) => ({ ...c, [t.element]: (c[t.element] ?? 0) + 1 }), {});
       assert.deepEqual(counts, { link: 9, iframe: 33, img: 32 });
       tags.forEach((t, i) => {
@@ -186,7 +208,12 @@ describe('sites', function () {
       const dir = await ensureSite(name, { outDir: path.join(tmp, name) });
       const files = await tree(dir);
       assert.equal(files.length, want.objects);
-      assert.deepEqual(files, siteFiles(name).map((f) => f.path).sort());
+      assert.deepEqual(
+        files,
+        siteFiles(name)
+          .map((f) => f.path)
+          .sort(),
+      );
       const sizes = [];
       for (const f of siteFiles(name)) {
         const buf = await readFile(path.join(dir, f.path));
@@ -197,19 +224,29 @@ describe('sites', function () {
           assert.ok(info.width >= 16 && info.height >= 16);
         }
       }
-      assert.equal(sizes.reduce((a, b) => a + b, 0), want.total);
+      assert.equal(
+        sizes.reduce((a, b) => a + b, 0),
+        want.total,
+      );
       assert.equal(Math.min(...sizes), want.min);
       assert.equal(Math.max(...sizes), want.max);
       const html = await readFile(path.join(dir, 'index.html'), 'utf8');
-      assert.deepEqual(referencedTags(html).map((t) => t.url), siteManifest(name).map((o) => o.path));
-      assert.deepEqual(referencedTags(html).map((t) => t.element), siteManifest(name).map((o) => o.element));
+      assert.deepEqual(
+        referencedTags(html).map((t) => t.url),
+        siteManifest(name).map((o) => o.path),
+      );
+      assert.deepEqual(
+        referencedTags(html).map((t) => t.element),
+        siteManifest(name).map((o) => o.element),
+      );
       assert.match(html, /<h1>[^<]+<\/h1>/);
       if (name.startsWith('deutschmann')) {
         const kinds = siteManifest(name).reduce((c, o) => ({ ...c, [o.element]: (c[o.element] ?? 0) + 1 }), {});
         assert.deepEqual(kinds, { link: 7, img: 19, script: 7 });
         // log-spaced: sorted sizes grow by a bounded factor from one to the next
         const sorted = [...sizes].sort((a, b) => a - b);
-        for (let i = 1; i < sorted.length; i++) assert.ok(sorted[i] / sorted[i - 1] < 2.2, `${sorted[i - 1]} → ${sorted[i]}`);
+        for (let i = 1; i < sorted.length; i++)
+          assert.ok(sorted[i] / sorted[i - 1] < 2.2, `${sorted[i - 1]} → ${sorted[i]}`);
       }
     });
   }

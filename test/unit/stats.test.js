@@ -1,8 +1,18 @@
 import assert from 'node:assert/strict';
 import {
-  quantile, median, mean, wilsonInterval, bootstrapMedianCi, describe as describeValues, erfc, normalSf,
-  mannWhitneyU, cliffsDelta, cliffsMagnitude, compareSamples,
-} from '../../harness/stats.js';
+  quantile,
+  median,
+  mean,
+  wilsonInterval,
+  bootstrapMedianCi,
+  describe as describeValues,
+  erfc,
+  normalSf,
+  mannWhitneyU,
+  cliffsDelta,
+  cliffsMagnitude,
+  compareSamples,
+} from '../../harness/results/stats.js';
 
 const close = (a, b, tol, what) => assert.ok(Math.abs(a - b) <= tol, `${what ?? ''} ${a} is not ${b} ± ${tol}`);
 
@@ -86,7 +96,11 @@ describe('stats', () => {
     assert.equal(cliffsDelta([1, 2, 3], [2, 4]), -0.5);
     assert.equal(cliffsDelta([10, 11], [1, 2]), 1);
     assert.equal(cliffsDelta([1, 2], [1, 2]), 0);
-    close(cliffsDelta([1, 2, 2, 3, 4, 4, 4, 5, 6, 7, 8, 9], [3, 4, 5, 5, 6, 7, 8, 8, 9, 10, 11, 12, 12]), -0.5705128205, 1e-9);
+    close(
+      cliffsDelta([1, 2, 2, 3, 4, 4, 4, 5, 6, 7, 8, 9], [3, 4, 5, 5, 6, 7, 8, 8, 9, 10, 11, 12, 12]),
+      -0.5705128205,
+      1e-9,
+    );
     assert.equal(cliffsMagnitude(0.1), 'negligible');
     assert.equal(cliffsMagnitude(-0.2), 'small');
     assert.equal(cliffsMagnitude(0.4), 'medium');
@@ -96,11 +110,17 @@ describe('stats', () => {
   it('the bootstrap interval of the median is fixed by its seed', () => {
     const plt = [7669, 7702, 7590, 7811, 7643, 7720, 7555, 7688, 9120, 7630];
     assert.deepEqual(bootstrapMedianCi(plt, { seed: 42 }), [7616.5, 7740]);
-    assert.deepEqual(bootstrapMedianCi(plt, { seed: 42 }), bootstrapMedianCi([...plt].reverse().reverse(), { seed: 42 }));
+    assert.deepEqual(
+      bootstrapMedianCi(plt, { seed: 42 }),
+      bootstrapMedianCi([...plt].reverse().reverse(), { seed: 42 }),
+    );
     assert.deepEqual(bootstrapMedianCi([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], { seed: 1 }), [3, 9]);
     assert.deepEqual(bootstrapMedianCi([4]), [4, 4]);
     const d = describeValues(plt, 42);
-    assert.deepEqual({ ...d, ci95: null }, { n: 10, median: 7678.5, mean: 7812.8, p10: 7586.5, p90: 7941.9, min: 7555, max: 9120, ci95: null });
+    assert.deepEqual(
+      { ...d, ci95: null },
+      { n: 10, median: 7678.5, mean: 7812.8, p10: 7586.5, p90: 7941.9, min: 7555, max: 9120, ci95: null },
+    );
   });
 
   it('a comparison reports ratio, p, delta and warns below 10 runs a side', () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { summarize, groupKey, scenarioKey, scenarioLabel, recordKind } from '../../harness/summary.js';
+import { summarize, groupKey, scenarioKey, scenarioLabel, recordKind } from '../../harness/results/summary.js';
 import { scenarios, makeRecords } from '../fixtures.js';
 
 describe('summary', () => {
@@ -25,10 +25,16 @@ describe('summary', () => {
 
   it('keeps records of other kinds apart and summarises whatever numbers they carry', () => {
     const page = makeRecords(scenarios({ profiles: ['geo'], protocols: ['h3'] }), { runs: 3 });
-    const bulk = [1, 2, 3].map((run) => ({ kind: 'bulk', scenario: { profile: 'geo', protocol: 'tcp-pep', size_mb: 10 }, run, ok: true, metrics: { goodput_mbps: 15 + run, note: 'x' } }));
+    const bulk = [1, 2, 3].map((run) => ({
+      kind: 'bulk',
+      scenario: { profile: 'geo', protocol: 'tcp-pep', size_mb: 10 },
+      run,
+      ok: true,
+      metrics: { goodput_mbps: 15 + run, note: 'x' },
+    }));
     const groups = summarize([...page, ...bulk, { ...bulk[0], run: 4, ok: false, error: 'reset', metrics: null }]);
     assert.equal(groups.length, 2);
-    assert.equal(groups[0].kind, undefined, 'page-load groups keep summary.json\'s shape');
+    assert.equal(groups[0].kind, undefined, "page-load groups keep summary.json's shape");
     const b = groups[1];
     assert.equal(b.kind, 'bulk');
     assert.equal(b.runs, 4);
@@ -38,6 +44,9 @@ describe('summary', () => {
     assert.equal(recordKind(page[0]), 'pageload');
     assert.equal(groupKey('pageload', page[0].scenario), scenarioKey(page[0].scenario));
     assert.equal(groupKey('bulk', { b: 1, a: 2 }), groupKey('bulk', { a: 2, b: 1 }));
-    assert.equal(scenarioLabel({ profile: 'geo', loss_pct: 1, protocol: 'h3', site: 'kepler' }), 'geo loss 1 % h3 kepler');
+    assert.equal(
+      scenarioLabel({ profile: 'geo', loss_pct: 1, protocol: 'h3', site: 'kepler' }),
+      'geo loss 1 % h3 kepler',
+    );
   });
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { PRESETS, TPROXY, pepSettings, nodePlan, nftRuleset, rmemDefaultFor } from '../../harness/tcp-pep.js';
+import { PRESETS, TPROXY, pepSettings, nodePlan, nftRuleset, rmemDefaultFor } from '../../harness/pep/tcp-chain.js';
 
 const argOf = (args, flag) => args[args.indexOf(flag) + 1];
 
@@ -16,8 +16,12 @@ describe('split-TCP PEP plan', () => {
   it('has the TCP PEP configurations A–D of Kuhn et al.', () => {
     const MB = 1024 * 1024;
     assert.deepEqual(Object.keys(PRESETS), ['paper', 'A', 'B', 'C', 'D']);
-    for (const [p, iw, wmax, rmax, core] of [['A', 10, 4 * MB, 6 * MB, 212992], ['B', 100, 4 * MB, 6 * MB, 212992],
-      ['C', 10, 32 * MB, 32 * MB, 32 * MB], ['D', 100, 32 * MB, 32 * MB, 32 * MB]]) {
+    for (const [p, iw, wmax, rmax, core] of [
+      ['A', 10, 4 * MB, 6 * MB, 212992],
+      ['B', 100, 4 * MB, 6 * MB, 212992],
+      ['C', 10, 32 * MB, 32 * MB, 32 * MB],
+      ['D', 100, 32 * MB, 32 * MB, 32 * MB],
+    ]) {
       const s = pepSettings(p);
       assert.equal(s.sat.iw, iw, p);
       assert.equal(s.mem.tcp_wmem[2], wmax, p);
@@ -27,7 +31,14 @@ describe('split-TCP PEP plan', () => {
   });
 
   it('takes overrides and refuses nonsense', () => {
-    const s = pepSettings('paper', { sat: { cc: 'newreno', iw: 32 }, ground: { cc: 'bbr' }, ports: 'all', idleTimeoutMs: 2000, maxConns: 3, splice: false });
+    const s = pepSettings('paper', {
+      sat: { cc: 'newreno', iw: 32 },
+      ground: { cc: 'bbr' },
+      ports: 'all',
+      idleTimeoutMs: 2000,
+      maxConns: 3,
+      splice: false,
+    });
     assert.deepEqual(s.sat, { cc: 'reno', iw: 32 });
     assert.equal(s.ground.cc, 'bbr');
     assert.equal(s.ports, 'all');
@@ -47,8 +58,23 @@ describe('split-TCP PEP plan', () => {
     assert.equal(argOf(p.args, '--listen'), `127.0.0.1:${TPROXY.port}`);
     assert.equal(argOf(p.args, '--name'), 'st');
     assert.equal(argOf(p.args, '--stats'), '/x/st.json');
-    assert.deepEqual(p.route, ['route', 'replace', 'default', 'via', '198.18.2.2', 'dev', 'sat0', 'initcwnd', '100', 'initrwnd', '100']);
-    assert.deepEqual(p.rules, [['rule', 'add', 'fwmark', '0x1', 'lookup', '100'], ['route', 'add', 'local', '0.0.0.0/0', 'dev', 'lo', 'table', '100']]);
+    assert.deepEqual(p.route, [
+      'route',
+      'replace',
+      'default',
+      'via',
+      '198.18.2.2',
+      'dev',
+      'sat0',
+      'initcwnd',
+      '100',
+      'initrwnd',
+      '100',
+    ]);
+    assert.deepEqual(p.rules, [
+      ['rule', 'add', 'fwmark', '0x1', 'lookup', '100'],
+      ['route', 'add', 'local', '0.0.0.0/0', 'dev', 'lo', 'table', '100'],
+    ]);
     assert.match(p.nft, /iifname "lan0"/);
   });
 
@@ -58,7 +84,19 @@ describe('split-TCP PEP plan', () => {
     assert.equal(argOf(p.args, '--accept-cc'), 'cubic');
     assert.equal(argOf(p.args, '--connect-cc'), 'cubic');
     assert.ok(!p.args.includes('--stats'));
-    assert.deepEqual(p.route, ['route', 'replace', '198.18.2.1/32', 'dev', 'sat0', 'src', '198.18.2.2', 'initcwnd', '100', 'initrwnd', '100']);
+    assert.deepEqual(p.route, [
+      'route',
+      'replace',
+      '198.18.2.1/32',
+      'dev',
+      'sat0',
+      'src',
+      '198.18.2.2',
+      'initcwnd',
+      '100',
+      'initrwnd',
+      '100',
+    ]);
     assert.equal(p.sysctls['net.ipv4.tcp_wmem'], `4096 16384 ${32 * 1024 * 1024}`);
     assert.deepEqual(p.sysctls['net.ipv4.tcp_rmem'], [4096, 524288, 32 * 1024 * 1024]);
     const paperGw = nodePlan('gw', pepSettings());
@@ -68,7 +106,12 @@ describe('split-TCP PEP plan', () => {
   });
 
   it('passes per-side buffers, the idle timeout and the copy mode to the proxy', () => {
-    const s = pepSettings('A', { sat: { sndbuf: 1 << 20, rcvbuf: 1 << 21 }, idleTimeoutMs: 1500, maxConns: 9, splice: false });
+    const s = pepSettings('A', {
+      sat: { sndbuf: 1 << 20, rcvbuf: 1 << 21 },
+      idleTimeoutMs: 1500,
+      maxConns: 9,
+      splice: false,
+    });
     const st = nodePlan('st', s).args;
     assert.equal(argOf(st, '--connect-sndbuf'), String(1 << 20));
     assert.equal(argOf(st, '--connect-rcvbuf'), String(1 << 21));
@@ -94,7 +137,10 @@ describe('split-TCP PEP plan', () => {
     assert.match(t, /^table ip satbench_tcp_pep \{/);
     assert.match(t, /type filter hook prerouting priority mangle; policy accept;/);
     assert.match(t, /meta l4proto tcp socket transparent 1 meta mark set 0x1 accept/);
-    assert.match(t, /iifname "lan0" meta l4proto tcp fib daddr type != local tcp dport \{ 80, 443 \} meta mark set 0x1 tproxy ip to 127\.0\.0\.1:9480 accept/);
+    assert.match(
+      t,
+      /iifname "lan0" meta l4proto tcp fib daddr type != local tcp dport \{ 80, 443 \} meta mark set 0x1 tproxy ip to 127\.0\.0\.1:9480 accept/,
+    );
     const all = nftRuleset({ iface: 'sat0', ports: 'all' });
     assert.ok(!all.includes('dport'));
     assert.match(all, /iifname "sat0" meta l4proto tcp fib daddr type != local meta mark set 0x1 tproxy/);

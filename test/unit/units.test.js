@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { durationMs, rateMbit, percent, sizeBytes } from '../../harness/units.js';
+import { durationMs, rateMbit, percent, sizeBytes } from '../../harness/core/units.js';
 
 describe('units', () => {
-  it('parses netem\'s units and plain numbers in the default unit', () => {
+  it("parses netem's units and plain numbers in the default unit", () => {
     assert.equal(durationMs('250ms', 'x'), 250);
     assert.equal(durationMs('1.5s', 'x'), 1500);
     assert.equal(durationMs('500us', 'x'), 0.5);
@@ -18,7 +18,10 @@ describe('units', () => {
   });
 
   it('names where a bad value came from', () => {
-    assert.throws(() => durationMs('soon', 'geo.yaml: satellite.forward.delay'), /^UsageError: geo\.yaml: satellite\.forward\.delay: expected a duration/);
+    assert.throws(
+      () => durationMs('soon', 'geo.yaml: satellite.forward.delay'),
+      /^UsageError: geo\.yaml: satellite\.forward\.delay: expected a duration/,
+    );
     assert.throws(() => rateMbit(true, 'f: k'), /f: k: expected a rate/);
     assert.throws(() => percent('5 apples', 'f: k'), /expected a percentage/);
   });

@@ -1,0 +1,42 @@
+// The (scenario, run) pairs of a benchmark matrix, and its shards.
+import { UsageError } from '../core/errors.js';
+import { scenarioKey } from '../results/summary.js';
+
+// Pure: every (scenario, run) of the matrix, run-major so that slow drifts
+// of the machine spread over all scenarios instead of hitting one.
+export function expandMatrix({ profiles, losses, protocols, sites, runs }) {
+  const scenarios = [];
+  for (const profile of profiles)
+    for (const loss_pct of losses)
+      for (const protocol of protocols)
+        for (const site of sites) {
+          scenarios.push({ profile, loss_pct, protocol, site });
+        }
+  const out = [];
+  for (let run = 1; run <= runs; run++) for (const scenario of scenarios) out.push({ scenario, run });
+  return out;
+}
+
+// `--shard i/n`: which slice of the matrix this machine runs.
+export function parseShard(text) {
+  const m = /^(\d+)\/(\d+)$/.exec(String(text).trim());
+  const index = m ? Number(m[1]) : NaN;
+  const count = m ? Number(m[2]) : NaN;
+  if (!m || count < 1 || index < 1 || index > count)
+    throw new UsageError(`--shard: expected i/n with 1 <= i <= n (e.g. 2/4), got ${JSON.stringify(text)}`);
+  return { index, count };
+}
+
+// Pure: shard i of n of the matrix's (scenario, run) items. Counted
+// scenario by scenario (scenario j's run r is item j·runs + r − 1) and dealt
+// round-robin: the shards differ by one item at most, and each scenario's
+// runs are spread over all shards, so a slower CI machine shifts every
+// scenario alike instead of a few. Each shard keeps the matrix's run-major
+// order.
+export function shardItems(items, shard) {
+  if (!shard) return items;
+  const order = new Map();
+  for (const x of items) if (!order.has(scenarioKey(x.scenario))) order.set(scenarioKey(x.scenario), order.size);
+  const runs = Math.max(...items.map((x) => x.run));
+  return items.filter((x) => (order.get(scenarioKey(x.scenario)) * runs + x.run - 1) % shard.count === shard.index - 1);
+}

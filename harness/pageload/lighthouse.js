@@ -1,0 +1,119 @@
+// bench --lighthouse: a Lighthouse audit (performance category only) of a
+// scenario's page in a separate load, after the scenario's first measured
+// run and in its testbed. Lighthouse gathers and judges; we keep its JSON
+// and HTML next to the results and its key numbers in the run's record
+// (`lighthouse`), which the report shows. Throttling is off: the emulated
+// satellite link is the throttle.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { launchChromium, closeChromium, siteUrl } from './runner.js';
+import { LIGHTHOUSE_DIR } from '../results/store.js';
+
+// The audits the report shows (ms, except CLS).
+export const LIGHTHOUSE_METRICS = [
+  'first-contentful-paint',
+  'largest-contentful-paint',
+  'speed-index',
+  'total-blocking-time',
+  'interactive',
+  'cumulative-layout-shift',
+];
+
+// Pure: Lighthouse's settings. 'provided' throttling applies none and
+// reports what was observed; the screen and user agent stay the runner's.
+export function lighthouseFlags(timeoutMs = 120000) {
+  return {
+    output: ['json', 'html'],
+    onlyCategories: ['performance'],
+    formFactor: 'desktop',
+    screenEmulation: { disabled: true },
+    emulatedUserAgent: false,
+    throttlingMethod: 'provided',
+    throttling: {
+      rttMs: 0,
+      throughputKbps: 0,
+      requestLatencyMs: 0,
+      downloadThroughputKbps: 0,
+      uploadThroughputKbps: 0,
+      cpuSlowdownMultiplier: 1,
+    },
+    maxWaitForLoad: timeoutMs,
+    logLevel: 'error',
+  };
+}
+
+// Pure: a file name for a scenario's reports; the hash keeps names apart
+// when sites or profiles are paths that sanitise alike.
+export function reportSlug(s) {
+  const name = `${s.profile}-loss${s.loss_pct}-${s.protocol}-${s.site}`.replace(/[^A-Za-z0-9._-]+/g, '_').slice(-80);
+  const hash = crypto
+    .createHash('sha1')
+    .update(JSON.stringify([s.profile, s.loss_pct, s.protocol, s.site]))
+    .digest('hex')
+    .slice(0, 8);
+  return `${name}-${hash}`;
+}
+
+// Pure: what the report shows of a Lighthouse result.
+export function keyMetrics(lhr) {
+  const metrics = {};
+  for (const id of LIGHTHOUSE_METRICS) {
+    const v = lhr.audits?.[id]?.numericValue;
+    if (typeof v === 'number') metrics[id] = v;
+  }
+  return {
+    score: lhr.categories?.performance?.score ?? null,
+    metrics,
+    version: lhr.lighthouseVersion ?? null,
+    runtime_error: lhr.runtimeError?.message ?? null,
+  };
+}
+
+/**
+ * Audits `url` on an open puppeteer page; writes NAME.report.json and
+ * NAME.report.html into `dir`. Returns {json, html} (file names) and the
+ * key metrics.
+ */
+export async function auditPage(page, url, { dir, name, timeoutMs }) {
+  const { default: lighthouse } = await import('lighthouse');
+  const result = await lighthouse(url, lighthouseFlags(timeoutMs), undefined, page);
+  if (!result) throw new Error('Lighthouse returned no result');
+  const [json, html] = result.report;
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, `${name}.report.json`), json);
+  fs.writeFileSync(path.join(dir, `${name}.report.html`), html);
+  return { json: `${name}.report.json`, html: `${name}.report.html`, ...keyMetrics(result.lhr) };
+}
+
+/**
+ * A separate load of the scenario's page in a fresh Chromium in the client
+ * namespace, audited by Lighthouse. Never throws: a failure is the entry's
+ * `error`. Paths in the entry are relative to `outDir`.
+ */
+export async function runLighthouse({ clientNs, protocol, spki, serverAddr, timeoutMs = 120000, outDir, scenario }) {
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-lighthouse-'));
+  const started = Date.now();
+  let browser;
+  // Lighthouse waits for load, then for quiet network and CPU: allow it more than one load.
+  const killer = setTimeout(() => browser?.process()?.kill('SIGKILL'), 3 * timeoutMs);
+  try {
+    browser = await launchChromium({ clientNs, protocol, spki, serverAddr, userDataDir, timeoutMs: 3 * timeoutMs });
+    const page = await browser.newPage();
+    const name = reportSlug(scenario);
+    const r = await auditPage(page, siteUrl(protocol), { dir: path.join(outDir, LIGHTHOUSE_DIR), name, timeoutMs });
+    return {
+      ...r,
+      json: `${LIGHTHOUSE_DIR}/${r.json}`,
+      html: `${LIGHTHOUSE_DIR}/${r.html}`,
+      error: r.runtime_error,
+      wall_ms: Date.now() - started,
+    };
+  } catch (e) {
+    return { error: `lighthouse: ${e.message.split('\n')[0]}`, wall_ms: Date.now() - started };
+  } finally {
+    clearTimeout(killer);
+    await closeChromium(browser, userDataDir);
+  }
+}

@@ -1,0 +1,20 @@
+// Named benchmark matrices (`satbench bench --preset NAME`).
+export const PRESETS = {
+  quick: {
+    description: 'kepler over leo and geo, no loss, h1, h1-pep, h3 and h3-pep, 5 runs each (npm run bench)',
+    profiles: ['leo', 'geo'],
+    losses: [0],
+    protocols: ['h1', 'h1-pep', 'h3', 'h3-pep'],
+    sites: ['kepler'],
+    runs: 5,
+  },
+  ifip2022: {
+    description:
+      'the matrix of Kosek et al. (IFIP Networking 2022): geo and leo, loss 0/0.01/0.1/1 %, h1, h1-pep, h3, h3-pep, 100 runs',
+    profiles: ['geo', 'leo'],
+    losses: [0, 0.01, 0.1, 1],
+    protocols: ['h1', 'h1-pep', 'h3', 'h3-pep'],
+    sites: ['kepler'],
+    runs: 100,
+  },
+};

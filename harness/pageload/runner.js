@@ -1,0 +1,202 @@
+// One page load: a fresh Chromium in the client namespace (puppeteer-core
+// over a pipe, the system's Chromium), a first-time visit with a new
+// profile, and the facts the page's performance timeline records. Judging
+// (is this run valid? what are its metrics?) is in the plain functions
+// below; `loadPage` is the I/O.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import puppeteer from 'puppeteer-core';
+import { ADDRESSES } from '../testbed/addressing.js';
+import { chromePath } from '../cli/doctor.js';
+import { which } from '../core/sys.js';
+import navigation from './page/navigation.js';
+import paint from './page/paint.js';
+import resources from './page/resources.js';
+
+export const SITE_HOST = 'satbench.test';
+export const PROTOCOLS = ['h1', 'h1s', 'h2', 'h3'];
+export const PEP_PROTOCOLS = PROTOCOLS.map((p) => `${p}-pep`);
+const NEXT_HOP = { h1: 'http/1.1', h1s: 'http/1.1', h2: 'h2', h3: 'h3' };
+
+export const baseProtocol = (protocol) => protocol.replace(/-pep$/, '');
+
+export function siteUrl(protocol) {
+  return `${baseProtocol(protocol) === 'h1' ? 'http' : 'https'}://${SITE_HOST}/`;
+}
+
+// Pure: Chromium's command line for one run of `protocol`.
+export function chromiumArgs(protocol, { userDataDir, spki, serverAddr = ADDRESSES.server }) {
+  const p = baseProtocol(protocol);
+  const args = [
+    '--headless=new',
+    '--no-sandbox',
+    '--disable-gpu',
+    // Chromium otherwise keeps calling Google, which this network refuses.
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--no-default-browser-check',
+    '--disable-default-apps',
+    '--mute-audio',
+    '--remote-debugging-pipe',
+    `--user-data-dir=${userDataDir}`,
+    '--window-size=1280,1024',
+    `--host-resolver-rules=MAP ${SITE_HOST} ${serverAddr}`,
+    // Cleartext h1 must stay cleartext: no automatic upgrade to HTTPS.
+    '--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,HttpsFirstModeV2ForTypicallySecureUsers',
+  ];
+  if (p !== 'h1') args.push(`--ignore-certificate-errors-spki-list=${spki}`);
+  if (p === 'h3') args.push('--enable-quic', `--origin-to-force-quic-on=${SITE_HOST}:443`);
+  else args.push('--disable-quic');
+  if (p === 'h1s') args.push('--disable-http2');
+  return args;
+}
+
+// Pure: whether the document and every resource came over the protocol
+// asked for (and over cleartext when h1 was asked); the counts seen.
+export function checkProtocol(protocol, nav, resourceList) {
+  const p = baseProtocol(protocol);
+  const want = NEXT_HOP[p];
+  const scheme = p === 'h1' ? 'http:' : 'https:';
+  const seen = { document: nav?.nextHopProtocol ?? null, resources: {} };
+  for (const r of resourceList)
+    seen.resources[r.nextHopProtocol || '(none)'] = (seen.resources[r.nextHopProtocol || '(none)'] ?? 0) + 1;
+  const problems = [];
+  if (!nav) problems.push('no navigation entry');
+  else {
+    if (nav.nextHopProtocol !== want)
+      problems.push(`document over ${nav.nextHopProtocol || 'an unknown protocol'}, not ${want}`);
+    if (new URL(nav.name).protocol !== scheme)
+      problems.push(`document loaded from ${nav.name}, not over ${scheme.slice(0, -1)}`);
+  }
+  const wrong = resourceList.filter((r) => r.nextHopProtocol !== want || new URL(r.name).protocol !== scheme);
+  if (wrong.length) {
+    const ex = wrong[0];
+    problems.push(
+      `${wrong.length} of ${resourceList.length} resources not over ${want} (e.g. ${ex.name} over ${ex.nextHopProtocol || 'an unknown protocol'})`,
+    );
+  }
+  return { ok: problems.length === 0, error: problems.length ? `wrong protocol: ${problems.join('; ')}` : null, seen };
+}
+
+// Pure: whether the server answered the document and every resource
+// (Chromium's own favicon request aside) with success; an error page loads
+// fast and would pass for a quick run. Status 0 means the browser does not
+// say, and is not held against the run.
+export function checkStatus(nav, allResources) {
+  const bad = (s) => typeof s === 'number' && s >= 400;
+  const problems = [];
+  if (bad(nav?.responseStatus)) problems.push(`document ${nav.responseStatus}`);
+  const failed = allResources.filter((r) => !isFavicon(r) && bad(r.responseStatus));
+  if (failed.length)
+    problems.push(`${failed.length} resources (e.g. ${new URL(failed[0].name).pathname} ${failed[0].responseStatus})`);
+  return { ok: problems.length === 0, error: problems.length ? `HTTP error status: ${problems.join('; ')}` : null };
+}
+
+// Pure: DESIGN.md's metrics from the raw entries, relative to navigation
+// start (startTime 0 of the navigation entry).
+// Chromium fetches /favicon.ico on its own; it shows in the timeline only
+// when it finishes before we read it, so it is left out of the page's count.
+export const isFavicon = (r) => r.initiatorType === 'other' && new URL(r.name).pathname === '/favicon.ico';
+
+export function deriveMetrics(nav, paints, lcp, allResources) {
+  const resourceList = allResources.filter((r) => !isFavicon(r));
+  const fcp = paints.find((p) => p.name === 'first-contentful-paint');
+  const fp = paints.find((p) => p.name === 'first-paint');
+  const sum = (k) => resourceList.reduce((a, r) => a + (r[k] || 0), 0);
+  return {
+    response_start_ms: nav?.responseStart ?? null,
+    fcp_ms: fcp ? fcp.startTime : null,
+    first_paint_ms: fp ? fp.startTime : null,
+    lcp_ms: lcp ? lcp.startTime : null,
+    dom_content_loaded_ms: nav?.domContentLoadedEventStart ?? null,
+    plt_ms: nav?.loadEventStart || null,
+    resource_count: resourceList.length, // without the favicon
+    favicon_seen: allResources.length !== resourceList.length,
+    transfer_bytes: (nav?.transferSize ?? 0) + sum('transferSize'),
+    body_bytes: (nav?.encodedBodySize ?? 0) + sum('encodedBodySize'),
+  };
+}
+
+// A fresh Chromium in the client namespace, driven over a pipe; used by
+// page loads and by Lighthouse (harness/pageload/lighthouse.js).
+export function launchChromium({ clientNs, protocol, spki, serverAddr, userDataDir, timeoutMs = 120000 }) {
+  return puppeteer.launch({
+    executablePath: which('ip'), // runs Chromium in the client namespace: `ip netns exec NS chromium …`
+    ignoreDefaultArgs: true,
+    pipe: true,
+    args: [
+      'netns',
+      'exec',
+      clientNs,
+      chromePath(),
+      ...chromiumArgs(protocol, { userDataDir, spki, serverAddr }),
+      'about:blank',
+    ],
+    timeout: 30000,
+    protocolTimeout: timeoutMs + 10000,
+  });
+}
+
+// Closes a Chromium of launchChromium (killing it if it does not answer)
+// and removes its profile, so no run inherits another's state.
+export async function closeChromium(browser, userDataDir) {
+  try {
+    await browser?.close();
+  } catch {
+    browser?.process()?.kill('SIGKILL');
+  }
+  fs.rmSync(userDataDir, { recursive: true, force: true });
+}
+
+/**
+ * Loads `siteUrl(protocol)` once in a fresh Chromium inside `clientNs`;
+ * the site's name resolves to `serverAddr` (the origin, or Proxy-ST).
+ * Never throws for a failed load: the record says ok:false and why.
+ */
+export async function loadPage({ clientNs, protocol, spki, serverAddr, timeoutMs = 120000 }) {
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-chromium-'));
+  const started = Date.now();
+  const record = {
+    ok: false,
+    error: null,
+    protocol_seen: null,
+    metrics: null,
+    navigation: null,
+    paints: [],
+    lcp: null,
+    resources: [],
+    errors: [],
+  };
+  let browser;
+  const killer = setTimeout(() => browser?.process()?.kill('SIGKILL'), timeoutMs + 15000); // a hung browser
+  try {
+    browser = await launchChromium({ clientNs, protocol, spki, serverAddr, userDataDir, timeoutMs });
+    const page = await browser.newPage();
+    page.on('requestfailed', (r) => record.errors.push({ url: r.url(), error: r.failure()?.errorText ?? 'failed' }));
+    page.on('pageerror', (e) => record.errors.push({ error: `page: ${e.message}` }));
+    const t0 = Date.now();
+    await page.goto(siteUrl(protocol), { waitUntil: 'load', timeout: timeoutMs });
+    record.load_wall_ms = Date.now() - t0;
+    record.navigation = await page.evaluate(navigation);
+    const p = await page.evaluate(paint);
+    record.paints = p.paints;
+    record.lcp = p.lcp;
+    record.resources = await page.evaluate(resources);
+    const check = checkProtocol(protocol, record.navigation, record.resources);
+    record.protocol_seen = check.seen;
+    record.metrics = deriveMetrics(record.navigation, record.paints, record.lcp, record.resources);
+    const status = checkStatus(record.navigation, record.resources);
+    record.ok = check.ok && status.ok;
+    record.error = [check.error, status.error].filter(Boolean).join('; ') || null;
+  } catch (e) {
+    record.error = e.message.split('\n')[0];
+  } finally {
+    clearTimeout(killer);
+    await closeChromium(browser, userDataDir);
+    record.wall_ms = Date.now() - started;
+  }
+  return record;
+}

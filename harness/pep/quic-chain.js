@@ -1,0 +1,303 @@
+// The QUIC PEP chain of a testbed: Proxy-ST in st, listening where the
+// client's Chromium is told the site is (198.18.1.1:443/udp), relays each
+// connection to Proxy-GW in gw (198.18.2.2:443/udp), which relays it to
+// the origin (198.18.3.2:443/udp). Every hop's QUIC transport is set
+// separately: client hop (st's accept side), satellite hop (st's connect
+// side and gw's accept side), server hop (gw's connect side).
+//
+// The plain functions (hop settings → CLI) are unit-tested;
+// `startQuicPepChain` makes the certificates and starts the two proxies.
+import fs from 'node:fs';
+import path from 'node:path';
+import { UsageError } from '../core/errors.js';
+import { run, binPath } from '../core/sys.js';
+import { alive, requestStats, startProcess } from '../testbed/testbed.js';
+import { ADDRESSES, LINK_PLAN } from '../testbed/addressing.js';
+import { SITE_HOST } from '../pageload/runner.js';
+
+const lan = LINK_PLAN.find((l) => l.name === 'lan');
+const sat = LINK_PLAN.find((l) => l.name === 'sat');
+
+export const QUIC_PORT = 443;
+// Proxy-ST on st's client-facing address, Proxy-GW on gw's satellite address.
+export const PEP_ADDRESSES = { st: lan.bAddr, gw: sat.bAddr };
+export const GW_NAME = 'pep-gw.satbench.test';
+
+// The paper's PEP setting (Kosek et al.): satellite hop NewReno with an
+// initial window of 100; client and server hops unchanged (Cubic, 10).
+export const DEFAULT_HOPS = {
+  client: {},
+  satellite: { cc: 'newreno', initialWindow: 100 },
+  server: {},
+};
+
+// Hop option → quic-pep's KEY (QuicOptions::set in sites/origin). Both the
+// camelCase names and the KEYs themselves (as --pep-sat parses them) work.
+const CAMEL = {
+  cc: 'cc',
+  initialWindow: 'initial-window',
+  initialMtu: 'initial-mtu',
+  ackFrequency: 'ack-frequency',
+  ackElicitingThreshold: 'ack-eliciting-threshold',
+  maxAckDelayMs: 'max-ack-delay-ms',
+  bdpBytes: 'bdp-bytes',
+  idleTimeoutMs: 'idle-timeout-ms',
+};
+const KEYS = { ...CAMEL, ...Object.fromEntries(Object.values(CAMEL).map((k) => [k, k])) };
+const CCS = ['cubic', 'newreno', 'bbr'];
+
+/**
+ * Pure: one hop's settings → the value of --accept-side / --connect-side,
+ * e.g. {cc: 'newreno', initialWindow: 100} → 'cc=newreno,initial-window=100'
+ * (or {'initial-window': '100'}, numbers as strings). Empty string when
+ * nothing is set (the proxy's defaults: Cubic, 10).
+ */
+export function sideFlag(hop = {}, what = 'hop') {
+  const parts = new Map();
+  for (const [k, v] of Object.entries(hop)) {
+    const key = KEYS[k];
+    if (!key)
+      throw new UsageError(
+        `QUIC PEP ${what}: unknown option ${JSON.stringify(k)}; expected ${Object.keys(CAMEL).join(', ')}`,
+      );
+    if (v === undefined || v === null) continue;
+    if (key === 'ack-frequency') {
+      if (v !== true && v !== false && v !== 'true' && v !== 'false')
+        throw new UsageError(`QUIC PEP ${what}: ackFrequency: expected true or false, got ${JSON.stringify(v)}`);
+      if (v === true || v === 'true') parts.set(key, key);
+    } else if (key === 'cc') {
+      if (!CCS.includes(v))
+        throw new UsageError(`QUIC PEP ${what}: cc: expected ${CCS.join(', ')}, got ${JSON.stringify(v)}`);
+      parts.set(key, `cc=${v}`);
+    } else {
+      const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
+      if (!Number.isSafeInteger(n) || n < 0)
+        throw new UsageError(`QUIC PEP ${what}: ${k}: expected a whole number, got ${JSON.stringify(v)}`);
+      parts.set(key, `${key}=${n}`); // a later spelling of the same key wins
+    }
+  }
+  return [...parts.values()].join(',');
+}
+
+// The largest rate and delay a link direction ever has (schedules too),
+// and its queue in bytes (packets counted at 1500 bytes).
+function extremes(imp) {
+  const points = imp.schedule?.points ?? [];
+  return {
+    rate: Math.max(imp.rate_mbit ?? 0, ...points.map((p) => p.rate_mbit ?? 0)),
+    delay: Math.max(imp.delay_ms, ...points.map((p) => p.delay_ms ?? 0)),
+    queue: imp.limit?.bytes ?? (imp.limit?.packets ?? 0) * 1500,
+  };
+}
+
+/**
+ * Pure: the most bytes one emulated link of a loaded profile ('satellite'
+ * or 'internet') can hold in one direction: its highest rate over its
+ * worst round trip, plus its queue (a loss-based sender fills the queue,
+ * and windows smaller than pipe + queue would then cap it). null when
+ * the link has no rate (the proxy keeps its default windows).
+ */
+export function linkBdpBytes(profile, link) {
+  const f = extremes(profile.links[link].forward);
+  const r = extremes(profile.links[link].return);
+  const rtt = (f.delay + r.delay) / 1000;
+  const hold = (d) => (d.rate ? ((d.rate * 1e6) / 8) * rtt + d.queue : 0);
+  const bytes = Math.max(hold(f), hold(r));
+  return bytes ? Math.round(bytes) : null;
+}
+
+/**
+ * Pure: the hops' settings: DEFAULT_HOPS, then the windows sized from the
+ * profile's links (when it has rates), then `hops` on top. `sat` and
+ * `ground` (the --pep-sat / --pep-ground shape: one side for the satellite
+ * hop, one for both ground hops) are laid over those.
+ */
+export function resolveHops(hops = {}, profile = null, { sat = {}, ground = {} } = {}) {
+  for (const k of Object.keys(hops)) {
+    if (!(k in DEFAULT_HOPS))
+      throw new UsageError(`QUIC PEP hops: unknown hop ${JSON.stringify(k)}; expected client, satellite, server`);
+  }
+  const fromProfile = { client: {}, satellite: {}, server: {} };
+  if (profile) {
+    const satBdp = linkBdpBytes(profile, 'satellite');
+    const netBdp = linkBdpBytes(profile, 'internet');
+    if (satBdp) fromProfile.satellite.bdpBytes = satBdp;
+    if (netBdp) fromProfile.server.bdpBytes = netBdp;
+  }
+  const extra = { client: ground, satellite: sat, server: ground };
+  const out = {};
+  for (const h of Object.keys(DEFAULT_HOPS)) {
+    // one spelling per key, so that a later setting replaces an earlier one
+    const merged = {};
+    for (const layer of [DEFAULT_HOPS[h], fromProfile[h], hops[h] ?? {}, extra[h]]) {
+      for (const [k, v] of Object.entries(layer)) {
+        if (!KEYS[k])
+          throw new UsageError(
+            `QUIC PEP ${h} hop: unknown option ${JSON.stringify(k)}; expected ${Object.keys(CAMEL).join(', ')}`,
+          );
+        const camel = Object.keys(CAMEL).find((c) => CAMEL[c] === KEYS[k]);
+        merged[camel] = v;
+      }
+    }
+    out[h] = merged;
+  }
+  return out;
+}
+
+/**
+ * Pure: the two proxies' command lines (without the binary).
+ * files: { st: {cert, key, log, stats}, gw: {cert, key, log, stats} };
+ * next: Proxy-GW's next hop {addr, port, name, ca} (the origin by default).
+ */
+export function chainArgs({
+  hops,
+  h3 = true,
+  files,
+  originCertPath,
+  siteHost,
+  next = {},
+  qlogDir = null,
+  alpn = ['h3'],
+}) {
+  const h = resolveHops(hops);
+  const common = (role, acceptHop, connectHop) => {
+    const f = files[role];
+    const a = [
+      '--label',
+      role,
+      '--listen',
+      `${PEP_ADDRESSES[role]}:${QUIC_PORT}`,
+      '--cert',
+      f.cert,
+      '--key',
+      f.key,
+      '--log',
+      f.log,
+      '--stats',
+      f.stats,
+      '--alpn',
+      alpn.join(','),
+    ];
+    if (h3) a.push('--h3');
+    const accept = sideFlag(h[acceptHop], `${acceptHop} hop`);
+    const connect = sideFlag(h[connectHop], `${connectHop} hop`);
+    if (accept) a.push('--accept-side', accept);
+    if (connect) a.push('--connect-side', connect);
+    if (qlogDir) a.push('--qlog-dir', qlogDir);
+    return a;
+  };
+  const gwNext = { addr: ADDRESSES.server, port: QUIC_PORT, name: siteHost, ca: originCertPath, ...next };
+  return {
+    gw: [
+      ...common('gw', 'satellite', 'server'),
+      '--next-hop',
+      `${gwNext.addr}:${gwNext.port}`,
+      '--next-hop-name',
+      gwNext.name,
+      '--next-hop-ca',
+      gwNext.ca,
+    ],
+    st: [
+      ...common('st', 'client', 'satellite'),
+      '--next-hop',
+      `${PEP_ADDRESSES.gw}:${QUIC_PORT}`,
+      '--next-hop-name',
+      GW_NAME,
+      '--next-hop-ca',
+      files.gw.cert,
+    ],
+  };
+}
+
+/**
+ * Makes the proxies' certificates (Proxy-ST's for `siteHost`, whose SPKI
+ * pin Chromium gets) and starts Proxy-GW in gw, then Proxy-ST in st; both
+ * are recorded in the testbed's state, so teardown ends them.
+ *
+ * The origin must already run: by default on 198.18.3.2:443/udp with the
+ * certificate `startOrigin` makes (tb.dir/tls/cert.pem); `next` {addr,
+ * port, name, ca} names another one (satbulk on its own port). `alpn` is
+ * what the chain offers (h3; satbulk for bulk downloads); `h3` picks the
+ * handshake mode (next hop first, default) over the parallel one. Each
+ * hop's transport is `hops` {client, satellite, server} (see sideFlag)
+ * over DEFAULT_HOPS and the windows sized from `profile`; `sat` and
+ * `ground` (QuicOptions names, as --pep-sat and --pep-ground give them)
+ * go on top.
+ *
+ * Returns { serverAddr (= addr), port, ca, spki, settings, logs, qlogDir,
+ * stats() }: point the client at serverAddr:port and have it trust ca (or
+ * Chromium the spki pin); stats() returns both proxies' counters,
+ * {st: {connections (relayed), accepted, failed, active, streams, bytes, …},
+ * gw: {…}}, fresh while they run, their last file after teardown.
+ */
+export async function startQuicPepChain(
+  tb,
+  {
+    siteHost = SITE_HOST,
+    originCertPath = path.join(tb.dir, 'tls', 'cert.pem'),
+    next = {},
+    dir = path.join(tb.dir, 'quic-pep'),
+    h3 = true,
+    alpn = ['h3'],
+    hops = {},
+    sat = {},
+    ground = {},
+    qlogDir = null,
+    profile = tb.profile,
+  } = {},
+) {
+  fs.mkdirSync(dir, { recursive: true });
+  const origin = binPath('origin');
+  const bin = binPath('quic-pep');
+  const files = {};
+  for (const [role, name] of [
+    ['st', siteHost],
+    ['gw', GW_NAME],
+  ]) {
+    const certDir = path.join(dir, `${role}-tls`);
+    await run(origin, ['gen-cert', '--name', name, '--ip', PEP_ADDRESSES[role], '--out', certDir]);
+    files[role] = {
+      cert: path.join(certDir, 'cert.pem'),
+      key: path.join(certDir, 'key.pem'),
+      log: path.join(dir, `quic-pep-${role}.log`),
+      stats: path.join(dir, `quic-pep-${role}.stats.json`),
+    };
+  }
+  if (qlogDir) fs.mkdirSync(qlogDir, { recursive: true });
+  const resolved = resolveHops(hops, profile, { sat, ground });
+  const args = chainArgs({ hops: resolved, h3, files, originCertPath, siteHost, next, qlogDir, alpn });
+  // gw first, so st's first connection finds it
+  for (const role of ['gw', 'st']) {
+    await startProcess(tb.state, `quic-pep-${role}`, ['ip', 'netns', 'exec', tb.ns[role], bin, ...args[role]], {
+      logPath: path.join(dir, `quic-pep-${role}.stderr.log`),
+      what: `the QUIC PEP in ${role}`,
+    });
+  }
+  const spki = fs.readFileSync(path.join(dir, 'st-tls', 'spki.txt'), 'utf8').trim();
+  const readFile = (f) => {
+    try {
+      return JSON.parse(fs.readFileSync(f, 'utf8'));
+    } catch {
+      return null;
+    }
+  };
+  return {
+    serverAddr: PEP_ADDRESSES.st,
+    addr: PEP_ADDRESSES.st,
+    port: QUIC_PORT,
+    ca: files.st.cert,
+    spki,
+    settings: { hops: resolved, h3, alpn },
+    qlogDir,
+    logs: { st: files.st.log, gw: files.gw.log },
+    stats: async () => {
+      const out = {};
+      for (const role of ['st', 'gw']) {
+        const pid = tb.state.processes.find((p) => p.role === `quic-pep-${role}`)?.pid;
+        out[role] =
+          (pid && alive(pid) ? await requestStats(pid, files[role].stats) : null) ?? readFile(files[role].stats);
+      }
+      return out;
+    },
+  };
+}

@@ -1,0 +1,124 @@
+// `satbench merge DIR… --out DIR`: join the shards of one matrix (bench
+// --shard i/n on several machines) into one result and report. mergeSets
+// decides (pure); mergeFolders reads and writes.
+import fs from 'node:fs';
+import path from 'node:path';
+import { UsageError } from '../core/errors.js';
+import { expandMatrix } from '../campaign/matrix.js';
+import { groupKey, recordKind, scenarioKey, scenarioLabel } from './summary.js';
+import { readResults, readSummary, writeOutputs, RESULTS, SUMMARY, LIGHTHOUSE_DIR } from './store.js';
+
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+// What of a machine's environment is worth a warning when shards differ.
+const envFingerprint = (e) =>
+  e
+    ? {
+        git: e.git?.commit ?? null,
+        chromium: e.chromium?.version ?? null,
+        kernel: e.kernel ?? null,
+        satbench: e.satbench ?? null,
+      }
+    : null;
+
+/**
+ * Pure: sets are [{dir, records, meta}]. Refuses slices of different
+ * matrices or seeds and any run present twice; warns about missing shards
+ * and machines that differ. Records come out in the matrix's order.
+ */
+export function mergeSets(sets, { now = new Date().toISOString() } = {}) {
+  if (!sets.length) throw new UsageError('merge: name the result folders to join');
+  const first = sets[0];
+  for (const s of sets.slice(1)) {
+    for (const key of ['matrix', 'seed']) {
+      if (first.meta[key] !== undefined && s.meta[key] !== undefined && !same(first.meta[key], s.meta[key])) {
+        throw new UsageError(
+          `${path.join(s.dir, SUMMARY)}: meta.${key} ${JSON.stringify(s.meta[key])} differs from ${first.dir}'s ${JSON.stringify(first.meta[key])}; merge joins shards of one matrix`,
+        );
+      }
+    }
+  }
+  const warnings = [];
+  const shards = sets.map((s) => s.meta.shard).filter(Boolean);
+  if (shards.length) {
+    const count = shards[0].count;
+    if (shards.some((x) => x.count !== count))
+      throw new UsageError(
+        `merge: the folders are shards of different splits (${shards.map((x) => `${x.index}/${x.count}`).join(', ')})`,
+      );
+    const seen = new Set();
+    for (const s of sets.filter((x) => x.meta.shard)) {
+      if (seen.has(s.meta.shard.index))
+        throw new UsageError(`${s.dir}: shard ${s.meta.shard.index}/${count} is given twice`);
+      seen.add(s.meta.shard.index);
+    }
+    const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seen.has(i));
+    if (missing.length)
+      warnings.push(`shard(s) ${missing.map((i) => `${i}/${count}`).join(', ')} missing: this result is incomplete`);
+  }
+  const fps = sets.map((s) => envFingerprint(s.meta.environment));
+  if (fps.some((f) => f && fps[0] && !same(f, fps[0])))
+    warnings.push(
+      'the shards ran on differing software (see Environment: merged from); their results may not be comparable',
+    );
+
+  const where = new Map();
+  const records = [];
+  for (const s of sets) {
+    for (const r of s.records) {
+      const k = `${groupKey(recordKind(r), r.scenario)}#${r.run}`;
+      if (where.has(k))
+        throw new UsageError(
+          `${s.dir}: ${scenarioLabel(r.scenario, recordKind(r))} run ${r.run} is also in ${where.get(k)}`,
+        );
+      where.set(k, s.dir);
+      records.push(r);
+    }
+  }
+  // Page-load matrices give the order; other kinds (bulk) keep the shards'.
+  const m = first.meta.matrix;
+  if (m && ['profiles', 'losses', 'protocols', 'sites'].every((k) => Array.isArray(m[k])) && Number.isInteger(m.runs)) {
+    const pos = new Map(expandMatrix(m).map((x, i) => [`${scenarioKey(x.scenario)}#${x.run}`, i]));
+    const at = (r) =>
+      recordKind(r) === 'pageload' ? (pos.get(`${scenarioKey(r.scenario)}#${r.run}`) ?? Infinity) : Infinity;
+    records.sort((a, b) => at(a) - at(b)); // stable: the rest keep their order
+  }
+  const { shard: _shard, warnings: _w, ...rest } = first.meta;
+  const meta = {
+    ...rest,
+    generated: now,
+    merged_from: sets.map((s) => ({
+      dir: s.dir,
+      shard: s.meta.shard ?? null,
+      generated: s.meta.generated ?? null,
+      environment: envFingerprint(s.meta.environment),
+    })),
+  };
+  if (warnings.length) meta.warnings = warnings;
+  return { records, meta, warnings };
+}
+
+export function mergeFolders(dirs, outDir) {
+  const sets = dirs.map((dir) => {
+    const rf = path.join(dir, RESULTS);
+    if (!fs.existsSync(rf)) throw new UsageError(`${dir}: no ${RESULTS} (merge needs every run)`);
+    const sf = path.join(dir, SUMMARY);
+    return { dir, records: readResults(rf), meta: fs.existsSync(sf) ? (readSummary(sf).meta ?? {}) : {} };
+  });
+  const out = path.resolve(outDir);
+  if (dirs.some((d) => path.resolve(d) === out))
+    throw new UsageError(`--out ${outDir}: must be a new folder, not one of the inputs`);
+  if (fs.existsSync(path.join(out, RESULTS)))
+    throw new UsageError(`--out ${outDir}: already holds a ${RESULTS}; pick a new folder`);
+  const { records, meta, warnings } = mergeSets(sets);
+  fs.mkdirSync(out, { recursive: true });
+  fs.writeFileSync(path.join(out, RESULTS), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  // Lighthouse reports (bench --lighthouse) come along, so that the merged
+  // folder is complete on its own; records name them relative to it.
+  for (const d of dirs) {
+    const lh = path.join(d, LIGHTHOUSE_DIR);
+    if (fs.existsSync(lh)) fs.cpSync(lh, path.join(out, LIGHTHOUSE_DIR), { recursive: true });
+  }
+  const summary = writeOutputs(out, records, meta);
+  return { summary, records: records.length, warnings };
+}

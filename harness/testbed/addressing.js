@@ -1,0 +1,77 @@
+// The testbed's address plan: four namespaces in a chain, addresses from
+// 198.18.0.0/15 (RFC 2544's benchmarking range). Every testbed uses the same
+// addresses inside its own namespaces; only the namespace names differ, so
+// several testbeds coexist.
+//
+//   client ─lan─ st ═sat═ gw ─inet─ server
+export const NODES = ['client', 'st', 'gw', 'server'];
+export const NAMESPACE_PREFIX = 'sbt-';
+const ID_PATTERN = /^[a-z0-9]{1,12}$/;
+const NAMESPACE_PATTERN = /^sbt-([a-z0-9]{1,12})-(client|st|gw|server)$/;
+
+// Each link: its two ends, the interface name in both namespaces, and
+// the /30 (or /24) it is numbered from. `emulated` links carry a profile.
+export const LINK_PLAN = [
+  {
+    name: 'lan',
+    dev: 'lan0',
+    a: 'client',
+    b: 'st',
+    aAddr: '198.18.1.2',
+    bAddr: '198.18.1.1',
+    prefix: 24,
+    emulated: null,
+  },
+  {
+    name: 'sat',
+    dev: 'sat0',
+    a: 'st',
+    b: 'gw',
+    aAddr: '198.18.2.1',
+    bAddr: '198.18.2.2',
+    prefix: 30,
+    emulated: 'satellite',
+  },
+  {
+    name: 'inet',
+    dev: 'inet0',
+    a: 'gw',
+    b: 'server',
+    aAddr: '198.18.3.1',
+    bAddr: '198.18.3.2',
+    prefix: 30,
+    emulated: 'internet',
+  },
+];
+
+export const ADDRESSES = { client: '198.18.1.2', server: '198.18.3.2', st: '198.18.2.1', gw: '198.18.2.2' };
+
+// Routes beyond the connected ones; `default` routes carry the TCP
+// initial windows of the end hosts.
+export const ROUTES = {
+  client: [{ to: 'default', via: '198.18.1.1', dev: 'lan0' }],
+  st: [{ to: 'default', via: '198.18.2.2', dev: 'sat0' }],
+  gw: [{ to: '198.18.1.0/24', via: '198.18.2.1', dev: 'sat0' }],
+  server: [{ to: 'default', via: '198.18.3.1', dev: 'inet0' }],
+};
+export const FORWARDING = ['st', 'gw'];
+
+export function validateId(id) {
+  if (!ID_PATTERN.test(id)) throw new Error(`testbed id ${JSON.stringify(id)}: expected 1 to 12 of a-z, 0-9`);
+  return id;
+}
+
+export function namespacesOf(id) {
+  validateId(id);
+  return Object.fromEntries(NODES.map((n) => [n, `${NAMESPACE_PREFIX}${id}-${n}`]));
+}
+
+// The testbed a namespace belongs to, or null when it is not one of ours.
+export function parseNamespace(name) {
+  const m = NAMESPACE_PATTERN.exec(name);
+  return m ? { id: m[1], node: m[2] } : null;
+}
+
+export function randomId() {
+  return Math.random().toString(36).slice(2, 8).padEnd(6, '0');
+}

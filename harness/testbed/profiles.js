@@ -1,0 +1,341 @@
+// Link profiles: files in netem's vocabulary (YAML or JSON) describing the
+// satellite link and the internet link, each per direction (forward =
+// gateway to terminal, return = terminal to gateway). This module turns a
+// profile into the normalised impairments both link backends consume, and
+// rejects bad input naming the file, the key and what is allowed.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
+import { UsageError } from '../core/errors.js';
+import { durationMs, rateMbit, percent, sizeBytes } from '../core/units.js';
+
+export const PROFILE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../netem/profiles');
+export const LINKS = ['satellite', 'internet'];
+export const DIRECTIONS = ['forward', 'return'];
+export const DISTRIBUTIONS = ['uniform', 'normal', 'pareto', 'paretonormal'];
+const TOP_KEYS = ['description', ...LINKS];
+const DIRECTION_KEYS = ['delay', 'jitter', 'distribution', 'loss', 'rate', 'limit', 'schedule'];
+const GEMODEL_KEYS = ['p', 'r', '1-h', '1-k'];
+const SCHEDULE_KEYS = ['file', 'loop'];
+const SCHEDULE_COLUMNS = ['time_s', 'delay_ms', 'rate_mbit'];
+// The queue of a rate-limited direction holds one bandwidth-delay product
+// unless the profile says otherwise, but never fewer than this many bytes
+// (short test delays would otherwise give a queue of a few packets).
+const MIN_DEFAULT_LIMIT_BYTES = 16 * 1500;
+
+const PROFILE_EXTENSIONS = ['.yaml', '.yml', '.json'];
+
+export function listBuiltinProfiles() {
+  return fs
+    .readdirSync(PROFILE_DIR)
+    .filter((f) => PROFILE_EXTENSIONS.includes(path.extname(f)))
+    .map((f) => path.basename(f, path.extname(f)))
+    .sort();
+}
+
+// A built-in name ("geo") or a path to a profile file.
+export function resolveProfilePath(nameOrPath) {
+  if (PROFILE_EXTENSIONS.includes(path.extname(nameOrPath)) || nameOrPath.includes('/')) {
+    if (!fs.existsSync(nameOrPath)) throw new UsageError(`profile file ${nameOrPath} does not exist`);
+    return path.resolve(nameOrPath);
+  }
+  for (const ext of PROFILE_EXTENSIONS) {
+    const candidate = path.join(PROFILE_DIR, nameOrPath + ext);
+    if (fs.existsSync(candidate)) return candidate;
+  }
+  throw new UsageError(
+    `unknown profile ${JSON.stringify(nameOrPath)}; built-in profiles: ${listBuiltinProfiles().join(', ')}; or give the path of a .yaml or .json profile file`,
+  );
+}
+
+// Reads and validates a profile; `lossPct` (the scenario's --loss) replaces
+// the satellite link's loss in both directions.
+export function loadProfile(nameOrPath, { lossPct } = {}) {
+  const file = resolveProfilePath(nameOrPath);
+  const text = fs.readFileSync(file, 'utf8');
+  let doc;
+  try {
+    doc = path.extname(file) === '.json' ? JSON.parse(text) : YAML.parse(text);
+  } catch (e) {
+    throw new UsageError(
+      `${file}: not valid ${path.extname(file) === '.json' ? 'JSON' : 'YAML'}: ${e.message.split('\n')[0]}`,
+    );
+  }
+  const readRelative = (rel) => {
+    const p = path.resolve(path.dirname(file), rel);
+    if (!fs.existsSync(p)) throw new UsageError(`${file}: schedule file ${rel} not found (looked at ${p})`);
+    return { path: p, text: fs.readFileSync(p, 'utf8') };
+  };
+  let profile = parseProfile(doc, { file, name: path.basename(file, path.extname(file)), readRelative });
+  if (lossPct !== undefined && lossPct !== null) profile = withSatelliteLoss(profile, lossPct);
+  return withDefaultLimits(profile);
+}
+
+function isPlainObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function checkKeys(obj, allowed, file, where) {
+  if (!isPlainObject(obj)) {
+    throw new UsageError(
+      `${file}: ${where || 'the profile'} must be a mapping with keys ${allowed.join(', ')}, got ${JSON.stringify(obj)}`,
+    );
+  }
+  for (const key of Object.keys(obj)) {
+    if (!allowed.includes(key)) {
+      throw new UsageError(
+        `${file}: unknown key ${JSON.stringify(key)}${where ? ` in ${where}` : ''}; allowed: ${allowed.join(', ')}`,
+      );
+    }
+  }
+}
+
+function bounded(value, { min, max, minExclusive = false }, file, key, what) {
+  if (value < min || (minExclusive && value === min) || (max !== undefined && value > max)) {
+    const range = max === undefined ? `${minExclusive ? '>' : '>='} ${min}` : `between ${min} and ${max}`;
+    throw new UsageError(`${file}: ${key}: ${what} must be ${range}, got ${value}`);
+  }
+  return value;
+}
+
+const percentIn = (v, file, key) =>
+  bounded(percent(v, `${file}: ${key}`), { min: 0, max: 100 }, file, key, 'a percentage');
+
+function parseLoss(v, file, key) {
+  if (v === null || v === undefined) return null;
+  if (isPlainObject(v)) {
+    checkKeys(v, ['gemodel'], file, key);
+    const ge = v.gemodel;
+    checkKeys(ge, GEMODEL_KEYS, file, `${key}.gemodel`);
+    for (const k of ['p', 'r']) {
+      if (ge[k] === undefined)
+        throw new UsageError(`${file}: ${key}.gemodel.${k} is required (netem's "loss gemodel p r [1-h [1-k]]")`);
+    }
+    return {
+      model: 'gemodel',
+      p_pct: percentIn(ge.p, file, `${key}.gemodel.p`),
+      r_pct: percentIn(ge.r, file, `${key}.gemodel.r`),
+      h_loss_pct: ge['1-h'] === undefined ? 100 : percentIn(ge['1-h'], file, `${key}.gemodel.1-h`),
+      k_loss_pct: ge['1-k'] === undefined ? 0 : percentIn(ge['1-k'], file, `${key}.gemodel.1-k`),
+    };
+  }
+  const pct = percentIn(v, file, key);
+  return pct === 0 ? null : { model: 'random', pct };
+}
+
+function parseLimit(v, file, key) {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'number' || /^\s*\d+\s*$/.test(String(v))) {
+    const packets = Number(v);
+    if (!Number.isInteger(packets) || packets < 1) {
+      throw new UsageError(`${file}: ${key}: a packet limit must be a whole number >= 1, got ${JSON.stringify(v)}`);
+    }
+    return { packets };
+  }
+  const bytes = Math.round(bounded(sizeBytes(v, `${file}: ${key}`), { min: 1500 }, file, key, 'a byte limit'));
+  return { bytes };
+}
+
+// CSV with a header row naming its columns: time_s and delay_ms and/or
+// rate_mbit. Blank lines and lines starting with # are ignored.
+export function parseScheduleCsv(text, file) {
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
+  if (lines.length < 2) throw new UsageError(`${file}: a schedule needs a header line and at least one row`);
+  const header = lines[0].split(',').map((h) => h.trim());
+  for (const h of header) {
+    if (!SCHEDULE_COLUMNS.includes(h))
+      throw new UsageError(`${file}: unknown column ${JSON.stringify(h)}; allowed: ${SCHEDULE_COLUMNS.join(', ')}`);
+  }
+  if (!header.includes('time_s') || header.length < 2) {
+    throw new UsageError(`${file}: the header must name time_s and at least one of delay_ms, rate_mbit`);
+  }
+  let last = -Infinity;
+  return lines.slice(1).map((line, i) => {
+    const cells = line.split(',').map((c) => c.trim());
+    if (cells.length !== header.length)
+      throw new UsageError(`${file}: line ${i + 2}: expected ${header.length} values, got ${cells.length}`);
+    const point = {};
+    header.forEach((h, j) => {
+      if (cells[j] === '') return;
+      const n = Number(cells[j]);
+      if (!Number.isFinite(n))
+        throw new UsageError(`${file}: line ${i + 2}: ${h} must be a number, got ${JSON.stringify(cells[j])}`);
+      if (h === 'time_s') point.t_s = n;
+      else point[h] = n;
+    });
+    if (point.t_s === undefined || point.t_s < 0 || point.t_s <= last) {
+      throw new UsageError(`${file}: line ${i + 2}: time_s must be >= 0 and increasing`);
+    }
+    last = point.t_s;
+    if (point.delay_ms !== undefined && point.delay_ms < 0)
+      throw new UsageError(`${file}: line ${i + 2}: delay_ms must be >= 0`);
+    if (point.rate_mbit !== undefined && point.rate_mbit <= 0)
+      throw new UsageError(`${file}: line ${i + 2}: rate_mbit must be > 0`);
+    return point;
+  });
+}
+
+function parseDirection(d, file, where, readRelative) {
+  checkKeys(d, DIRECTION_KEYS, file, where);
+  const key = (k) => `${where}.${k}`;
+  const out = {
+    delay_ms: 0,
+    jitter_ms: 0,
+    jitter_distribution: 'uniform', // netem's default when no distribution is named
+    loss: parseLoss(d.loss, file, key('loss')),
+    rate_mbit: null,
+    limit: parseLimit(d.limit, file, key('limit')),
+    schedule: null,
+  };
+  if (d.delay !== undefined)
+    out.delay_ms = bounded(durationMs(d.delay, `${file}: ${key('delay')}`), { min: 0 }, file, key('delay'), 'a delay');
+  if (d.jitter !== undefined)
+    out.jitter_ms = bounded(
+      durationMs(d.jitter, `${file}: ${key('jitter')}`),
+      { min: 0 },
+      file,
+      key('jitter'),
+      'a jitter',
+    );
+  if (d.distribution !== undefined) {
+    if (!DISTRIBUTIONS.includes(d.distribution)) {
+      throw new UsageError(
+        `${file}: ${key('distribution')}: expected one of ${DISTRIBUTIONS.join(', ')}, got ${JSON.stringify(d.distribution)}`,
+      );
+    }
+    out.jitter_distribution = d.distribution;
+  }
+  if (d.rate !== undefined && d.rate !== null) {
+    out.rate_mbit = bounded(
+      rateMbit(d.rate, `${file}: ${key('rate')}`),
+      { min: 0, minExclusive: true },
+      file,
+      key('rate'),
+      'a rate',
+    );
+  }
+  if (d.schedule !== undefined && d.schedule !== null) {
+    checkKeys(d.schedule, SCHEDULE_KEYS, file, key('schedule'));
+    if (typeof d.schedule.file !== 'string')
+      throw new UsageError(`${file}: ${key('schedule')}.file: expected the name of a CSV file`);
+    if (d.schedule.loop !== undefined && typeof d.schedule.loop !== 'boolean')
+      throw new UsageError(`${file}: ${key('schedule')}.loop: expected true or false`);
+    const csv = readRelative(d.schedule.file);
+    const points = parseScheduleCsv(csv.text, csv.path);
+    const firstDelay = points.find((p) => p.delay_ms !== undefined);
+    if (firstDelay && d.delay !== undefined) {
+      throw new UsageError(`${file}: ${where}: give either delay or a schedule with delay_ms, not both`);
+    }
+    if (firstDelay) out.delay_ms = firstDelay.delay_ms;
+    const firstRate = points.find((p) => p.rate_mbit !== undefined);
+    if (firstRate && out.rate_mbit === null) out.rate_mbit = firstRate.rate_mbit;
+    out.schedule = { loop: d.schedule.loop === true, points };
+  }
+  if (out.limit && out.rate_mbit === null) {
+    throw new UsageError(`${file}: ${key('limit')}: a queue limit needs a rate (without a rate nothing queues)`);
+  }
+  return out;
+}
+
+// Pure: a parsed document to normalised impairments. `readRelative(name)`
+// gives {path, text} of a file named by the profile (schedules).
+export function parseProfile(doc, { file, name, readRelative }) {
+  checkKeys(doc, TOP_KEYS, file, '');
+  const links = {};
+  for (const link of LINKS) {
+    const l = doc[link] ?? {};
+    checkKeys(l, DIRECTIONS, file, link);
+    links[link] = {};
+    for (const dir of DIRECTIONS) links[link][dir] = parseDirection(l[dir] ?? {}, file, `${link}.${dir}`, readRelative);
+  }
+  return { name, file, description: doc.description ?? '', links };
+}
+
+export function withSatelliteLoss(profile, lossPct) {
+  if (typeof lossPct !== 'number' || !(lossPct >= 0 && lossPct <= 100)) {
+    throw new UsageError(`--loss: expected a percentage between 0 and 100, got ${lossPct}`);
+  }
+  const loss = lossPct === 0 ? null : { model: 'random', pct: lossPct };
+  const sat = profile.links.satellite;
+  return {
+    ...profile,
+    loss_override_pct: lossPct,
+    links: { ...profile.links, satellite: { forward: { ...sat.forward, loss }, return: { ...sat.return, loss } } },
+  };
+}
+
+function maxDelay(imp) {
+  const scheduled = (imp.schedule?.points ?? []).map((p) => p.delay_ms ?? 0);
+  return Math.max(imp.delay_ms, ...scheduled);
+}
+
+// Round-trip time the profile configures: both links, both directions.
+export function configuredRttMs(profile, { worst = false } = {}) {
+  let sum = 0;
+  for (const link of LINKS)
+    for (const dir of DIRECTIONS) {
+      const imp = profile.links[link][dir];
+      sum += worst ? maxDelay(imp) : imp.delay_ms;
+    }
+  return sum;
+}
+
+export function withDefaultLimits(profile) {
+  const rttS = configuredRttMs(profile, { worst: true }) / 1000;
+  const links = {};
+  for (const link of LINKS) {
+    links[link] = {};
+    for (const dir of DIRECTIONS) {
+      const imp = profile.links[link][dir];
+      const rates = [imp.rate_mbit, ...(imp.schedule?.points ?? []).map((p) => p.rate_mbit)].filter((r) => r);
+      const needsLimit = imp.limit === null && rates.length > 0;
+      const bdp = needsLimit ? Math.round(((Math.max(...rates) * 1e6) / 8) * rttS) : 0;
+      links[link][dir] = needsLimit ? { ...imp, limit: { bytes: Math.max(bdp, MIN_DEFAULT_LIMIT_BYTES) } } : imp;
+    }
+  }
+  return { ...profile, links };
+}
+
+// Long-run loss of one direction's loss model, in percent.
+export function stationaryLossPct(loss) {
+  if (!loss) return 0;
+  if (loss.model === 'random') return loss.pct;
+  const { p_pct: p, r_pct: r, h_loss_pct: h, k_loss_pct: k } = loss;
+  if (p + r === 0) return k;
+  return (p * h + r * k) / (p + r);
+}
+
+function pathOf(profile, dir) {
+  const imps = LINKS.map((l) => profile.links[l][dir]);
+  const rates = imps.map((i) => i.rate_mbit).filter((r) => r !== null);
+  const survive = imps.reduce((acc, i) => acc * (1 - stationaryLossPct(i.loss) / 100), 1);
+  return { mbps: rates.length ? Math.min(...rates) : null, loss_pct: (1 - survive) * 100 };
+}
+
+// What the profile promises, in the shape `testbed probe` prints beside
+// what it measured.
+export function configuredSummary(profile) {
+  const fwd = pathOf(profile, 'forward');
+  const ret = pathOf(profile, 'return');
+  return {
+    rtt_ms: configuredRttMs(profile),
+    one_way_ms: {
+      forward: LINKS.reduce((s, l) => s + profile.links[l].forward.delay_ms, 0),
+      return: LINKS.reduce((s, l) => s + profile.links[l].return.delay_ms, 0),
+    },
+    forward_mbps: fwd.mbps,
+    return_mbps: ret.mbps,
+    loss_pct: fwd.loss_pct,
+    return_loss_pct: ret.loss_pct,
+  };
+}
+
+/** Pure: bytes in flight the path holds at its bottleneck rate over its worst RTT; null without a rate. */
+export function pathBdpBytes(profile) {
+  const mbps = configuredSummary(profile).forward_mbps;
+  return mbps ? Math.round((((mbps * 1e6) / 8) * configuredRttMs(profile, { worst: true })) / 1000) : null;
+}

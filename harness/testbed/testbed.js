@@ -1,0 +1,434 @@
+// Building and tearing down a testbed: four namespaces joined by a veth
+// (client–st) and two emulated links (st–gw satellite, gw–server internet).
+// State lives under /run/satbench/testbeds/ID so that `testbed down`,
+// `testbed status` and `cleanup` work from another process, and so that
+// what a killed run left behind can be found.
+import fs from 'node:fs';
+import path from 'node:path';
+import { UsageError } from '../core/errors.js';
+import { run, binPath, spawnReady } from '../core/sys.js';
+import { onTeardown } from './teardown.js';
+import {
+  LINK_PLAN,
+  ROUTES,
+  FORWARDING,
+  NODES,
+  namespacesOf,
+  parseNamespace,
+  randomId,
+  validateId,
+} from './addressing.js';
+import { pathBdpBytes } from './profiles.js';
+import { resolveLinkBackend, kernelHasNetem, hasTun, netemArgs, linkemConfig } from './link-backends.js';
+
+export const STATE_DIR = process.env.SATBENCH_STATE_DIR || '/run/satbench/testbeds';
+
+export const DEFAULT_TCP = { cc: 'cubic', initcwnd: 10, initrwnd: 10 };
+const CC_ALIASES = { newreno: 'reno' };
+
+// Pure: the TCP settings of every node, from the scenario's end-host
+// settings (st and gw only route, so only their congestion control is set).
+export function tcpPlan(tcp = {}) {
+  const t = { ...DEFAULT_TCP, ...tcp };
+  for (const k of ['initcwnd', 'initrwnd']) {
+    if (!Number.isInteger(t[k]) || t[k] < 1 || t[k] > 1000) {
+      throw new UsageError(
+        `tcp ${k}: expected a whole number of packets between 1 and 1000, got ${JSON.stringify(t[k])}`,
+      );
+    }
+  }
+  const cc = CC_ALIASES[t.cc] ?? t.cc;
+  return Object.fromEntries(NODES.map((n) => [n, { cc, initcwnd: t.initcwnd, initrwnd: t.initrwnd }]));
+}
+
+const SYSCTL = '/proc/sys/net/ipv4';
+const words = (file) => fs.readFileSync(path.join(SYSCTL, file), 'utf8').trim().split(/\s+/);
+
+// A namespace other than the host's may only default to an algorithm the
+// host lists in tcp_allowed_congestion_control (else EPERM), so a missing
+// one is added there: it only widens what unprivileged sockets may choose.
+async function checkCongestionControl(cc) {
+  const avail = words('tcp_available_congestion_control');
+  if (!avail.includes(cc)) {
+    throw new UsageError(
+      `tcp congestion control ${JSON.stringify(cc)} is not available in this kernel; available: ${avail.join(', ')} (newreno is reno)`,
+    );
+  }
+  const allowed = words('tcp_allowed_congestion_control');
+  if (!allowed.includes(cc)) {
+    process.stderr.write(
+      `satbench: adding ${cc} to net.ipv4.tcp_allowed_congestion_control (was: ${allowed.join(' ')}) so testbed namespaces can use it\n`,
+    );
+    fs.writeFileSync(path.join(SYSCTL, 'tcp_allowed_congestion_control'), [...allowed, cc].join(' '));
+  }
+}
+
+const stateFile = (id) => path.join(STATE_DIR, id, 'state.json');
+
+export function readState(id) {
+  try {
+    return JSON.parse(fs.readFileSync(stateFile(id), 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+function writeState(state) {
+  fs.mkdirSync(path.dirname(stateFile(state.id)), { recursive: true });
+  fs.writeFileSync(stateFile(state.id), JSON.stringify(state, null, 2));
+}
+
+export async function listNamespaces() {
+  const r = await run('ip', ['netns', 'list']);
+  return r.stdout
+    .split('\n')
+    .map((l) => l.split(' ')[0])
+    .filter(Boolean);
+}
+
+const ipn = (ns, ...args) => run('ip', ['-n', ns, ...args]);
+const inNs = (ns, cmd, ...args) => run('ip', ['netns', 'exec', ns, cmd, ...args]);
+
+// Starts linkem for one link inside the namespace of its first end and
+// waits for its "ready" line.
+async function startLinkem({ state, ns, link, profile, seed, pcapDir }) {
+  const dir = path.join(STATE_DIR, state.id);
+  const cfgPath = path.join(dir, `${link.name}.linkem.json`);
+  const statsPath = path.join(dir, `${link.name}.stats.json`);
+  const logPath = path.join(dir, `${link.name}.linkem.log`);
+  const imps = profile.links[link.emulated];
+  const cfg = linkemConfig({
+    name: link.name,
+    seed,
+    a: { netns: ns[link.a], dev: link.dev },
+    b: { netns: ns[link.b], dev: link.dev },
+    forward: imps.forward,
+    ret: imps.return,
+    statsPath,
+    pcapDir: pcapDir ? path.resolve(pcapDir, link.name) : null,
+  });
+  if (cfg.pcap_dir) fs.mkdirSync(cfg.pcap_dir, { recursive: true });
+  fs.writeFileSync(cfgPath, JSON.stringify(cfg, null, 2));
+  await startProcess(
+    state,
+    `linkem-${link.name}`,
+    ['ip', 'netns', 'exec', ns[link.a], binPath('linkem'), '--config', cfgPath],
+    { logPath, what: `linkem for the ${link.name} link`, stats: statsPath },
+  );
+}
+
+/**
+ * Starts a helper process that belongs to testbed `state.id` (it is
+ * recorded, so teardown and cleanup end it) and waits for its "ready".
+ */
+export async function startProcess(state, role, [cmd, ...args], { logPath, what, stats, readyInLog }) {
+  await spawnReady(cmd, args, {
+    logPath,
+    what,
+    readyInLog,
+    onSpawn: (child) => {
+      state.processes.push({ role, pid: child.pid, ...(stats ? { stats } : {}) });
+      writeState(state);
+    },
+  });
+}
+
+async function buildLinks(state, ns, profile, backend, { seed, pcapDir }) {
+  for (const link of LINK_PLAN) {
+    if (link.emulated && backend === 'linkem') {
+      for (const end of [link.a, link.b]) await ipn(ns[end], 'tuntap', 'add', 'dev', link.dev, 'mode', 'tun');
+    } else {
+      await run('ip', [
+        'link',
+        'add',
+        link.dev,
+        'netns',
+        ns[link.a],
+        'type',
+        'veth',
+        'peer',
+        'name',
+        link.dev,
+        'netns',
+        ns[link.b],
+      ]);
+    }
+    for (const [end, addr] of [
+      [link.a, link.aAddr],
+      [link.b, link.bAddr],
+    ]) {
+      await ipn(ns[end], 'addr', 'add', `${addr}/${link.prefix}`, 'dev', link.dev);
+      await ipn(ns[end], 'link', 'set', link.dev, 'up');
+    }
+    if (link.emulated && backend === 'netem') {
+      const imps = profile.links[link.emulated];
+      // forward = gateway to terminal: the qdisc sits on the sender's side.
+      for (const [end, dir] of [
+        [link.b, 'forward'],
+        [link.a, 'return'],
+      ]) {
+        // Offloads would hand netem 64 kB super-packets; the link must see real ones.
+        await inNs(ns[end], 'ethtool', '-K', link.dev, 'tso', 'off', 'gso', 'off', 'gro', 'off');
+        await inNs(
+          ns[end],
+          'tc',
+          'qdisc',
+          'add',
+          'dev',
+          link.dev,
+          'root',
+          'netem',
+          ...netemArgs(imps[dir], `${profile.file}: ${link.emulated}.${dir}`),
+        );
+      }
+    }
+  }
+  if (backend === 'linkem') {
+    for (const link of LINK_PLAN.filter((l) => l.emulated)) {
+      await startLinkem({ state, ns, link, profile, seed: seed + (link.name === 'sat' ? 0 : 1), pcapDir });
+    }
+  }
+}
+
+// Linux's default socket buffer ceilings (tcp_rmem 6 MB, tcp_wmem 4 MB)
+// would cap a transfer below the rate of a large-BDP path: every node (the
+// end hosts, and st and gw where a split-TCP PEP terminates connections)
+// may grow its buffers to twice the path's BDP.
+export function tcpBufferSysctls(profile) {
+  const want = 2 * (pathBdpBytes(profile) ?? 0);
+  if (want <= 4 * 1024 * 1024) return [];
+  return [`net.ipv4.tcp_rmem=4096 131072 ${Math.max(want, 6291456)}`, `net.ipv4.tcp_wmem=4096 16384 ${want}`];
+}
+
+async function configureNodes(ns, plan, profile) {
+  for (const node of NODES) {
+    await ipn(ns[node], 'link', 'set', 'lo', 'up');
+    // IPv4 only. With IPv6 on, an interface's link-local address finishes
+    // duplicate address detection a second or two after link up; Chromium
+    // takes that for a network change and aborts its requests
+    // (net::ERR_NETWORK_CHANGED).
+    await inNs(ns[node], 'sysctl', '-qw', 'net.ipv6.conf.all.disable_ipv6=1', 'net.ipv6.conf.default.disable_ipv6=1');
+    await inNs(ns[node], 'sysctl', '-qw', `net.ipv4.tcp_congestion_control=${plan[node].cc}`);
+    if (FORWARDING.includes(node)) await inNs(ns[node], 'sysctl', '-qw', 'net.ipv4.ip_forward=1');
+    for (const kv of tcpBufferSysctls(profile)) await inNs(ns[node], 'sysctl', '-qw', kv);
+  }
+}
+
+async function addRoutes(ns, plan) {
+  for (const node of NODES) {
+    for (const r of ROUTES[node]) {
+      const extra =
+        r.to === 'default' ? ['initcwnd', String(plan[node].initcwnd), 'initrwnd', String(plan[node].initrwnd)] : [];
+      await ipn(ns[node], 'route', 'add', r.to, 'via', r.via, 'dev', r.dev, ...extra);
+    }
+  }
+}
+
+/**
+ * Builds a testbed. `profile` is a loaded profile (profiles.js). Unless
+ * `detached`, the testbed is torn down if this process is interrupted.
+ * Returns {id, ns, backend, profile, destroy()}.
+ */
+export async function createTestbed({ profile, link = 'auto', seed = 1, id, tcp, pcapDir, detached = false }) {
+  id = validateId(id ?? randomId());
+  const plan = tcpPlan(tcp);
+  for (const n of Object.values(plan)) await checkCongestionControl(n.cc);
+  const backend = resolveLinkBackend(link, {
+    kernelNetem: link === 'linkem' ? false : await kernelHasNetem(),
+    tun: hasTun(),
+  });
+  const ns = namespacesOf(id);
+  const existing = await listNamespaces();
+  if (readState(id) || Object.values(ns).some((n) => existing.includes(n))) {
+    throw new UsageError(`testbed ${id} already exists; take it down with \`satbench testbed down ${id}\``);
+  }
+  const state = {
+    id,
+    owner_pid: detached ? null : process.pid,
+    owner_start: detached ? null : startTicks(process.pid),
+    created: new Date().toISOString(),
+    profile: profile.name,
+    profile_file: profile.file,
+    backend,
+    seed,
+    tcp: plan.client,
+    namespaces: ns,
+    processes: [],
+  };
+  writeState(state);
+  const unregister = detached ? () => {} : onTeardown(() => destroyTestbed(id));
+  try {
+    for (const node of NODES) await run('ip', ['netns', 'add', ns[node]]);
+    await configureNodes(ns, plan, profile);
+    await buildLinks(state, ns, profile, backend, { seed, pcapDir });
+    await addRoutes(ns, plan);
+  } catch (e) {
+    unregister();
+    await destroyTestbed(id);
+    throw e;
+  }
+  return {
+    id,
+    ns,
+    backend,
+    profile,
+    state,
+    dir: path.join(STATE_DIR, id),
+    linkStats: () => linkStats(id),
+    destroy: async () => {
+      unregister();
+      await destroyTestbed(id);
+    },
+  };
+}
+
+export function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// A process's start time (clock ticks since boot), so that a recycled PID
+// is not taken for the owner of a testbed.
+function startTicks(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+  } catch {
+    return null;
+  }
+}
+
+const ownerAlive = (state) =>
+  state?.owner_pid != null && alive(state.owner_pid) && startTicks(state.owner_pid) === state.owner_start;
+
+async function waitGone(pids, ms) {
+  const end = Date.now() + ms;
+  while (pids.some(alive) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+  return pids.filter(alive);
+}
+
+/**
+ * Fresh counters of a helper that rewrites its stats file on SIGUSR1
+ * (linkem, the PEPs): waits up to 2 s for the new file. null when the
+ * process is gone or the file cannot be read.
+ */
+export async function requestStats(pid, file) {
+  if (!alive(pid)) return null;
+  const before = fs.existsSync(file) ? fs.statSync(file).mtimeMs : 0;
+  process.kill(pid, 'SIGUSR1');
+  const end = Date.now() + 2000;
+  while (Date.now() < end && !(fs.existsSync(file) && fs.statSync(file).mtimeMs > before)) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return null; // a half-written file: skip it rather than fail the run
+  }
+}
+
+// Current counters of every linkem of a testbed (SIGUSR1 makes it write them).
+export async function linkStats(id) {
+  const state = readState(id);
+  const out = {};
+  for (const p of state?.processes ?? []) {
+    if (!p.stats) continue;
+    const s = await requestStats(p.pid, p.stats);
+    if (s) out[p.role.replace(/^linkem-/, '')] = s;
+  }
+  return out;
+}
+
+const destroying = new Map();
+
+/**
+ * Removes everything of testbed `id`: the processes running in its
+ * namespaces (linkem and anything a run started there), then the
+ * namespaces, then its state. Safe to call on a half-built or already
+ * removed testbed, and twice at once (a signal's teardown racing the
+ * command's own): the second call waits for the first.
+ */
+export function destroyTestbed(id) {
+  if (!destroying.has(id)) {
+    destroying.set(
+      id,
+      removeTestbed(id).finally(() => destroying.delete(id)),
+    );
+  }
+  return destroying.get(id);
+}
+
+async function removeTestbed(id) {
+  const ns = namespacesOf(id);
+  const present = new Set(await listNamespaces());
+  const pids = new Set((readState(id)?.processes ?? []).map((p) => p.pid).filter(alive));
+  for (const n of Object.values(ns)) {
+    if (!present.has(n)) continue;
+    const r = await run('ip', ['netns', 'pids', n], { allowFail: true });
+    for (const pid of r.stdout.split(/\s+/).filter(Boolean).map(Number)) pids.add(pid);
+  }
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
+  }
+  for (const pid of await waitGone([...pids], 2000)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+  await waitGone([...pids], 2000);
+  for (const n of Object.values(ns)) {
+    if (present.has(n)) await run('ip', ['netns', 'del', n]);
+  }
+  fs.rmSync(path.join(STATE_DIR, id), { recursive: true, force: true });
+}
+
+// Every testbed on this machine: from state files and from namespaces
+// named like ours (a killed run may have left namespaces without state).
+export async function listTestbeds() {
+  const namespaces = await listNamespaces();
+  const ids = new Set(fs.existsSync(STATE_DIR) ? fs.readdirSync(STATE_DIR) : []);
+  for (const n of namespaces) {
+    const parsed = parseNamespace(n);
+    if (parsed) ids.add(parsed.id);
+  }
+  return [...ids].sort().map((id) => {
+    const state = readState(id);
+    const ns = namespacesOf(id);
+    return {
+      id,
+      profile: state?.profile ?? null,
+      backend: state?.backend ?? null,
+      created: state?.created ?? null,
+      owner_pid: state?.owner_pid ?? null,
+      owner_alive: ownerAlive(state),
+      namespaces: Object.values(ns).filter((n) => namespaces.includes(n)),
+      processes: (state?.processes ?? []).map((p) => ({ ...p, alive: alive(p.pid) })),
+    };
+  });
+}
+
+// Removes testbeds no live satbench process owns (those of `testbed up`
+// and those of killed runs); with `all`, every testbed.
+export async function cleanup({ all = false } = {}) {
+  const removed = [];
+  const kept = [];
+  for (const tb of await listTestbeds()) {
+    if (tb.owner_alive && !all) {
+      kept.push(tb);
+      continue;
+    }
+    await destroyTestbed(tb.id);
+    removed.push(tb.id);
+  }
+  return { removed, kept };
+}
