@@ -1,52 +1,17 @@
-//! Command-line parsing, with no I/O: arguments in, `Options` or a
-//! one-line error out.
+//! Command-line parsing, with no I/O: arguments in, `Options` (or the help
+//! or version text) or a one-line error out.
 
+use std::ffi::OsString;
+use std::fmt::Display;
 use std::net::SocketAddrV4;
 use std::path::PathBuf;
+use std::str::FromStr;
 use std::time::Duration;
 
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::Parser;
+
 use crate::net::Ipv4Net;
-
-pub const USAGE: &str = "\
-usage:
-  tcp-pep [--listen IP:PORT] [--name NAME] [--stats FILE]
-          [--accept-cc ALG] [--accept-sndbuf BYTES] [--accept-rcvbuf BYTES]
-          [--connect-cc ALG] [--connect-sndbuf BYTES] [--connect-rcvbuf BYTES]
-          [--allow-dst CIDR[,CIDR…]] [--max-conns N] [--idle-timeout-ms MS]
-          [--connect-timeout-ms MS] [--pipe-bytes BYTES] [--no-splice]
-          [--no-transparent] [--threads N] [--quiet]
-  tcp-pep --help | --version
-
-A transparent split-TCP proxy. nftables TPROXY hands it connections; for
-each it connects onward to the connection's original destination (the
-accepted socket's local address) from this host's own address and relays
-both directions with splice(2). `accept` is the side the connection came
-from (towards the client), `connect` the onward side (towards the server).
-
-  --listen IP:PORT          TPROXY listener (default 127.0.0.1:9480)
-  --name NAME               label of log lines and stats (default tcp-pep)
-  --stats FILE              JSON counters, written on SIGUSR1 and at exit
-  --*-cc ALG                TCP congestion control of that side (reno,
-                            cubic, bbr, … as the kernel offers; newreno = reno)
-  --*-sndbuf/--*-rcvbuf B   fixed socket buffers of that side (turns off the
-                            kernel's autotuning; default: autotuned)
-  --allow-dst CIDRS         original destinations that may be relayed
-                            (default 198.18.0.0/15; others are reset)
-  --max-conns N             relayed connections at once (default 512); more
-                            are reset, with a log line when the cap is hit
-  --idle-timeout-ms MS      close a connection with no data either way for
-                            this long (default 120000)
-  --connect-timeout-ms MS   onward connection set-up limit (default 10000)
-  --pipe-bytes B            splice pipe (or copy buffer) per direction
-                            (default 262144): the proxy's own memory bound
-  --no-splice               copy through user space instead of splice(2)
-  --no-transparent          plain listener (no IP_TRANSPARENT), for tests
-  --threads N               worker threads (default 1)
-  --quiet                   no log line per connection
-
-Prints `ready` once listening; exits 0 on SIGTERM or SIGINT (stats written),
-2 on an error.
-";
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SideOptions {
@@ -73,156 +38,216 @@ pub struct Options {
     pub quiet: bool,
 }
 
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            listen: "127.0.0.1:9480".parse().unwrap(),
-            name: "tcp-pep".into(),
-            stats: None,
-            accept: SideOptions::default(),
-            connect: SideOptions::default(),
-            // The testbed's range: a stray rule cannot turn this into an open relay.
-            allow_dst: vec!["198.18.0.0/15".parse().unwrap()],
-            max_conns: 512,
-            idle_timeout: Duration::from_secs(120),
-            connect_timeout: Duration::from_secs(10),
-            pipe_bytes: 256 * 1024,
-            splice: true,
-            transparent: true,
-            threads: 1,
-            quiet: false,
-        }
-    }
-}
-
+/// What the command line asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
-    Help,
-    Version,
     Run(Box<Options>),
+    /// `--help` or `--version`: this text on stdout, exit 0.
+    Print(String),
 }
 
+// The testbed's range: a stray rule cannot turn this into an open relay.
+const DEFAULT_ALLOW_DST: &str = "198.18.0.0/15";
 // A pipe holds at least one page; fs.pipe-max-size is 1 MiB by default.
 const PIPE_MIN: usize = 4096;
 const PIPE_MAX: usize = 1 << 20;
+const BUF_MIN: u32 = 4096;
 // The kernel doubles SO_*BUF values; keep them where that cannot overflow.
 const BUF_MAX: u32 = 1 << 30;
 
-/// Splits `--flag=value` and `--flag value`.
-fn split_eq(argv: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    for a in argv {
-        match a.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => {
-                out.push(f.to_string());
-                out.push(v.to_string());
-            }
-            _ => out.push(a.clone()),
-        }
-    }
-    out
+/// A transparent split-TCP proxy.
+///
+/// nftables TPROXY hands it connections; for each it connects onward to the
+/// connection's original destination (the accepted socket's local address)
+/// from this host's own address and relays both directions with splice(2).
+/// `accept` is the side the connection came from (towards the client),
+/// `connect` the onward side (towards the server).
+#[derive(Parser, Debug)]
+#[command(
+    name = "tcp-pep",
+    version,
+    // As before clap: a flag given twice keeps its last value.
+    args_override_self = true,
+    after_help = "Prints `ready` once listening; exits 0 on SIGTERM or SIGINT (stats written), 2 on an error."
+)]
+struct Args {
+    /// TPROXY listener
+    #[arg(long, value_name = "IP:PORT", default_value = "127.0.0.1:9480", value_parser = listen_addr)]
+    listen: SocketAddrV4,
+    /// Label of log lines and stats
+    #[arg(long, default_value = "tcp-pep", value_parser = one_word)]
+    name: String,
+    /// JSON counters, written on SIGUSR1 and at exit
+    #[arg(long, value_name = "FILE")]
+    stats: Option<PathBuf>,
+    /// TCP congestion control of the accept side (reno, cubic, bbr, … as the
+    /// kernel offers; newreno = reno) [default: the namespace's]
+    #[arg(long, value_name = "ALG", value_parser = cc_name)]
+    accept_cc: Option<String>,
+    /// Fixed send buffer of the accept side (turns off the kernel's
+    /// autotuning) [default: autotuned]
+    #[arg(long, value_name = "BYTES", value_parser = in_range(BUF_MIN, BUF_MAX))]
+    accept_sndbuf: Option<u32>,
+    /// Fixed receive buffer of the accept side [default: autotuned]
+    #[arg(long, value_name = "BYTES", value_parser = in_range(BUF_MIN, BUF_MAX))]
+    accept_rcvbuf: Option<u32>,
+    /// TCP congestion control of the connect side, as --accept-cc
+    #[arg(long, value_name = "ALG", value_parser = cc_name)]
+    connect_cc: Option<String>,
+    /// Fixed send buffer of the connect side [default: autotuned]
+    #[arg(long, value_name = "BYTES", value_parser = in_range(BUF_MIN, BUF_MAX))]
+    connect_sndbuf: Option<u32>,
+    /// Fixed receive buffer of the connect side [default: autotuned]
+    #[arg(long, value_name = "BYTES", value_parser = in_range(BUF_MIN, BUF_MAX))]
+    connect_rcvbuf: Option<u32>,
+    /// Original destinations that may be relayed (others are reset); may be
+    /// repeated, and replaces the default [default: 198.18.0.0/15]
+    #[arg(long, value_name = "CIDR[,CIDR…]", value_parser = networks)]
+    allow_dst: Vec<Networks>,
+    /// Relayed connections at once; more are reset, with a log line when the
+    /// cap is hit
+    #[arg(long, value_name = "N", default_value_t = 512, value_parser = in_range(1usize, 100_000))]
+    max_conns: usize,
+    /// Close a connection with no data either way for this long
+    #[arg(long, value_name = "MS", default_value_t = 120_000, value_parser = in_range(1u64, 86_400_000))]
+    idle_timeout_ms: u64,
+    /// Onward connection set-up limit
+    #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = in_range(1u64, 600_000))]
+    connect_timeout_ms: u64,
+    /// Splice pipe (or copy buffer) per direction: the proxy's own memory
+    /// bound
+    #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024, value_parser = in_range(PIPE_MIN, PIPE_MAX))]
+    pipe_bytes: usize,
+    /// Copy through user space instead of splice(2)
+    #[arg(long)]
+    no_splice: bool,
+    /// Plain listener (no IP_TRANSPARENT), for tests
+    #[arg(long)]
+    no_transparent: bool,
+    /// Worker threads
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = in_range(1usize, 64))]
+    threads: usize,
+    /// No log line per connection
+    #[arg(long)]
+    quiet: bool,
 }
 
-fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, String> {
+/// One `--allow-dst` value: a comma-separated list of networks.
+#[derive(Clone, Debug)]
+struct Networks(Vec<Ipv4Net>);
+
+fn networks(v: &str) -> Result<Networks, String> {
+    v.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .map(Networks)
+}
+
+fn listen_addr(v: &str) -> Result<SocketAddrV4, String> {
     v.parse()
-        .map_err(|_| format!("{flag}: not a valid number: '{v}'"))
+        .map_err(|_| format!("expected IPv4:PORT, got '{v}'"))
 }
 
-fn in_range<T: PartialOrd + std::fmt::Display + Copy>(
-    flag: &str,
-    v: T,
-    lo: T,
-    hi: T,
-) -> Result<T, String> {
-    if v < lo || v > hi {
-        return Err(format!("{flag}: {v} is out of range ({lo} to {hi})"));
+fn one_word(v: &str) -> Result<String, String> {
+    if v.is_empty() || v.chars().any(char::is_whitespace) {
+        return Err(format!("expected one word, got '{v}'"));
     }
-    Ok(v)
+    Ok(v.to_string())
+}
+
+/// A whole number from `lo` to `hi`.
+fn in_range<T>(lo: T, hi: T) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static
+where
+    T: FromStr + PartialOrd + Display + Copy + Send + Sync + 'static,
+{
+    move |v| {
+        let n: T = v
+            .parse()
+            .map_err(|_| format!("not a valid number: '{v}'"))?;
+        if n < lo || n > hi {
+            return Err(format!("{n} is out of range ({lo} to {hi})"));
+        }
+        Ok(n)
+    }
 }
 
 /// A congestion-control name as the kernel spells it (`newreno` is `reno`).
-pub fn cc_name(flag: &str, v: &str) -> Result<String, String> {
+fn cc_name(v: &str) -> Result<String, String> {
     let v = v.trim().to_ascii_lowercase();
     if v.is_empty() || v.len() > 15 || !v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return Err(format!("{flag}: not a congestion control name: '{v}'"));
+        return Err(format!("not a congestion control name: '{v}'"));
     }
     Ok(if v == "newreno" { "reno".into() } else { v })
 }
 
-pub fn parse(argv: &[String]) -> Result<Command, String> {
-    let items = split_eq(argv);
-    let mut it = items.iter();
-    let mut o = Options::default();
-    let mut allow_given = false;
-    while let Some(flag) = it.next() {
-        let f = flag.as_str();
-        let mut value = || -> Result<String, String> {
-            match it.next() {
-                Some(v) if !v.starts_with("--") => Ok(v.clone()),
-                _ => Err(format!("{f}: needs a value")),
-            }
+impl Args {
+    fn into_options(self) -> Result<Options, String> {
+        let allow_dst = if self.allow_dst.is_empty() {
+            vec![DEFAULT_ALLOW_DST.parse()?]
+        } else {
+            self.allow_dst.into_iter().flat_map(|n| n.0).collect()
         };
-        match f {
-            "-h" | "--help" => return Ok(Command::Help),
-            "-V" | "--version" => return Ok(Command::Version),
-            "--listen" => {
-                let v = value()?;
-                o.listen = v
-                    .parse()
-                    .map_err(|_| format!("--listen: expected IPv4:PORT, got '{v}'"))?;
-            }
-            "--name" => o.name = value()?,
-            "--stats" => o.stats = Some(PathBuf::from(value()?)),
-            "--accept-cc" => o.accept.cc = Some(cc_name(f, &value()?)?),
-            "--connect-cc" => o.connect.cc = Some(cc_name(f, &value()?)?),
-            "--accept-sndbuf" => {
-                o.accept.sndbuf = Some(in_range(f, number(f, &value()?)?, 4096, BUF_MAX)?)
-            }
-            "--accept-rcvbuf" => {
-                o.accept.rcvbuf = Some(in_range(f, number(f, &value()?)?, 4096, BUF_MAX)?)
-            }
-            "--connect-sndbuf" => {
-                o.connect.sndbuf = Some(in_range(f, number(f, &value()?)?, 4096, BUF_MAX)?)
-            }
-            "--connect-rcvbuf" => {
-                o.connect.rcvbuf = Some(in_range(f, number(f, &value()?)?, 4096, BUF_MAX)?)
-            }
-            "--allow-dst" => {
-                if !allow_given {
-                    o.allow_dst.clear();
-                    allow_given = true;
-                }
-                for s in value()?.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-                    o.allow_dst
-                        .push(s.parse().map_err(|e| format!("--allow-dst: {e}"))?);
-                }
-            }
-            "--max-conns" => o.max_conns = in_range(f, number(f, &value()?)?, 1, 100_000)?,
-            "--idle-timeout-ms" => {
-                o.idle_timeout =
-                    Duration::from_millis(in_range(f, number(f, &value()?)?, 1, 86_400_000)?)
-            }
-            "--connect-timeout-ms" => {
-                o.connect_timeout =
-                    Duration::from_millis(in_range(f, number(f, &value()?)?, 1, 600_000)?)
-            }
-            "--pipe-bytes" => {
-                o.pipe_bytes = in_range(f, number(f, &value()?)?, PIPE_MIN, PIPE_MAX)?
-            }
-            "--no-splice" => o.splice = false,
-            "--no-transparent" => o.transparent = false,
-            "--threads" => o.threads = in_range(f, number(f, &value()?)?, 1, 64)?,
-            "--quiet" => o.quiet = true,
-            other => return Err(format!("unknown argument '{other}'; see tcp-pep --help")),
+        if allow_dst.is_empty() {
+            return Err("--allow-dst: needs at least one network".into());
+        }
+        Ok(Options {
+            listen: self.listen,
+            name: self.name,
+            stats: self.stats,
+            accept: SideOptions {
+                cc: self.accept_cc,
+                sndbuf: self.accept_sndbuf,
+                rcvbuf: self.accept_rcvbuf,
+            },
+            connect: SideOptions {
+                cc: self.connect_cc,
+                sndbuf: self.connect_sndbuf,
+                rcvbuf: self.connect_rcvbuf,
+            },
+            allow_dst,
+            max_conns: self.max_conns,
+            idle_timeout: Duration::from_millis(self.idle_timeout_ms),
+            connect_timeout: Duration::from_millis(self.connect_timeout_ms),
+            pipe_bytes: self.pipe_bytes,
+            splice: !self.no_splice,
+            transparent: !self.no_transparent,
+            threads: self.threads,
+            quiet: self.quiet,
+        })
+    }
+}
+
+/// Parses the whole command line (program name first).
+pub fn parse<I, T>(argv: I) -> Result<Command, String>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    match Args::try_parse_from(argv) {
+        Ok(a) => Ok(Command::Run(Box::new(a.into_options()?))),
+        Err(e) if !e.use_stderr() => Ok(Command::Print(e.render().to_string())),
+        Err(e) => Err(one_line(&e)),
+    }
+}
+
+/// clap's error in one line, as the harness expects: `--flag: why` for a
+/// bad value, otherwise clap's own first line.
+fn one_line(e: &clap::Error) -> String {
+    let arg = match e.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(a)) => a.split_whitespace().next(),
+        _ => None,
+    };
+    match (e.kind(), arg, std::error::Error::source(e)) {
+        (ErrorKind::ValueValidation, Some(flag), Some(why)) => format!("{flag}: {why}"),
+        _ => {
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or_default();
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            format!("{first}; see tcp-pep --help")
         }
     }
-    if o.allow_dst.is_empty() {
-        return Err("--allow-dst: needs at least one network".into());
-    }
-    if o.name.is_empty() || o.name.chars().any(char::is_whitespace) {
-        return Err(format!("--name: expected one word, got '{}'", o.name));
-    }
-    Ok(Command::Run(Box::new(o)))
 }
 
 /// Whether every congestion control asked for is one the kernel offers
@@ -246,12 +271,12 @@ pub fn check_cc(o: &Options, available: &str) -> Result<(), String> {
 mod tests {
     use super::*;
 
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
+    fn parse_line(s: &str) -> Result<Command, String> {
+        parse(std::iter::once("tcp-pep").chain(s.split_whitespace()))
     }
 
     fn run(s: &str) -> Options {
-        match parse(&args(s)).unwrap() {
+        match parse_line(s).unwrap() {
             Command::Run(o) => *o,
             c => panic!("{c:?}"),
         }
@@ -260,10 +285,18 @@ mod tests {
     #[test]
     fn defaults() {
         let o = run("");
-        assert_eq!(o, Options::default());
         assert_eq!(o.listen.to_string(), "127.0.0.1:9480");
-        assert_eq!(o.allow_dst.len(), 1);
-        assert!(o.splice && o.transparent);
+        assert_eq!(o.name, "tcp-pep");
+        assert_eq!(o.stats, None);
+        assert_eq!((o.accept.clone(), o.connect.clone()), Default::default());
+        let nets: Vec<String> = o.allow_dst.iter().map(|n| n.to_string()).collect();
+        assert_eq!(nets, ["198.18.0.0/15"]);
+        assert_eq!(o.max_conns, 512);
+        assert_eq!(o.idle_timeout, Duration::from_secs(120));
+        assert_eq!(o.connect_timeout, Duration::from_secs(10));
+        assert_eq!(o.pipe_bytes, 262_144);
+        assert_eq!(o.threads, 1);
+        assert!(o.splice && o.transparent && !o.quiet);
     }
 
     #[test]
@@ -304,10 +337,16 @@ mod tests {
     }
 
     #[test]
+    fn a_repeated_flag_keeps_its_last_value() {
+        assert_eq!(run("--name a --name b").name, "b");
+        assert_eq!(run("--max-conns 5 --max-conns=6").max_conns, 6);
+    }
+
+    #[test]
     fn errors_are_one_line_and_name_the_flag() {
         for (s, want) in [
             ("--listen 9480", "--listen: expected IPv4:PORT"),
-            ("--listen", "--listen: needs a value"),
+            ("--listen", "a value is required for '--listen"),
             ("--max-conns 0", "--max-conns: 0 is out of range"),
             ("--max-conns lots", "--max-conns: not a valid number"),
             ("--pipe-bytes 100", "--pipe-bytes: 100 is out of range"),
@@ -321,19 +360,30 @@ mod tests {
             ),
             ("--allow-dst 198.18.0.0/33", "--allow-dst: "),
             ("--allow-dst ,", "--allow-dst: needs at least one network"),
-            ("--name", "--name: needs a value"),
-            ("--frobnicate", "unknown argument '--frobnicate'"),
+            ("--name", "a value is required for '--name"),
+            ("--name=", "--name: expected one word"),
+            ("--frobnicate", "unexpected argument '--frobnicate'"),
+            ("extra", "unexpected argument 'extra'"),
         ] {
-            let e = parse(&args(s)).unwrap_err();
+            let e = parse_line(s).unwrap_err();
             assert!(e.starts_with(want), "{s}: {e}");
-            assert!(!e.contains('\n'));
+            assert!(!e.contains('\n'), "{s}: {e}");
         }
     }
 
     #[test]
-    fn help_and_version() {
-        assert_eq!(parse(&args("--help")).unwrap(), Command::Help);
-        assert_eq!(parse(&args("-V")).unwrap(), Command::Version);
+    fn help_and_version_are_printed_not_errors() {
+        let Ok(Command::Print(help)) = parse_line("--help") else {
+            panic!()
+        };
+        for flag in ["--listen", "--allow-dst", "--no-splice", "--pipe-bytes"] {
+            assert!(help.contains(flag), "{flag} missing from --help");
+        }
+        assert!(help.contains("[default: 262144]"), "{help}");
+        assert_eq!(
+            parse_line("-V").unwrap(),
+            Command::Print(format!("tcp-pep {}\n", env!("CARGO_PKG_VERSION")))
+        );
     }
 
     #[test]

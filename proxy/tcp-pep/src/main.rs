@@ -5,21 +5,13 @@ use std::io::Write;
 use tcp_pep::{cli, server};
 
 fn main() {
-    let argv: Vec<String> = std::env::args_os()
-        .skip(1)
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    let code = match cli::parse(&argv) {
+    let code = match cli::parse(std::env::args_os()) {
         Err(msg) => {
             eprintln!("tcp-pep: {msg}");
             2
         }
-        Ok(cli::Command::Help) => {
-            print!("{}", cli::USAGE);
-            0
-        }
-        Ok(cli::Command::Version) => {
-            println!("tcp-pep {}", env!("CARGO_PKG_VERSION"));
+        Ok(cli::Command::Print(text)) => {
+            print!("{text}");
             0
         }
         Ok(cli::Command::Run(o)) => {

@@ -4,7 +4,6 @@
 //! direction ends (FIN, reset, error) is decided by `Conn`, plain state.
 
 use std::io;
-use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
@@ -173,7 +172,7 @@ pub async fn relay(
         match conn.ended(d, how) {
             Action::ShutdownWrite(d) => {
                 let to = if d == Dir::Up { server } else { client };
-                if let Err(e) = sys::shutdown_write(to.as_raw_fd()) {
+                if let Err(e) = sys::shutdown_write(to) {
                     abort(client, server);
                     break (End::Reset, Some(format!("passing FIN on: {e}")));
                 }
@@ -195,8 +194,8 @@ pub async fn relay(
 
 /// Both sockets send RST when dropped.
 pub fn abort(a: &TcpStream, b: &TcpStream) {
-    let _ = sys::set_linger_zero(a.as_raw_fd());
-    let _ = sys::set_linger_zero(b.as_raw_fd());
+    let _ = sys::set_linger_zero(a);
+    let _ = sys::set_linger_zero(b);
 }
 
 /// Moves bytes from `src` to `dst` until `src` sends FIN (then returns
@@ -238,8 +237,6 @@ async fn splice_pump(
     total: &AtomicU64,
     act: &Activity,
 ) -> Option<DirEnd> {
-    let (sfd, dfd) = (src.as_raw_fd(), dst.as_raw_fd());
-    let (pr, pw) = (pipe.r.as_raw_fd(), pipe.w.as_raw_fd());
     let mut first = true;
     loop {
         // The pipe is empty here, so EAGAIN means the socket has nothing.
@@ -247,7 +244,7 @@ async fn splice_pump(
             if let Err(e) = src.readable().await {
                 return Some(classify(&e));
             }
-            match src.try_io(Interest::READABLE, || sys::splice(sfd, pw, len)) {
+            match src.try_io(Interest::READABLE, || sys::splice(src, &pipe.w, len)) {
                 Ok(n) => break n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
                 Err(e) if first && e.raw_os_error() == Some(libc::EINVAL) => return None,
@@ -264,7 +261,7 @@ async fn splice_pump(
             if let Err(e) = dst.writable().await {
                 return Some(classify(&e));
             }
-            match dst.try_io(Interest::WRITABLE, || sys::splice(pr, dfd, pending)) {
+            match dst.try_io(Interest::WRITABLE, || sys::splice(&pipe.r, dst, pending)) {
                 Ok(m) => {
                     pending -= m;
                     moved.fetch_add(m as u64, Relaxed);

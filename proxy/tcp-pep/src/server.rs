@@ -2,7 +2,7 @@
 //! connection (onward connect, relay, log line), signals and the stats file.
 
 use std::net::{SocketAddr, SocketAddrV4};
-use std::os::fd::AsRawFd;
+use std::os::fd::AsFd;
 use std::path::Path;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
@@ -60,7 +60,8 @@ fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
 }
 
 /// Applies a side's congestion control and buffers to a socket.
-fn configure(fd: i32, side: &SideOptions, what: &str) -> Result<(), String> {
+fn configure(fd: impl AsFd, side: &SideOptions, what: &str) -> Result<(), String> {
+    let fd = fd.as_fd();
     if let Some(cc) = &side.cc {
         sys::set_congestion(fd, cc).map_err(|e| format!("{what}: TCP_CONGESTION {cc}: {e}"))?;
     }
@@ -74,12 +75,12 @@ fn listener(o: &Options) -> Result<tokio::net::TcpListener, String> {
     s.set_reuseaddr(true)
         .map_err(|e| format!("{what}: SO_REUSEADDR: {e}"))?;
     if o.transparent {
-        sys::set_transparent(s.as_raw_fd())
+        sys::set_transparent(&s)
             .map_err(|e| format!("{what}: IP_TRANSPARENT: {e} (needs CAP_NET_ADMIN)"))?;
     }
     // Accepted sockets inherit these; the receive buffer must be set before
     // the handshake, which picks the window scale from it.
-    configure(s.as_raw_fd(), &o.accept, &what)?;
+    configure(&s, &o.accept, &what)?;
     s.bind(SocketAddr::V4(o.listen))
         .map_err(|e| format!("{what}: {e}"))?;
     s.listen(BACKLOG).map_err(|e| format!("{what}: {e}"))
@@ -203,7 +204,7 @@ fn on_accept(ctx: &Arc<Ctx>, cap: &mut CapNotice, stream: TcpStream, peer: Socke
                 ctx.log(&format!("refused {src} -> {dst}: {r} (--allow-dst)"));
             }
         }
-        let _ = sys::set_linger_zero(stream.as_raw_fd());
+        let _ = sys::set_linger_zero(&stream);
         return;
     }
     if let Some(msg) = cap.admitted() {
@@ -234,7 +235,7 @@ fn on_accept(ctx: &Arc<Ctx>, cap: &mut CapNotice, stream: TcpStream, peer: Socke
 
 async fn connect(ctx: &Ctx, dst: SocketAddrV4) -> Result<TcpStream, String> {
     let s = TcpSocket::new_v4().map_err(|e| e.to_string())?;
-    configure(s.as_raw_fd(), &ctx.o.connect, "onward socket")?;
+    configure(&s, &ctx.o.connect, "onward socket")?;
     match tokio::time::timeout(ctx.o.connect_timeout, s.connect(SocketAddr::V4(dst))).await {
         Ok(r) => r.map_err(|e| e.to_string()),
         Err(_) => Err(format!(
@@ -252,7 +253,7 @@ async fn serve(ctx: &Ctx, client: TcpStream, dst: SocketAddrV4) -> (End, u64, u6
         Err(e) => {
             // The client's handshake is already done (that is split TCP):
             // a reset is the nearest thing to the refusal it would have seen.
-            let _ = sys::set_linger_zero(client.as_raw_fd());
+            let _ = sys::set_linger_zero(&client);
             return (End::ConnectFailed, 0, 0, Some(e));
         }
     };

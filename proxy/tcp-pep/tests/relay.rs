@@ -1,7 +1,6 @@
 //! The relay over real loopback sockets: bytes intact both ways, FIN
 //! passed on each way (half-close), reset passed on as reset, idle close.
 
-use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
@@ -110,7 +109,7 @@ async fn a_server_reset_resets_the_client() {
     } = rig(true, 10_000).await;
     client.write_all(b"GET / HTTP/1.1\r\n\r\n").await.unwrap();
     tokio::time::sleep(Duration::from_millis(50)).await;
-    tcp_pep::sys::set_linger_zero(server.as_raw_fd()).unwrap();
+    tcp_pep::sys::set_linger_zero(&server).unwrap();
     drop(server); // unread data + linger 0: RST
     let mut buf = [0u8; 16];
     let e = client.read(&mut buf).await.unwrap_err();
@@ -125,7 +124,7 @@ async fn a_client_reset_resets_the_server() {
         mut server,
         relay,
     } = rig(true, 10_000).await;
-    tcp_pep::sys::set_linger_zero(client.as_raw_fd()).unwrap();
+    tcp_pep::sys::set_linger_zero(&client).unwrap();
     drop(client);
     let mut buf = [0u8; 16];
     let e = server.read(&mut buf).await.unwrap_err();

@@ -1,4 +1,4 @@
-//! TCP_INFO and TCP_CONGESTION on a socket.
+//! TCP_INFO on a socket (and TCP_CONGESTION, from satbench-transport).
 //!
 //! `libc::tcp_info` stops at `tcpi_total_retrans`; the sender trace also
 //! wants `tcpi_bytes_acked`, `tcpi_bytes_sent` and friends, so the kernel's
@@ -6,7 +6,7 @@
 //! Fields a kernel does not return (older kernels return a shorter struct)
 //! come out as `None`.
 
-use std::os::fd::RawFd;
+use std::os::fd::{BorrowedFd, RawFd};
 
 /// The fields the trace uses. Times in µs, windows in segments, as the
 /// kernel gives them.
@@ -114,45 +114,24 @@ pub fn read(fd: RawFd) -> std::io::Result<TcpInfo> {
         .ok_or_else(|| std::io::Error::other(format!("TCP_INFO: only {len} bytes")))
 }
 
-/// setsockopt(TCP_CONGESTION). Set on a listening socket, accepted sockets
-/// inherit it.
+/// setsockopt(TCP_CONGESTION) on a socket its caller holds open. Set on a
+/// listening socket, accepted sockets inherit it.
 pub fn set_congestion(fd: RawFd, name: &str) -> std::io::Result<()> {
-    // SAFETY: the pointer and length describe `name`.
-    let rc = unsafe {
-        libc::setsockopt(
-            fd,
-            libc::IPPROTO_TCP,
-            libc::TCP_CONGESTION,
-            name.as_ptr().cast(),
-            name.len() as libc::socklen_t,
-        )
-    };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
+    satbench_transport::tcp::set_congestion(borrow(fd), name)
 }
 
-/// getsockopt(TCP_CONGESTION).
+/// getsockopt(TCP_CONGESTION) on a socket its caller holds open.
 pub fn congestion(fd: RawFd) -> std::io::Result<String> {
-    let mut buf = [0u8; 16]; // TCP_CA_NAME_MAX
-    let mut len = buf.len() as libc::socklen_t;
-    // SAFETY: buf outlives the call and len is its size.
-    let rc = unsafe {
-        libc::getsockopt(
-            fd,
-            libc::IPPROTO_TCP,
-            libc::TCP_CONGESTION,
-            buf.as_mut_ptr().cast(),
-            &mut len,
-        )
-    };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    let s = &buf[..(len as usize).min(buf.len())];
-    let end = s.iter().position(|&b| b == 0).unwrap_or(s.len());
-    Ok(String::from_utf8_lossy(&s[..end]).into_owned())
+    satbench_transport::tcp::congestion(borrow(fd))
+}
+
+/// The trace samples a socket that its sending task borrows mutably, so
+/// callers hand over the raw descriptor rather than the socket.
+fn borrow<'a>(fd: RawFd) -> BorrowedFd<'a> {
+    // SAFETY: callers pass the descriptor of a socket they keep open, and
+    // the borrow only lasts the get/setsockopt call, which touches no memory
+    // of ours.
+    unsafe { BorrowedFd::borrow_raw(fd) }
 }
 
 #[cfg(test)]
