@@ -1,0 +1,13 @@
+//! What several satbench binaries share, so that no binary crate depends on
+//! another for it.
+
+pub mod cert;
+pub mod cli;
+pub mod process;
+pub mod quic;
+pub mod quic_keys;
+pub mod tcp;
+pub mod time;
+
+#[cfg(any(test, feature = "testkit"))]
+pub mod testkit;
