@@ -19,7 +19,7 @@ import { createTestbed } from '../harness/testbed/testbed.js';
 import { parseProfile, withDefaultLimits } from '../harness/testbed/profiles.js';
 import { run, binPath, requireNetAdmin } from '../harness/core/sys.js';
 import { LINK_PLAN } from '../harness/testbed/addressing.js';
-import { median, quantile, wilsonInterval, round } from '../harness/results/stats.js';
+import { median, quantile, wilsonInterval, round } from '../harness/core/stats.js';
 
 const { values: opts } = parseArgs({
   options: {

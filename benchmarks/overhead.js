@@ -10,7 +10,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { bench, readResults } from '../harness/pageload/bench.js';
 import { requireNetAdmin } from '../harness/core/sys.js';
-import { median, round } from '../harness/results/stats.js';
+import { median, round } from '../harness/core/stats.js';
 
 const { values: o } = parseArgs({
   options: {

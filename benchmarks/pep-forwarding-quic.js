@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { run, binPath, spawnReady } from '../harness/core/sys.js';
-import { median, round } from '../harness/results/stats.js';
+import { median, round } from '../harness/core/stats.js';
 
 const { values: opts } = parseArgs({
   options: {

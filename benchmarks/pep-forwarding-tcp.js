@@ -18,7 +18,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { run, binPath, spawnReady, requireNetAdmin } from '../harness/core/sys.js';
 import { nftRuleset, TPROXY } from '../harness/pep/tcp-chain.js';
-import { median, round } from '../harness/results/stats.js';
+import { median, round } from '../harness/core/stats.js';
 
 const { values: opts } = parseArgs({
   options: {

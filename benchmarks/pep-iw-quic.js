@@ -16,7 +16,7 @@ import { run, binPath, requireNetAdmin } from '../harness/core/sys.js';
 import { ADDRESSES } from '../harness/testbed/addressing.js';
 import { SITE_HOST } from '../harness/pageload/runner.js';
 import { startQuicPepChain, QUIC_PORT } from '../harness/pep/quic-chain.js';
-import { median, round } from '../harness/results/stats.js';
+import { median, round } from '../harness/core/stats.js';
 
 const { values: opts } = parseArgs({
   options: {

@@ -16,7 +16,7 @@ import { run, binPath, requireNetAdmin } from '../harness/core/sys.js';
 import { ADDRESSES } from '../harness/testbed/addressing.js';
 import { SITE_HOST } from '../harness/pageload/runner.js';
 import { startTcpPepChain } from '../harness/pep/tcp-chain.js';
-import { median, round } from '../harness/results/stats.js';
+import { median, round } from '../harness/core/stats.js';
 
 const { values: opts } = parseArgs({
   options: {

@@ -10,7 +10,7 @@ import zlib from 'node:zlib';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { KEY_METRICS, groupKey, recordKind, scenarioLabel } from '../harness/results/summary.js';
-import { compareSamples, MIN_RUNS_FOR_COMPARISON } from '../harness/results/stats.js';
+import { compareSamples, MIN_RUNS_FOR_COMPARISON } from '../harness/core/stats.js';
 import { MARKS_S, markMetric } from '../harness/results/goodput.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));

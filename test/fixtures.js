@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { rng } from '../harness/results/stats.js';
+import { rng } from '../harness/core/stats.js';
 import { summarize } from '../harness/results/summary.js';
 import { downloadMetrics, judgeRun } from '../harness/results/goodput.js';
 import { objectivesFor } from '../harness/bulk/presets.js';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import YAML from 'yaml';
 import { UsageError } from '../core/errors.js';
 import { groupKey, scenarioLabel } from './summary.js';
-import { compareSamples, MIN_RUNS_FOR_COMPARISON } from './stats.js';
+import { compareSamples, MIN_RUNS_FOR_COMPARISON } from '../core/stats.js';
 import { escapeHtml } from '../../reports/html.js';
 
 // Without --budget: a median more than 10 % slower, and significantly so,

@@ -8,7 +8,7 @@
 // When the first and last arrival are known (ttfb, the end of a sized
 // download), the first and last bins are taken to hold bytes only from and
 // until then, so a 2 MB download that ended at 1142 ms did not take 1200.
-import { median, mean } from './stats.js';
+import { median, mean } from '../core/stats.js';
 
 // The draft's objectives are for the first 2, 10 and 100 MB (10^6 bytes).
 export const MB = 1e6;

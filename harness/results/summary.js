@@ -1,10 +1,10 @@
 // Turning run records into per-scenario statistics (summary.json's groups).
 // Failed runs are counted, never dropped; metrics come from ok runs only.
-import { describe } from './stats.js';
+import { describe } from '../core/stats.js';
 import { judgeGroup, meanCurve, pepRatio } from './goodput.js';
 import { objectivesFor } from '../bulk/presets.js';
 
-export { bootstrapMedianCi, describe } from './stats.js';
+export { bootstrapMedianCi, describe } from '../core/stats.js';
 
 export const SUMMARY_METRICS = [
   'response_start_ms',

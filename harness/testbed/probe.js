@@ -4,7 +4,7 @@
 import { run, binPath } from '../core/sys.js';
 import { ADDRESSES } from './addressing.js';
 import { configuredSummary } from './profiles.js';
-import { median, quantile, round } from '../results/stats.js';
+import { median, quantile, round } from '../core/stats.js';
 
 // A rate probe sends this much faster than the link so the link's queue,
 // not the sender, sets the pace.

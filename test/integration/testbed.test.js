@@ -9,7 +9,7 @@ import path from 'node:path';
 import { createTestbed, listTestbeds, cleanup } from '../../harness/testbed/testbed.js';
 import { loadProfile } from '../../harness/testbed/profiles.js';
 import { run } from '../../harness/core/sys.js';
-import { wilsonInterval } from '../../harness/results/stats.js';
+import { wilsonInterval } from '../../harness/core/stats.js';
 import { ADDRESSES } from '../../harness/testbed/addressing.js';
 import { satbench, spawnSatbench, exited, writeProfile, namespacesOfTestbed, alive, until, isRoot } from './helpers.js';
 

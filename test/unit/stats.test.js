@@ -12,7 +12,7 @@ import {
   cliffsDelta,
   cliffsMagnitude,
   compareSamples,
-} from '../../harness/results/stats.js';
+} from '../../harness/core/stats.js';
 
 const close = (a, b, tol, what) => assert.ok(Math.abs(a - b) <= tol, `${what ?? ''} ${a} is not ${b} ± ${tol}`);
 
