@@ -6,7 +6,7 @@ export default [
   { ignores: ['node_modules/', 'target/', '.tools/', 'out/', 'test-output/', 'sites/build/'] },
   js.configs.recommended,
   {
-    languageOptions: { ecmaVersion: 2024, sourceType: 'module', globals: { ...globals.node } },
+    languageOptions: { ecmaVersion: 'latest', sourceType: 'module', globals: { ...globals.node } },
     rules: {
       'no-unused-vars': ['error', { argsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
     },

@@ -15,7 +15,7 @@ import { mkdir, writeFile, rm, rename, readFile, readdir } from 'node:fs/promise
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildKepler, keplerPlan } from './kepler.js';
-import manifest from './kepler-manifest.js';
+import manifest from '../reference/kepler-manifest.json' with { type: 'json' };
 import { buildDeutschmann, deutschmannPlan } from './deutschmann.js';
 import { buildKuhn, kuhnPlan } from './kuhn.js';
 
@@ -29,7 +29,7 @@ const SOURCES = [
   'text.js',
   'objects.js',
   'kepler.js',
-  'kepler-manifest.js',
+  '../reference/kepler-manifest.json',
   'deutschmann.js',
   'kuhn.js',
 ];

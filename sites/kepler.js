@@ -1,8 +1,8 @@
 // The Kepler site: a replica of the ETSI Kepler web reference page (ETSI TR
-// 102 505) built to the measured structure in kepler-manifest.js. Same
+// 102 505) built to the measured structure in reference/kepler-manifest.json. Same
 // objects in the same page order, each of exactly the original's size and
 // within a few per cent of its gzip -9 size; the content is ours.
-import manifest from './kepler-manifest.js';
+import manifest from '../reference/kepler-manifest.json' with { type: 'json' };
 import { ALPHA, filler, sizedObject, tuneRandomShare } from './fill.js';
 import { prose, css } from './text.js';
 import { jpegOfSize } from './jpeg.js';

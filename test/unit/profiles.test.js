@@ -68,9 +68,7 @@ describe('link profiles', () => {
   });
 
   it("the quic4sat profiles follow the draft's table", () => {
-    const ref = JSON.parse(
-      fs.readFileSync(new URL('../../../shared/reference/quic4sat-scenarios.json', import.meta.url)),
-    );
+    const ref = JSON.parse(fs.readFileSync(new URL('../../reference/quic4sat-scenarios.json', import.meta.url)));
     for (const s of ref.scenarios) {
       const c = configuredSummary(loadProfile(`quic4sat-${s.name}`));
       assert.equal(c.rtt_ms, ref.common.rtt_ms, s.name);
@@ -89,9 +87,7 @@ describe('link profiles', () => {
   });
 
   it('the Gilbert–Elliott profile uses the measured parameters', () => {
-    const ref = JSON.parse(
-      fs.readFileSync(new URL('../../../shared/reference/loss-and-delay-models.json', import.meta.url)),
-    );
+    const ref = JSON.parse(fs.readFileSync(new URL('../../reference/loss-and-delay-models.json', import.meta.url)));
     const loss = loadProfile('geo-gilbert').links.satellite.forward.loss;
     assert.equal(loss.model, 'gemodel');
     assert.ok(Math.abs(loss.p_pct - ref.wired.p_b_given_g * 100) < 1e-9);

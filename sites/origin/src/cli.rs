@@ -1,44 +1,95 @@
-//! Command-line parsing, with no I/O: arguments in, a `Command` or a
-//! one-line error out.
+//! The command line (clap): `origin serve` and `origin gen-cert`, turned
+//! into plain settings with no I/O; errors are one line naming the flag.
 
 use std::net::IpAddr;
 use std::path::PathBuf;
 
+use clap::{Args, Parser, Subcommand};
+use satbench_transport::cli::QuicArgs;
+use satbench_transport::quic::QuicOptions;
+
 use crate::priority::Policy;
-use crate::quic::QuicOptions;
 
 /// The server address the testbed gives the origin (`gen-cert --ip` alone).
 pub const TESTBED_SERVER_IP: &str = "198.18.3.2";
 
-pub const USAGE: &str = "\
-usage:
-  origin serve --root DIR --addr IP --cert FILE --key FILE
-               [--http-port 80] [--https-port 443] [--log FILE]
-               [--quic-cc cubic|newreno|bbr] [--quic-initial-window PACKETS]
-               [--quic-initial-mtu BYTES] [--quic-ack-frequency]
-               [--quic-ack-eliciting-threshold N] [--quic-max-ack-delay-ms MS]
-               [--bdp-bytes BYTES] [--idle-timeout-ms MS]
-               [--h3-priorities rfc9218|incremental-last|off]
-  origin gen-cert --name HOST[,HOST2…] [--ip [IP[,IP2…]]] --out DIR
-  origin --help | --version
+#[derive(Parser, Debug)]
+#[command(
+    name = "origin",
+    version,
+    about = "satbench's static origin: HTTP/1.1, HTTP/1.1 and HTTP/2 over TLS, HTTP/3",
+    args_override_self = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
 
-serve: HTTP/1.1 on IP:http-port/tcp, HTTP/1.1 and HTTP/2 over TLS on
-IP:https-port/tcp (ALPN h2, http/1.1), HTTP/3 on IP:https-port/udp; prints
-`ready` once all three listen; exits 0 on SIGTERM or SIGINT, 2 on an error.
-HTTP/3 responses are sent in the order the requests' RFC 9218 priorities
-ask for (--h3-priorities: rfc9218, the default; incremental-last, every
-incremental response after every other; off, all round-robin).
-gen-cert: writes DIR/cert.pem, DIR/key.pem (ECDSA P-256) and DIR/spki.txt
-(base64 SHA-256 of the SubjectPublicKeyInfo, for Chromium's
---ignore-certificate-errors-spki-list). --ip alone adds 198.18.3.2.
-";
-
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Subcommand, Debug)]
 pub enum Command {
-    Help,
-    Version,
-    GenCert(GenCertArgs),
-    Serve(ServeArgs),
+    /// Serve DIR: HTTP/1.1 on IP:http-port/tcp, HTTP/1.1 and HTTP/2 over TLS
+    /// on IP:https-port/tcp (ALPN h2, http/1.1), HTTP/3 on IP:https-port/udp
+    #[command(
+        after_help = "Prints `ready` once all three listen; exits 0 on SIGTERM or SIGINT, 2 on an \
+                      error. HTTP/3 responses are sent in the order the requests' RFC 9218 \
+                      priorities ask for (see --h3-priorities)."
+    )]
+    Serve(ServeFlags),
+    /// Write DIR/cert.pem, DIR/key.pem (ECDSA P-256) and DIR/spki.txt (base64
+    /// SHA-256 of the SubjectPublicKeyInfo, for Chromium's
+    /// --ignore-certificate-errors-spki-list)
+    GenCert(GenCertFlags),
+}
+
+#[derive(Args, Debug)]
+pub struct ServeFlags {
+    /// The site's directory
+    #[arg(long, value_name = "DIR")]
+    root: PathBuf,
+    /// The address all three listeners bind
+    #[arg(long, value_name = "IP")]
+    addr: IpAddr,
+    #[arg(long, value_name = "PORT", default_value_t = 80)]
+    http_port: u16,
+    /// TCP (TLS) and UDP (QUIC)
+    #[arg(long, value_name = "PORT", default_value_t = 443)]
+    https_port: u16,
+    /// PEM certificate chain
+    #[arg(long, value_name = "FILE")]
+    cert: PathBuf,
+    /// PEM private key
+    #[arg(long, value_name = "FILE")]
+    key: PathBuf,
+    /// The request log, appended (default stderr)
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+    /// HTTP/3 response order: rfc9218 (urgency, then request order, incremental
+    /// ones round-robin), incremental-last (every incremental response after
+    /// every other), off (all round-robin)
+    #[arg(long, value_name = "POLICY", default_value = "rfc9218", value_parser = policy)]
+    h3_priorities: Policy,
+    #[command(flatten)]
+    quic: QuicArgs,
+}
+
+fn policy(v: &str) -> Result<Policy, String> {
+    Policy::parse(v).ok_or_else(|| format!("expected rfc9218, incremental-last or off, got '{v}'"))
+}
+
+#[derive(Args, Debug)]
+pub struct GenCertFlags {
+    /// DNS names, comma-separated and repeatable (a name that is an IP address
+    /// becomes an IP SAN)
+    #[arg(long, value_name = "HOST[,HOST2…]", value_delimiter = ',')]
+    name: Vec<String>,
+    /// IP addresses, comma-separated and repeatable; alone, the testbed's
+    /// server address (198.18.3.2)
+    #[arg(long, value_name = "IP[,IP2…]", num_args = 0..=1, value_delimiter = ',',
+          default_missing_value = TESTBED_SERVER_IP)]
+    ip: Vec<IpAddr>,
+    /// The directory to write (created)
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,116 +114,45 @@ pub struct ServeArgs {
     pub h3_priorities: Policy,
 }
 
-/// Splits `--flag=value` and `--flag value`; the workspace's other tools
-/// (satbulk) parse their command lines with it too.
-pub struct Args {
-    items: Vec<String>,
-    pos: usize,
+impl ServeFlags {
+    pub fn settings(self) -> Result<ServeArgs, String> {
+        Ok(ServeArgs {
+            root: self.root,
+            addr: self.addr,
+            http_port: self.http_port,
+            https_port: self.https_port,
+            cert: self.cert,
+            key: self.key,
+            log: self.log,
+            quic: self.quic.options()?,
+            h3_priorities: self.h3_priorities,
+        })
+    }
 }
 
-impl Args {
-    pub fn new(items: &[String]) -> Args {
-        let mut out = Vec::new();
-        for a in items {
-            match a.split_once('=') {
-                Some((f, v)) if f.starts_with("--") => {
-                    out.push(f.to_string());
-                    out.push(v.to_string());
-                }
-                _ => out.push(a.clone()),
-            }
+impl GenCertFlags {
+    pub fn settings(self) -> Result<GenCertArgs, String> {
+        let names: Vec<String> = self
+            .name
+            .iter()
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty())
+            .collect();
+        if names.is_empty() && self.ip.is_empty() {
+            return Err("gen-cert: --name is required".into());
         }
-        Args { items: out, pos: 0 }
-    }
-
-    pub fn next(&mut self) -> Option<String> {
-        let a = self.items.get(self.pos).cloned();
-        self.pos += 1;
-        a
-    }
-
-    pub fn value(&mut self, flag: &str) -> Result<String, String> {
-        match self.items.get(self.pos) {
-            Some(v) if !v.starts_with("--") => {
-                self.pos += 1;
-                Ok(v.clone())
-            }
-            _ => Err(format!("{flag}: needs a value")),
-        }
-    }
-
-    /// A value if the next item is not a flag.
-    pub fn optional_value(&mut self) -> Option<String> {
-        match self.items.get(self.pos) {
-            Some(v) if !v.starts_with("--") => {
-                self.pos += 1;
-                Some(v.clone())
-            }
-            _ => None,
-        }
-    }
-}
-
-pub fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, String> {
-    v.parse()
-        .map_err(|_| format!("{flag}: not a valid number: '{v}'"))
-}
-
-fn ip(flag: &str, v: &str) -> Result<IpAddr, String> {
-    v.parse()
-        .map_err(|_| format!("{flag}: not an IP address: '{v}'"))
-}
-
-fn list(v: &str) -> impl Iterator<Item = &str> {
-    v.split(',').map(str::trim).filter(|s| !s.is_empty())
-}
-
-pub fn parse(argv: &[String]) -> Result<Command, String> {
-    let Some(first) = argv.first() else {
-        return Err("missing subcommand (serve or gen-cert); see origin --help".into());
-    };
-    let rest = &argv[1..];
-    match first.as_str() {
-        "-h" | "--help" | "help" => Ok(Command::Help),
-        "-V" | "--version" => Ok(Command::Version),
-        "gen-cert" => parse_gen_cert(rest).map(Command::GenCert),
-        "serve" => parse_serve(rest).map(Command::Serve),
-        other => Err(format!(
-            "unknown subcommand '{other}' (serve or gen-cert); see origin --help"
-        )),
-    }
-}
-
-fn parse_gen_cert(argv: &[String]) -> Result<GenCertArgs, String> {
-    let mut a = Args::new(argv);
-    let mut names = Vec::new();
-    let mut ips = Vec::new();
-    let mut out = None;
-    while let Some(flag) = a.next() {
-        match flag.as_str() {
-            "--name" => names.extend(list(&a.value("--name")?).map(String::from)),
-            "--ip" => match a.optional_value() {
-                Some(v) => {
-                    for s in list(&v) {
-                        ips.push(ip("--ip", s)?);
-                    }
-                }
-                None => ips.push(TESTBED_SERVER_IP.parse().unwrap()),
-            },
-            "--out" => out = Some(PathBuf::from(a.value("--out")?)),
-            other => return Err(format!("gen-cert: unknown argument '{other}'")),
-        }
-    }
-    if names.is_empty() && ips.is_empty() {
-        return Err("gen-cert: --name is required".into());
-    }
-    let out = out.ok_or("gen-cert: --out is required")?;
-    for n in &names {
-        if n.parse::<IpAddr>().is_err() && !valid_dns_name(n) {
+        if let Some(n) = names
+            .iter()
+            .find(|n| n.parse::<IpAddr>().is_err() && !valid_dns_name(n))
+        {
             return Err(format!("--name: not a valid host name: '{n}'"));
         }
+        Ok(GenCertArgs {
+            names,
+            ips: self.ip,
+            out: self.out,
+        })
     }
-    Ok(GenCertArgs { names, ips, out })
 }
 
 fn valid_dns_name(n: &str) -> bool {
@@ -184,74 +164,37 @@ fn valid_dns_name(n: &str) -> bool {
         })
 }
 
-/// `--quic-cc` → `cc`; `--bdp-bytes` and `--idle-timeout-ms` keep their names.
-fn quic_key(flag: &str) -> Option<&str> {
-    let key = flag.strip_prefix("--quic-").or_else(|| match flag {
-        "--bdp-bytes" | "--idle-timeout-ms" => flag.strip_prefix("--"),
-        _ => None,
-    })?;
-    QuicOptions::KEYS.contains(&key).then_some(key)
-}
-
-fn parse_serve(argv: &[String]) -> Result<ServeArgs, String> {
-    let mut a = Args::new(argv);
-    let (mut root, mut addr, mut cert, mut key, mut log) = (None, None, None, None, None);
-    let (mut http_port, mut https_port) = (80u16, 443u16);
-    let mut q = QuicOptions::default();
-    let mut h3_priorities = Policy::default();
-    while let Some(flag) = a.next() {
-        let f = flag.as_str();
-        match f {
-            "--root" => root = Some(PathBuf::from(a.value(f)?)),
-            "--addr" => addr = Some(ip(f, &a.value(f)?)?),
-            "--http-port" => http_port = number(f, &a.value(f)?)?,
-            "--https-port" => https_port = number(f, &a.value(f)?)?,
-            "--cert" => cert = Some(PathBuf::from(a.value(f)?)),
-            "--key" => key = Some(PathBuf::from(a.value(f)?)),
-            "--log" => log = Some(PathBuf::from(a.value(f)?)),
-            "--h3-priorities" => {
-                let v = a.value(f)?;
-                h3_priorities = Policy::parse(&v).ok_or_else(|| {
-                    format!("{f}: expected rfc9218, incremental-last or off, got '{v}'")
-                })?;
-            }
-            _ if quic_key(f).is_some() => {
-                let key = quic_key(f).unwrap();
-                let v = if QuicOptions::takes_value(key) { Some(a.value(f)?) } else { None };
-                q.set(key, v.as_deref(), f)?;
-            }
-            other => return Err(format!("serve: unknown argument '{other}'")),
-        }
-    }
-    Ok(ServeArgs {
-        root: root.ok_or("serve: --root is required")?,
-        addr: addr.ok_or("serve: --addr is required")?,
-        http_port,
-        https_port,
-        cert: cert.ok_or("serve: --cert is required")?,
-        key: key.ok_or("serve: --key is required")?,
-        log,
-        quic: q,
-        h3_priorities,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quic::Cc;
+    use satbench_transport::cli::{parse_from, Stop};
+    use satbench_transport::quic::Cc;
 
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
+    fn parse(s: &str) -> Result<Command, String> {
+        match parse_from::<Cli, _, _>(std::iter::once("origin").chain(s.split_whitespace())) {
+            Ok(c) => Ok(c.command),
+            Err(Stop::Usage(line)) => Err(line),
+            Err(Stop::Print(text)) => Err(format!("printed {text}")),
+        }
+    }
+
+    fn serve(s: &str) -> Result<ServeArgs, String> {
+        match parse(&format!("serve {s}"))? {
+            Command::Serve(f) => f.settings(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn gen_cert(s: &str) -> Result<GenCertArgs, String> {
+        match parse(&format!("gen-cert {s}"))? {
+            Command::GenCert(f) => f.settings(),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
     fn serve_with_defaults() {
-        let c = parse(&args(
-            "serve --root /srv --addr 198.18.3.2 --cert c.pem --key k.pem",
-        ))
-        .unwrap();
-        let Command::Serve(s) = c else { panic!() };
+        let s = serve("--root /srv --addr 198.18.3.2 --cert c.pem --key k.pem").unwrap();
         assert_eq!(s.root, PathBuf::from("/srv"));
         assert_eq!(s.addr.to_string(), "198.18.3.2");
         assert_eq!((s.http_port, s.https_port), (80, 443));
@@ -262,14 +205,13 @@ mod tests {
 
     #[test]
     fn serve_with_every_flag() {
-        let c = parse(&args(
-            "serve --root=/srv --addr 127.0.0.1 --http-port 8080 --https-port=8443 --cert c --key k \
+        let s = serve(
+            "--root=/srv --addr 127.0.0.1 --http-port 8080 --https-port=8443 --cert c --key k \
              --log /tmp/l --quic-cc bbr --quic-initial-window 32 --quic-initial-mtu 1400 \
              --quic-ack-eliciting-threshold 9 --quic-max-ack-delay-ms 40 --bdp-bytes 1000000 \
              --idle-timeout-ms 5000 --h3-priorities=incremental-last",
-        ))
+        )
         .unwrap();
-        let Command::Serve(s) = c else { panic!() };
         assert_eq!((s.http_port, s.https_port), (8080, 8443));
         assert_eq!(s.h3_priorities, Policy::IncrementalLast);
         assert_eq!(s.log, Some(PathBuf::from("/tmp/l")));
@@ -285,9 +227,17 @@ mod tests {
     }
 
     #[test]
+    fn a_repeated_flag_takes_the_last_value() {
+        let s =
+            serve("--root /a --root /b --addr ::1 --cert c --key k --quic-cc bbr --quic-cc cubic");
+        let s = s.unwrap();
+        assert_eq!((s.root, s.quic.cc), (PathBuf::from("/b"), Cc::Cubic));
+    }
+
+    #[test]
     fn serve_errors_name_the_flag() {
-        let base = "serve --root /srv --addr 127.0.0.1 --cert c --key k";
-        let err = |extra: &str| parse(&args(&format!("{base} {extra}"))).unwrap_err();
+        let base = "--root /srv --addr 127.0.0.1 --cert c --key k";
+        let err = |extra: &str| serve(&format!("{base} {extra}")).unwrap_err();
         assert!(err("--quic-cc vegas").starts_with("--quic-cc:"));
         assert!(err("--http-port 70000").starts_with("--http-port:"));
         assert!(err("--bdp-bytes").starts_with("--bdp-bytes: needs a value"));
@@ -296,57 +246,65 @@ mod tests {
             "--h3-priorities: expected rfc9218, incremental-last or off, got 'strict'"
         );
         assert!(err("--frobnicate").contains("unknown argument '--frobnicate'"));
-        assert!(parse(&args("serve --root /srv"))
+        assert!(serve("--root /srv")
             .unwrap_err()
             .contains("--addr is required"));
-        assert!(
-            parse(&args("serve --root /srv --addr nope --cert c --key k"))
-                .unwrap_err()
-                .starts_with("--addr: not an IP address")
-        );
+        assert!(serve("--root /srv --addr nope --cert c --key k")
+            .unwrap_err()
+            .starts_with("--addr: "));
     }
 
     #[test]
     fn gen_cert_names_and_ips() {
-        let c = parse(&args(
-            "gen-cert --name origin.test,www.origin.test --ip --out /tmp/x",
-        ))
-        .unwrap();
         assert_eq!(
-            c,
-            Command::GenCert(GenCertArgs {
+            gen_cert("--name origin.test,www.origin.test --ip --out /tmp/x").unwrap(),
+            GenCertArgs {
                 names: vec!["origin.test".into(), "www.origin.test".into()],
                 ips: vec!["198.18.3.2".parse().unwrap()],
                 out: PathBuf::from("/tmp/x"),
-            })
+            }
         );
-        let Command::GenCert(g) = parse(&args(
-            "gen-cert --name localhost --ip 127.0.0.1,::1 --out d",
-        ))
-        .unwrap() else {
-            panic!()
-        };
-        assert_eq!(g.ips.len(), 2);
-        let Command::GenCert(g) = parse(&args("gen-cert --name a.test --out d")).unwrap() else {
-            panic!()
-        };
-        assert!(g.ips.is_empty());
-        assert!(parse(&args("gen-cert --out d"))
+        assert_eq!(
+            gen_cert("--name localhost --ip 127.0.0.1,::1 --out d")
+                .unwrap()
+                .ips
+                .len(),
+            2
+        );
+        assert_eq!(
+            gen_cert("--ip 127.0.0.1 --ip ::1 --out d")
+                .unwrap()
+                .ips
+                .len(),
+            2
+        );
+        assert!(gen_cert("--name a.test --out d").unwrap().ips.is_empty());
+        assert!(gen_cert("--out d")
             .unwrap_err()
             .contains("--name is required"));
-        assert!(parse(&args("gen-cert --name a.test"))
+        assert!(gen_cert("--name a.test")
             .unwrap_err()
             .contains("--out is required"));
-        assert!(parse(&args("gen-cert --name bad_name! --out d"))
+        assert!(gen_cert("--name bad_name! --out d")
             .unwrap_err()
             .starts_with("--name:"));
+        assert!(gen_cert("--ip nope --out d")
+            .unwrap_err()
+            .starts_with("--ip:"));
     }
 
     #[test]
     fn help_version_and_unknown() {
-        assert_eq!(parse(&args("--help")).unwrap(), Command::Help);
-        assert_eq!(parse(&args("--version")).unwrap(), Command::Version);
-        assert!(parse(&args("frob")).is_err());
-        assert!(parse(&[]).is_err());
+        assert!(parse("--help").unwrap_err().starts_with("printed "));
+        assert!(parse("--version")
+            .unwrap_err()
+            .starts_with("printed origin "));
+        assert!(parse("frob")
+            .unwrap_err()
+            .contains("unknown subcommand 'frob'"));
+        assert!(parse("").unwrap_err().contains("subcommand"));
+        for s in ["frob", "", "serve --root"] {
+            assert_eq!(parse(s).unwrap_err().lines().count(), 1, "{s}");
+        }
     }
 }

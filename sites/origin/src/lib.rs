@@ -3,17 +3,16 @@
 //!
 //! `site` decides every response (path resolution, content type, headers)
 //! without I/O; `serve` holds the three listeners that carry those
-//! decisions to the wire; `cli`, `quic` and `cert` turn the command line
-//! into settings and certificates. `priority` reads RFC 9218 priorities
+//! decisions to the wire; `cli` turns the command line into settings
+//! (QUIC transport, certificates, time and process start-up come from
+//! `satbench_transport`). `priority` reads RFC 9218 priorities
 //! and maps them to quinn send priorities; `h3_quinn_prio` is the h3↔quinn
 //! adapter that applies them to the HTTP/3 response streams.
 
 pub mod body;
-pub mod cert;
 pub mod cli;
 pub mod h3_quinn_prio;
 pub mod log;
 pub mod priority;
-pub mod quic;
 pub mod serve;
 pub mod site;

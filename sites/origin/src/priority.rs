@@ -1,5 +1,6 @@
 //! HTTP/3 response priorities (RFC 9218, Extensible Priorities) as plain
-//! functions: the `priority` field value → urgency and incremental, those →
+//! functions: the `priority` field value (a Structured Fields dictionary,
+//! read by the `sfv` crate) → urgency and incremental, those →
 //! a quinn send-stream priority, and a reader that picks PRIORITY_UPDATE
 //! frames out of the bytes of the peer's HTTP/3 control stream. No I/O;
 //! `h3_quinn_prio` applies the numbers to the streams.
@@ -42,16 +43,6 @@ impl fmt::Display for Priority {
     }
 }
 
-/// A Structured Fields bare item (RFC 8941 §3.3), as far as priorities care.
-#[derive(Debug, PartialEq)]
-enum Item {
-    Integer(i64),
-    Boolean(bool),
-    /// anything else (decimal, string, token, byte sequence, date, display
-    /// string, inner list): valid but meaningless for `u` and `i`
-    Other,
-}
-
 /// RFC 9218 §4: a `priority` field value (a Structured Fields Dictionary)
 /// → its priority. Parameters it does not know are ignored, as is `u` out of
 /// 0–7 or not an integer and `i` not a boolean (they keep their defaults); a
@@ -59,24 +50,28 @@ enum Item {
 /// repeated keys wins.
 pub fn parse(value: &str) -> Priority {
     let mut p = Priority::default();
-    let Some(members) = parse_dictionary(value.as_bytes()) else {
+    let Ok(dict) = sfv::Parser::new(value).parse::<sfv::Dictionary>() else {
         return p;
     };
-    let (mut u, mut i) = (None, None);
-    for (key, item) in members {
+    // a dictionary keeps one value per key, the last one given
+    for (key, member) in &dict {
+        let sfv::ListEntry::Item(item) = member else {
+            continue; // an inner list means nothing here
+        };
         match key.as_str() {
-            "u" => u = Some(item),
-            "i" => i = Some(item),
+            "u" => {
+                let u = item.bare_item.as_integer().map(i64::from);
+                if let Some(n) = u.filter(|n| (0..=7).contains(n)) {
+                    p.urgency = n as u8;
+                }
+            }
+            "i" => {
+                if let Some(b) = item.bare_item.as_boolean() {
+                    p.incremental = b;
+                }
+            }
             _ => {}
         }
-    }
-    if let Some(Item::Integer(n)) = u {
-        if (0..=7).contains(&n) {
-            p.urgency = n as u8;
-        }
-    }
-    if let Some(Item::Boolean(b)) = i {
-        p.incremental = b;
     }
     p
 }
@@ -168,233 +163,6 @@ pub fn send_priority(policy: Policy, p: Priority, stream_id: u64) -> i32 {
 /// QPACK encoder and decoder streams): above every response, so SETTINGS
 /// and GOAWAY never queue behind bodies.
 pub const SERVER_STREAM_PRIORITY: i32 = i32::MAX;
-
-// ---- Structured Fields (RFC 8941) dictionary, just enough to read it ----
-
-struct Parser<'a> {
-    s: &'a [u8],
-    pos: usize,
-}
-
-impl Parser<'_> {
-    fn peek(&self) -> Option<u8> {
-        self.s.get(self.pos).copied()
-    }
-
-    fn eat(&mut self, c: u8) -> bool {
-        if self.peek() == Some(c) {
-            self.pos += 1;
-            true
-        } else {
-            false
-        }
-    }
-
-    fn skip_sp(&mut self) {
-        while self.peek() == Some(b' ') {
-            self.pos += 1;
-        }
-    }
-
-    fn skip_ows(&mut self) {
-        while matches!(self.peek(), Some(b' ' | b'\t')) {
-            self.pos += 1;
-        }
-    }
-
-    /// key = ( lcalpha / "*" ) *( lcalpha / DIGIT / "_" / "-" / "." / "*" )
-    fn key(&mut self) -> Option<String> {
-        let start = self.pos;
-        match self.peek() {
-            Some(c) if c.is_ascii_lowercase() || c == b'*' => self.pos += 1,
-            _ => return None,
-        }
-        while let Some(c) = self.peek() {
-            if c.is_ascii_lowercase() || c.is_ascii_digit() || b"_-.*".contains(&c) {
-                self.pos += 1;
-            } else {
-                break;
-            }
-        }
-        Some(String::from_utf8_lossy(&self.s[start..self.pos]).into_owned())
-    }
-
-    fn bare_item(&mut self) -> Option<Item> {
-        match self.peek()? {
-            b'-' | b'0'..=b'9' => self.number(),
-            b'?' => {
-                self.pos += 1;
-                match self.peek()? {
-                    b'0' => {
-                        self.pos += 1;
-                        Some(Item::Boolean(false))
-                    }
-                    b'1' => {
-                        self.pos += 1;
-                        Some(Item::Boolean(true))
-                    }
-                    _ => None,
-                }
-            }
-            b'"' => self.string(),
-            b':' => {
-                self.pos += 1;
-                while let Some(c) = self.peek() {
-                    self.pos += 1;
-                    if c == b':' {
-                        return Some(Item::Other);
-                    }
-                    if !(c.is_ascii_alphanumeric() || b"+/=".contains(&c)) {
-                        return None;
-                    }
-                }
-                None
-            }
-            b'@' => {
-                // date (RFC 9651): an integer
-                self.pos += 1;
-                match self.number()? {
-                    Item::Integer(_) => Some(Item::Other),
-                    _ => None,
-                }
-            }
-            b'%' => {
-                // display string (RFC 9651): %"…" with %xx escapes
-                self.pos += 1;
-                self.string()
-            }
-            c if c.is_ascii_alphabetic() || c == b'*' => {
-                // token
-                self.pos += 1;
-                while let Some(c) = self.peek() {
-                    if c.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~:/".contains(&c) {
-                        self.pos += 1;
-                    } else {
-                        break;
-                    }
-                }
-                Some(Item::Other)
-            }
-            _ => None,
-        }
-    }
-
-    /// Integer (at most 15 digits) or decimal (at most 12 + 3 digits).
-    fn number(&mut self) -> Option<Item> {
-        let neg = self.eat(b'-');
-        let start = self.pos;
-        while matches!(self.peek(), Some(b'0'..=b'9')) {
-            self.pos += 1;
-        }
-        let int_digits = self.pos - start;
-        if int_digits == 0 {
-            return None;
-        }
-        if self.eat(b'.') {
-            let frac_start = self.pos;
-            while matches!(self.peek(), Some(b'0'..=b'9')) {
-                self.pos += 1;
-            }
-            let frac = self.pos - frac_start;
-            return (int_digits <= 12 && (1..=3).contains(&frac)).then_some(Item::Other);
-        }
-        if int_digits > 15 {
-            return None;
-        }
-        let digits = std::str::from_utf8(&self.s[start..self.pos]).ok()?;
-        let n: i64 = digits.parse().ok()?;
-        Some(Item::Integer(if neg { -n } else { n }))
-    }
-
-    /// A quoted string: printable ASCII, `\"` and `\\` escapes.
-    fn string(&mut self) -> Option<Item> {
-        if !self.eat(b'"') {
-            return None;
-        }
-        while let Some(c) = self.peek() {
-            self.pos += 1;
-            match c {
-                b'"' => return Some(Item::Other),
-                b'\\' => {
-                    if !matches!(self.peek(), Some(b'"' | b'\\')) {
-                        return None;
-                    }
-                    self.pos += 1;
-                }
-                0x20..=0x7e => {}
-                _ => return None,
-            }
-        }
-        None
-    }
-
-    /// *( ";" SP* key [ "=" bare-item ] )
-    fn parameters(&mut self) -> Option<()> {
-        while self.eat(b';') {
-            self.skip_sp();
-            self.key()?;
-            if self.eat(b'=') {
-                self.bare_item()?;
-            }
-        }
-        Some(())
-    }
-
-    /// "(" *SP [ item *( 1*SP item ) *SP ] ")" parameters
-    fn inner_list(&mut self) -> Option<Item> {
-        if !self.eat(b'(') {
-            return None;
-        }
-        loop {
-            self.skip_sp();
-            if self.eat(b')') {
-                self.parameters()?;
-                return Some(Item::Other);
-            }
-            self.bare_item()?;
-            self.parameters()?;
-            if !matches!(self.peek(), Some(b' ' | b')')) {
-                return None;
-            }
-        }
-    }
-}
-
-/// The dictionary's members in order (key, value), a key without `=` being
-/// Boolean true; None if the text is not a valid dictionary.
-fn parse_dictionary(s: &[u8]) -> Option<Vec<(String, Item)>> {
-    let mut p = Parser { s, pos: 0 };
-    let mut out = Vec::new();
-    p.skip_sp();
-    if p.peek().is_none() {
-        return Some(out);
-    }
-    loop {
-        let key = p.key()?;
-        let item = if p.eat(b'=') {
-            if p.peek() == Some(b'(') {
-                p.inner_list()?
-            } else {
-                let item = p.bare_item()?;
-                p.parameters()?;
-                item
-            }
-        } else {
-            p.parameters()?;
-            Item::Boolean(true)
-        };
-        out.push((key, item));
-        p.skip_ows();
-        if p.peek().is_none() {
-            return Some(out);
-        }
-        if !p.eat(b',') {
-            return None;
-        }
-        p.skip_ows();
-        p.peek()?; // nothing after the comma: invalid
-    }
-}
 
 // ---- PRIORITY_UPDATE on the peer's control stream (RFC 9218 §7) ----
 
@@ -592,6 +360,8 @@ mod tests {
         );
         assert_eq!(parse("  u=7,\ti"), p(7, true));
         assert_eq!(parse("u=1,u=2"), p(2, false));
+        assert_eq!(parse("u=1, u=(2)"), p(3, false)); // the last u is a list
+        assert_eq!(parse("d=@1659578233, s=%\"caf%c3%a9\", u=2"), p(2, false)); // RFC 9651 types
     }
 
     #[test]

@@ -8,7 +8,6 @@
 //!   the priority the request asked for (RFC 9218, see `priority`)
 
 use std::convert::Infallible;
-use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -20,8 +19,9 @@ use hyper::body::Incoming;
 use hyper::server::conn::{http1, http2};
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use satbench_transport::cert;
+use satbench_transport::process::{say_ready, Shutdown};
 use tokio::io::AsyncReadExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsAcceptor;
@@ -271,26 +271,6 @@ pub fn check_root(root: &Path) -> Result<PathBuf, String> {
     }
 }
 
-pub fn load_cert_and_key(
-    cert: &Path,
-    key: &Path,
-) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>), String> {
-    let cert_pem = std::fs::read(cert).map_err(|e| format!("--cert {}: {e}", cert.display()))?;
-    let certs = CertificateDer::pem_slice_iter(&cert_pem)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| format!("--cert {}: {e}", cert.display()))?;
-    if certs.is_empty() {
-        return Err(format!(
-            "--cert {}: no certificate in the file",
-            cert.display()
-        ));
-    }
-    let key_pem = std::fs::read(key).map_err(|e| format!("--key {}: {e}", key.display()))?;
-    let key_der = PrivateKeyDer::from_pem_slice(&key_pem)
-        .map_err(|e| format!("--key {}: {e}", key.display()))?;
-    Ok((certs, key_der))
-}
-
 /// rustls configurations (ring provider): TCP with ALPN h2 and http/1.1,
 /// QUIC (TLS 1.3 only) with ALPN h3.
 pub fn tls_configs(
@@ -298,21 +278,15 @@ pub fn tls_configs(
     key: PrivateKeyDer<'static>,
     key_path: &Path,
 ) -> Result<(rustls::ServerConfig, rustls::ServerConfig), String> {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
     let err = |e: rustls::Error| format!("--key {}: {e}", key_path.display());
-    let mut tcp = rustls::ServerConfig::builder_with_provider(provider.clone())
+    let mut tcp = rustls::ServerConfig::builder_with_provider(cert::provider())
         .with_safe_default_protocol_versions()
         .map_err(err)?
         .with_no_client_auth()
         .with_single_cert(certs.clone(), key.clone_key())
         .map_err(err)?;
     tcp.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-    let mut quic = rustls::ServerConfig::builder_with_provider(provider)
-        .with_protocol_versions(&[&rustls::version::TLS13])
-        .map_err(err)?
-        .with_no_client_auth()
-        .with_single_cert(certs, key)
-        .map_err(err)?;
+    let mut quic = cert::tls13_server(certs, key, key_path)?;
     quic.alpn_protocols = vec![b"h3".to_vec()];
     Ok((tcp, quic))
 }
@@ -321,7 +295,7 @@ pub fn tls_configs(
 /// Errors are one line naming the problem.
 pub async fn run(args: ServeArgs) -> Result<(), String> {
     let root = check_root(&args.root)?;
-    let (certs, key) = load_cert_and_key(&args.cert, &args.key)?;
+    let (certs, key) = cert::load_cert_and_key(&args.cert, &args.key)?;
     let (tcp_tls, quic_tls) = tls_configs(certs, key, &args.key)?;
     let log = match &args.log {
         Some(p) => RequestLog::file(p).map_err(|e| format!("--log {}: {e}", p.display()))?,
@@ -352,10 +326,7 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     )
     .map_err(|e| format!("bind {https_addr}/udp: {e}"))?;
 
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut sigterm =
-        signal(SignalKind::terminate()).map_err(|e| format!("signal handler: {e}"))?;
-    let mut sigint = signal(SignalKind::interrupt()).map_err(|e| format!("signal handler: {e}"))?;
+    let shutdown = Shutdown::listen()?;
 
     tokio::spawn(serve_http(http, site.clone()));
     tokio::spawn(serve_https(
@@ -365,16 +336,8 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     ));
     tokio::spawn(serve_h3(endpoint.clone(), site.clone(), args.h3_priorities));
 
-    {
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(b"ready\n");
-        let _ = out.flush();
-    }
-
-    tokio::select! {
-        _ = sigterm.recv() => {}
-        _ = sigint.recv() => {}
-    }
+    say_ready();
+    shutdown.requested().await;
     endpoint.close(0u32.into(), b"shutting down");
     let _ = tokio::time::timeout(Duration::from_millis(200), endpoint.wait_idle()).await;
     Ok(())

@@ -2,10 +2,9 @@
 //! root, then fetch over HTTP/1.1 cleartext, HTTP/1.1 and HTTP/2 over TLS,
 //! and HTTP/3, trusting the certificate `origin gen-cert` made.
 
-use std::io::{BufRead, BufReader};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, UdpSocket};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,6 +14,9 @@ use http_body_util::{BodyExt, Empty};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
+use satbench_transport::testkit::{
+    free_tcp_and_udp_port, free_tcp_port, spawn_ready, temp_dir, Running,
+};
 
 const BIN: &str = env!("CARGO_BIN_EXE_origin");
 const T: Duration = Duration::from_secs(10);
@@ -24,42 +26,14 @@ struct Fixture {
     http: SocketAddr,
     https: SocketAddr,
     png: Vec<u8>,
-    server: Child,
+    server: Running,
 }
 
 impl Drop for Fixture {
     fn drop(&mut self) {
-        let _ = self.server.kill();
-        let _ = self.server.wait();
+        // the server is killed by its own drop
         let _ = std::fs::remove_dir_all(&self.dir);
     }
-}
-
-fn temp_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("origin-it-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// A port free for both TCP and UDP on 127.0.0.1 (HTTPS and HTTP/3 share it).
-fn free_port_tcp_and_udp() -> u16 {
-    for _ in 0..50 {
-        let tcp = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
-        let port = tcp.local_addr().unwrap().port();
-        if UdpSocket::bind((Ipv4Addr::LOCALHOST, port)).is_ok() {
-            return port;
-        }
-    }
-    panic!("no port free for both TCP and UDP");
-}
-
-fn free_port_tcp() -> u16 {
-    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 fn gen_cert(dir: &Path) {
@@ -104,48 +78,33 @@ fn start_with(tag: &str, bdp_bytes: &str, extra: &[&str]) -> Fixture {
     std::fs::write(root.join("img/a.png"), &png).unwrap();
     gen_cert(&dir);
 
-    let (http_port, https_port) = (free_port_tcp(), free_port_tcp_and_udp());
-    let mut server = Command::new(BIN)
-        .arg("serve")
-        .arg("--root")
-        .arg(&root)
-        .args(["--addr", "127.0.0.1", "--http-port", &http_port.to_string()])
-        .args(["--https-port", &https_port.to_string()])
-        .arg("--cert")
-        .arg(dir.join("cert.pem"))
-        .arg("--key")
-        .arg(dir.join("key.pem"))
-        .arg("--log")
-        .arg(dir.join("requests.log"))
-        .args([
-            "--quic-cc",
-            "cubic",
-            "--quic-initial-window",
-            "10",
-            "--bdp-bytes",
-            bdp_bytes,
-        ])
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stdout = server.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let line = rx.recv_timeout(T).expect("no `ready` within 10 s");
-    if line != "ready\n" {
-        let _ = server.kill();
-        let out = server.wait_with_output().unwrap();
-        panic!(
-            "first line {line:?}; stderr: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
+    let (http_port, https_port) = (free_tcp_port(), free_tcp_and_udp_port());
+    let server = spawn_ready(
+        Command::new(BIN)
+            .arg("serve")
+            .arg("--root")
+            .arg(&root)
+            .args(["--addr", "127.0.0.1", "--http-port", &http_port.to_string()])
+            .args(["--https-port", &https_port.to_string()])
+            .arg("--cert")
+            .arg(dir.join("cert.pem"))
+            .arg("--key")
+            .arg(dir.join("key.pem"))
+            .arg("--log")
+            .arg(dir.join("requests.log"))
+            .args([
+                "--quic-cc",
+                "cubic",
+                "--quic-initial-window",
+                "10",
+                "--bdp-bytes",
+                bdp_bytes,
+            ])
+            .args(extra)
+            .stderr(Stdio::inherit()),
+        T,
+    )
+    .unwrap_or_else(|e| panic!("origin serve: {e}"));
     Fixture {
         dir,
         http: SocketAddr::from((Ipv4Addr::LOCALHOST, http_port)),
@@ -292,18 +251,7 @@ async fn h3_client(
 }
 
 fn terminate(f: &mut Fixture) -> std::process::ExitStatus {
-    unsafe { libc::kill(f.server.id() as i32, libc::SIGTERM) };
-    let deadline = std::time::Instant::now() + T;
-    loop {
-        if let Some(status) = f.server.try_wait().unwrap() {
-            return status;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no exit within 10 s of SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    f.server.terminate(T)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -473,7 +421,7 @@ fn errors_are_one_line_and_exit_2() {
     // a port already taken
     let taken = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
     let port = taken.local_addr().unwrap().port().to_string();
-    let https = free_port_tcp_and_udp().to_string();
+    let https = free_tcp_and_udp_port().to_string();
     let (code, err) = serve_error(&[
         "--root",
         &root,
@@ -504,17 +452,8 @@ fn errors_are_one_line_and_exit_2() {
 /// net.core.rmem_max): datagrams arriving while the test's threads are not
 /// scheduled should wait, not be dropped (a loss delays a response by a
 /// retransmission and blurs the order the tests below look at).
-fn large_receive_buffer(socket: &impl std::os::fd::AsRawFd) {
-    let size: libc::c_int = 4 << 20;
-    unsafe {
-        libc::setsockopt(
-            socket.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_RCVBUF,
-            &size as *const libc::c_int as *const libc::c_void,
-            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-        )
-    };
+fn large_receive_buffer(socket: &impl std::os::fd::AsFd) {
+    let _ = rustix::net::sockopt::set_socket_recv_buffer_size(socket, 4 << 20);
 }
 
 /// A UDP relay in front of `server` whose way back is slow: it queues the
