@@ -7,8 +7,10 @@
 
 use std::fs::File;
 use std::io;
-use std::os::fd::AsRawFd;
+use std::os::fd::AsFd;
 use std::path::PathBuf;
+
+use rustix::thread::{move_into_link_name_space, LinkNameSpaceType};
 
 /// Where `ip netns add NAME` mounts the namespace handle.
 pub fn path_of(name: &str) -> PathBuf {
@@ -16,18 +18,21 @@ pub fn path_of(name: &str) -> PathBuf {
 }
 
 fn setns(file: &File) -> io::Result<()> {
-    // SAFETY: setns with a valid fd and CLONE_NEWNET has no memory effects.
-    let rc = unsafe { libc::setns(file.as_raw_fd(), libc::CLONE_NEWNET) };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
+    Ok(move_into_link_name_space(
+        file.as_fd(),
+        Some(LinkNameSpaceType::Network),
+    )?)
 }
 
 fn open_named(name: &str) -> io::Result<File> {
     File::open(path_of(name)).map_err(|e| {
-        io::Error::new(e.kind(), format!("network namespace {name:?} ({}): {e}", path_of(name).display()))
+        io::Error::new(
+            e.kind(),
+            format!(
+                "network namespace {name:?} ({}): {e}",
+                path_of(name).display()
+            ),
+        )
     })
 }
 
@@ -54,12 +59,40 @@ mod tests {
 
     #[test]
     fn path_is_under_var_run_netns() {
-        assert_eq!(path_of("sbt-a-client"), PathBuf::from("/var/run/netns/sbt-a-client"));
+        assert_eq!(
+            path_of("sbt-a-client"),
+            PathBuf::from("/var/run/netns/sbt-a-client")
+        );
     }
 
     #[test]
     fn unknown_namespace_names_itself_in_the_error() {
         let err = enter("satbench-no-such-namespace").unwrap_err();
-        assert!(err.to_string().contains("satbench-no-such-namespace"), "{err}");
+        assert!(
+            err.to_string().contains("satbench-no-such-namespace"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn within_enters_the_namespace_and_comes_back() {
+        let name = format!("satbench-netns-test-{}", std::process::id());
+        let ip = |verb: &str| {
+            std::process::Command::new("ip")
+                .args(["netns", verb, &name])
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        if !ip("add") {
+            eprintln!("skipped: cannot create a network namespace (not root?)");
+            return;
+        }
+        let here = || std::fs::read_link("/proc/thread-self/ns/net");
+        let home = here().unwrap();
+        let inside = within(&name, here);
+        let after = here().unwrap();
+        ip("del");
+        assert_ne!(inside.unwrap(), home);
+        assert_eq!(after, home);
     }
 }

@@ -1,6 +1,10 @@
-//! Command-line parsing and validation (no I/O).
+//! Command-line parsing and validation (no I/O): arguments in, options
+//! (or the help or version text) or a one-line error out.
 
+use std::ffi::OsString;
 use std::net::Ipv4Addr;
+
+use clap::{Parser, Subcommand};
 
 /// Port used when `--port` is not given: 9, the "discard" port. Nothing else
 /// listens on it in a testbed namespace, and the probe's traffic is exactly
@@ -14,15 +18,6 @@ pub const OWD_SEQ_SPACE: u64 = 256;
 pub const IP_UDP_OVERHEAD: usize = 28;
 /// Smallest rate payload: a 4-byte magic and an 8-byte sequence number.
 pub const RATE_MIN_PAYLOAD: usize = 12;
-
-pub const USAGE: &str = "\
-usage:
-  satprobe rtt  COMMON [--count 20] [--interval-ms 20]
-  satprobe owd  COMMON [--count 500] [--interval-ms 10]
-  satprobe rate COMMON --mbit X [--duration-ms 3000] [--packet-bytes 1500]
-COMMON: --from-netns NS --to-netns NS --to-addr IPV4 [--port 9] [--timeout-ms 3000]
-Prints one JSON object on stdout; on error, one line on stderr and exit status 2.
-";
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Common {
@@ -66,168 +61,161 @@ impl RateOpts {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
-    Help,
+    /// `--help` or `--version`: this text on stdout, exit 0.
+    Print(String),
     Rtt(RttOpts),
     Owd(OwdOpts),
     Rate(RateOpts),
 }
 
-/// Which options each subcommand accepts, besides the common ones.
-fn extra_options(sub: &str) -> &'static [&'static str] {
-    match sub {
-        "rtt" | "owd" => &["--count", "--interval-ms"],
-        "rate" => &["--mbit", "--duration-ms", "--packet-bytes"],
-        _ => &[],
+/// Smallest `--packet-bytes`: headers and the smallest rate payload.
+const MIN_PACKET_BYTES: u64 = (IP_UDP_OVERHEAD + RATE_MIN_PAYLOAD) as u64;
+
+/// Measures an emulated link between two network namespaces: round-trip
+/// time, one-way delay, loss, throughput.
+///
+/// Prints one JSON object on stdout; on error, one line on stderr and exit
+/// status 2. See netem/probe/README.md.
+#[derive(Parser, Debug)]
+#[command(name = "satprobe", version, arg_required_else_help = false)]
+struct Cli {
+    #[command(subcommand)]
+    sub: Sub,
+}
+
+#[derive(Subcommand, Debug)]
+enum Sub {
+    /// Round-trip time: echoes of small datagrams
+    Rtt {
+        #[command(flatten)]
+        common: CommonArgs,
+        /// Probes to send
+        #[arg(long, value_name = "N", default_value_t = 20, value_parser = int_in(1, 10_000_000))]
+        count: u64,
+        /// Time between sends
+        #[arg(long, value_name = "MS", default_value_t = 20.0, value_parser = float_in(0.001, 60_000.0))]
+        interval_ms: f64,
+    },
+    /// One-way delay and loss from --from-netns to --to-netns, with 1-byte
+    /// datagrams
+    Owd {
+        #[command(flatten)]
+        common: CommonArgs,
+        /// Datagrams to send
+        #[arg(long, value_name = "N", default_value_t = 500, value_parser = int_in(1, 10_000_000))]
+        count: u64,
+        /// Time between sends; 256 intervals must cover --timeout-ms
+        #[arg(long, value_name = "MS", default_value_t = 10.0, value_parser = float_in(0.001, 60_000.0))]
+        interval_ms: f64,
+    },
+    /// Throughput: a UDP flood paced at --mbit
+    Rate {
+        #[command(flatten)]
+        common: CommonArgs,
+        /// Sending rate, counted at the IP layer
+        #[arg(long, value_name = "X", allow_negative_numbers = true, value_parser = float_in(0.001, 100_000.0))]
+        mbit: f64,
+        /// How long to send
+        #[arg(long, value_name = "MS", default_value_t = 3000, value_parser = int_in(1, 600_000))]
+        duration_ms: u64,
+        /// IP packet size (IPv4 + UDP headers + payload)
+        #[arg(long, value_name = "BYTES", default_value_t = 1500, value_parser = int_in(MIN_PACKET_BYTES, 65_535))]
+        packet_bytes: u64,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+struct CommonArgs {
+    /// Sender side
+    #[arg(long, value_name = "NS", value_parser = netns_name)]
+    from_netns: String,
+    /// Receiver (or echo) side
+    #[arg(long, value_name = "NS", value_parser = netns_name)]
+    to_netns: String,
+    /// An address of --to-netns, where the receiver binds
+    #[arg(long, value_name = "IPV4", value_parser = unicast)]
+    to_addr: Ipv4Addr,
+    /// UDP port (9, "discard": nothing else in a testbed uses it)
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_PORT.into(), value_parser = int_in(1, 65_535))]
+    port: u64,
+    /// How long to wait for stragglers after the last send [default: 3000;
+    /// owd: at most 256 intervals]
+    #[arg(long, value_name = "MS", value_parser = int_in(0, 600_000))]
+    timeout_ms: Option<u64>,
+}
+
+impl CommonArgs {
+    fn common(self) -> Common {
+        Common {
+            from_netns: self.from_netns,
+            to_netns: self.to_netns,
+            to_addr: self.to_addr,
+            port: self.port as u16, // int_in kept it within u16
+            timeout_ms: self.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
+        }
     }
 }
 
-const COMMON_OPTIONS: &[&str] = &[
-    "--from-netns",
-    "--to-netns",
-    "--to-addr",
-    "--port",
-    "--timeout-ms",
-];
-
-/// Parses the arguments after the program name.
-pub fn parse(args: &[String]) -> Result<Command, String> {
-    let Some(sub) = args.first() else {
-        return Err("missing subcommand (rtt, owd or rate)".into());
-    };
-    let sub = sub.as_str();
-    if matches!(sub, "-h" | "--help" | "help") {
-        return Ok(Command::Help);
-    }
-    if !matches!(sub, "rtt" | "owd" | "rate") {
-        return Err(format!(
-            "unknown subcommand {sub:?} (expected rtt, owd or rate)"
-        ));
-    }
-
-    // Collect --name value / --name=value pairs, each at most once.
-    let mut given: Vec<(String, String)> = Vec::new();
-    let mut i = 1;
-    while i < args.len() {
-        let arg = &args[i];
-        if matches!(arg.as_str(), "-h" | "--help") {
-            return Ok(Command::Help);
+/// Parses the whole command line (program name first).
+pub fn parse<I, T>(argv: I) -> Result<Command, String>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let sub = match Cli::try_parse_from(argv) {
+        Ok(cli) => cli.sub,
+        Err(e) if !e.use_stderr() => return Ok(Command::Print(e.render().to_string())),
+        // clap's first paragraph names the problem; the rest is hints.
+        Err(e) => {
+            let text = e.render().to_string();
+            let first = text.split("\n\n").next().unwrap_or_default();
+            let words: Vec<&str> = first.split_whitespace().collect();
+            return Err(words.join(" ").trim_start_matches("error: ").into());
         }
-        let (name, value) = match arg.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n.to_string(), v.to_string()),
-            _ => {
-                if !arg.starts_with("--") {
-                    return Err(format!("unexpected argument {arg:?}"));
-                }
-                let v = args
-                    .get(i + 1)
-                    .ok_or_else(|| format!("{arg} needs a value"))?;
-                i += 1;
-                (arg.clone(), v.clone())
+    };
+    Ok(match sub {
+        Sub::Rtt {
+            common,
+            count,
+            interval_ms,
+        } => Command::Rtt(RttOpts {
+            common: common.common(),
+            count,
+            interval_ms,
+        }),
+        Sub::Owd {
+            common,
+            count,
+            interval_ms,
+        } => {
+            // Without --timeout-ms, owd waits at most its 256-interval
+            // window (2560 ms at the default 10 ms interval); an explicit
+            // --timeout-ms that the window cannot cover is refused.
+            let given = common.timeout_ms;
+            let mut common = common.common();
+            match given {
+                Some(t) => check_owd_window(interval_ms, t)?,
+                None => common.timeout_ms = owd_default_timeout_ms(interval_ms),
             }
-        };
-        if !COMMON_OPTIONS.contains(&name.as_str()) && !extra_options(sub).contains(&name.as_str())
-        {
-            return Err(format!("unknown option {name} for satprobe {sub}"));
-        }
-        if given.iter().any(|(n, _)| *n == name) {
-            return Err(format!("{name} given twice"));
-        }
-        given.push((name, value));
-        i += 1;
-    }
-    let get = |name: &str| {
-        given
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    };
-    let required = |name: &str| get(name).ok_or_else(|| format!("satprobe {sub} needs {name}"));
-
-    let from_netns = netns_name(required("--from-netns")?, "--from-netns")?;
-    let to_netns = netns_name(required("--to-netns")?, "--to-netns")?;
-    let to_addr: Ipv4Addr = required("--to-addr")?.parse().map_err(|_| {
-        format!(
-            "--to-addr must be an IPv4 address, got {:?}",
-            get("--to-addr").unwrap()
-        )
-    })?;
-    if to_addr.is_unspecified() || to_addr.is_broadcast() || to_addr.is_multicast() {
-        return Err(format!(
-            "--to-addr must be a unicast address, got {to_addr}"
-        ));
-    }
-    let port = match get("--port") {
-        None => DEFAULT_PORT,
-        Some(v) => int_in(v, "--port", 1, 65535)? as u16,
-    };
-    let timeout_given = get("--timeout-ms")
-        .map(|v| int_in(v, "--timeout-ms", 0, 600_000))
-        .transpose()?;
-    let mut common = Common {
-        from_netns,
-        to_netns,
-        to_addr,
-        port,
-        timeout_ms: timeout_given.unwrap_or(DEFAULT_TIMEOUT_MS),
-    };
-
-    match sub {
-        "rtt" | "owd" => {
-            let (dc, di) = if sub == "rtt" {
-                (20, 20.0)
-            } else {
-                (500, 10.0)
-            };
-            let count = get("--count")
-                .map(|v| int_in(v, "--count", 1, 10_000_000))
-                .transpose()?
-                .unwrap_or(dc);
-            let interval_ms = get("--interval-ms")
-                .map(|v| float_in(v, "--interval-ms", 0.001, 60_000.0))
-                .transpose()?
-                .unwrap_or(di);
-            if sub == "rtt" {
-                Ok(Command::Rtt(RttOpts {
-                    common,
-                    count,
-                    interval_ms,
-                }))
-            } else {
-                // Without --timeout-ms, owd waits at most its 256-interval
-                // window (2560 ms at the default 10 ms interval); an explicit
-                // --timeout-ms that the window cannot cover is refused.
-                match timeout_given {
-                    Some(t) => check_owd_window(interval_ms, t)?,
-                    None => common.timeout_ms = owd_default_timeout_ms(interval_ms),
-                }
-                Ok(Command::Owd(OwdOpts {
-                    common,
-                    count,
-                    interval_ms,
-                }))
-            }
-        }
-        _ => {
-            let mbit = float_in(required("--mbit")?, "--mbit", 0.001, 100_000.0)?;
-            let duration_ms = get("--duration-ms")
-                .map(|v| int_in(v, "--duration-ms", 1, 600_000))
-                .transpose()?
-                .unwrap_or(3000);
-            let min_packet = (IP_UDP_OVERHEAD + RATE_MIN_PAYLOAD) as u64;
-            let packet_bytes = get("--packet-bytes")
-                .map(|v| int_in(v, "--packet-bytes", min_packet, 65_535))
-                .transpose()?
-                .unwrap_or(1500) as usize;
-            Ok(Command::Rate(RateOpts {
+            Command::Owd(OwdOpts {
                 common,
-                mbit,
-                duration_ms,
-                packet_bytes,
-            }))
+                count,
+                interval_ms,
+            })
         }
-    }
+        Sub::Rate {
+            common,
+            mbit,
+            duration_ms,
+            packet_bytes,
+        } => Command::Rate(RateOpts {
+            common: common.common(),
+            mbit,
+            duration_ms,
+            packet_bytes: packet_bytes as usize,
+        }),
+    })
 }
-
 /// A one-byte owd datagram names its send only modulo 256, so a receipt is
 /// unambiguous only while every delay is shorter than 256 intervals. The
 /// probe waits `timeout_ms` for stragglers, i.e. it accepts delays up to
@@ -250,33 +238,41 @@ pub fn owd_default_timeout_ms(interval_ms: f64) -> u64 {
     DEFAULT_TIMEOUT_MS.min((interval_ms * OWD_SEQ_SPACE as f64).floor() as u64)
 }
 
-fn netns_name(v: &str, opt: &str) -> Result<String, String> {
+fn netns_name(v: &str) -> Result<String, String> {
     if v.is_empty() || v == "." || v == ".." || v.contains('/') || v.contains('\0') {
-        return Err(format!(
-            "{opt} must be a namespace name (as in `ip netns list`), got {v:?}"
-        ));
+        return Err("must be a namespace name (as in `ip netns list`)".into());
     }
     Ok(v.to_string())
 }
 
-fn int_in(v: &str, opt: &str, lo: u64, hi: u64) -> Result<u64, String> {
-    let n: u64 = v
-        .parse()
-        .map_err(|_| format!("{opt} must be a whole number, got {v:?}"))?;
-    if n < lo || n > hi {
-        return Err(format!("{opt} must be between {lo} and {hi}, got {n}"));
+fn unicast(v: &str) -> Result<Ipv4Addr, String> {
+    let a: Ipv4Addr = v.parse().map_err(|_| "must be an IPv4 address")?;
+    if a.is_unspecified() || a.is_broadcast() || a.is_multicast() {
+        return Err("must be a unicast address".into());
     }
-    Ok(n)
+    Ok(a)
 }
 
-fn float_in(v: &str, opt: &str, lo: f64, hi: f64) -> Result<f64, String> {
-    let x: f64 = v
-        .parse()
-        .map_err(|_| format!("{opt} must be a number, got {v:?}"))?;
-    if !x.is_finite() || x < lo || x > hi {
-        return Err(format!("{opt} must be between {lo} and {hi}, got {v}"));
+/// A whole number from `lo` to `hi`.
+fn int_in(lo: u64, hi: u64) -> impl Fn(&str) -> Result<u64, String> + Clone + Send + Sync {
+    move |v| {
+        let n: u64 = v.parse().map_err(|_| "must be a whole number")?;
+        if n < lo || n > hi {
+            return Err(format!("must be between {lo} and {hi}"));
+        }
+        Ok(n)
     }
-    Ok(x)
+}
+
+/// A finite number from `lo` to `hi`.
+fn float_in(lo: f64, hi: f64) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync {
+    move |v| {
+        let x: f64 = v.parse().map_err(|_| "must be a number")?;
+        if !x.is_finite() || x < lo || x > hi {
+            return Err(format!("must be between {lo} and {hi}"));
+        }
+        Ok(x)
+    }
 }
 
 #[cfg(test)]
@@ -284,7 +280,10 @@ mod tests {
     use super::*;
 
     fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
+        std::iter::once("satprobe")
+            .chain(s.split_whitespace())
+            .map(String::from)
+            .collect()
     }
     const NS: &str = "--from-netns a --to-netns b --to-addr 198.18.2.2";
 
@@ -326,27 +325,40 @@ mod tests {
     }
 
     #[test]
-    fn rejects_bad_input() {
+    fn rejects_bad_input_in_one_line_naming_the_problem() {
         for (line, needle) in [
-            ("", "missing subcommand"),
-            ("ping", "unknown subcommand"),
-            ("rtt --to-netns b --to-addr 198.18.2.2", "--from-netns"),
+            ("", "requires a subcommand"),
+            ("ping", "unrecognized subcommand 'ping'"),
+            (
+                "rtt --to-netns b --to-addr 198.18.2.2",
+                "not provided: --from-netns",
+            ),
             (
                 "rtt --from-netns a/b --to-netns b --to-addr 198.18.2.2",
                 "namespace name",
             ),
-            (&format!("rtt {NS} --to-addr 10.0.0.300"), "given twice"),
+            (
+                &format!("rtt {NS} --to-addr 10.0.0.3"),
+                "'--to-addr <IPV4>' cannot be used multiple times",
+            ),
             ("rtt --from-netns a --to-netns b --to-addr ::1", "IPv4"),
             (
                 "rtt --from-netns a --to-netns b --to-addr 0.0.0.0",
                 "unicast",
             ),
-            (&format!("rtt {NS} --mbit 3"), "unknown option --mbit"),
+            (
+                &format!("rtt {NS} --mbit 3"),
+                "unexpected argument '--mbit'",
+            ),
             (
                 &format!("rate {NS} --mbit 3 --count 3"),
-                "unknown option --count",
+                "unexpected argument '--count'",
             ),
-            (&format!("rtt {NS} --count"), "needs a value"),
+            (&format!("rate {NS}"), "not provided: --mbit"),
+            (
+                &format!("rtt {NS} --count"),
+                "a value is required for '--count",
+            ),
             (&format!("rtt {NS} --count 0"), "between"),
             (&format!("rtt {NS} --count x"), "whole number"),
             (&format!("rtt {NS} --interval-ms 0"), "between"),
@@ -356,11 +368,15 @@ mod tests {
                 &format!("rate {NS} --mbit 10 --packet-bytes 39"),
                 "between 40",
             ),
-            (&format!("rate {NS} --mbit -1"), "between"),
-            (&format!("rtt {NS} stray"), "unexpected argument"),
+            (
+                &format!("rate {NS} --mbit -1"),
+                "'--mbit <X>': must be between",
+            ),
+            (&format!("rtt {NS} stray"), "unexpected argument 'stray'"),
         ] {
             let err = parse(&args(line)).unwrap_err();
             assert!(err.contains(needle), "{line:?}: {err}");
+            assert!(!err.contains('\n'), "{line:?}: {err}");
         }
     }
 
@@ -393,8 +409,18 @@ mod tests {
     }
 
     #[test]
-    fn help() {
-        assert_eq!(parse(&args("--help")).unwrap(), Command::Help);
-        assert_eq!(parse(&args("rate --help")).unwrap(), Command::Help);
+    fn help_and_version_are_printed_not_errors() {
+        for line in ["--help", "help", "rate --help", "--version"] {
+            let Ok(Command::Print(text)) = parse(&args(line)) else {
+                panic!("{line}")
+            };
+            assert!(!text.is_empty());
+        }
+        let Ok(Command::Print(rate)) = parse(&args("rate --help")) else {
+            panic!()
+        };
+        for flag in ["--mbit", "--packet-bytes", "--from-netns", "--timeout-ms"] {
+            assert!(rate.contains(flag), "{flag} missing from rate --help");
+        }
     }
 }

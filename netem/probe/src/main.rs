@@ -28,10 +28,9 @@ const RATE_SNDBUF: usize = 4 << 20;
 const SMALL_RCVBUF: usize = 4 << 20;
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let out = match cli::parse(&args) {
-        Ok(Command::Help) => {
-            print!("{}", cli::USAGE);
+    let out = match cli::parse(std::env::args_os()) {
+        Ok(Command::Print(text)) => {
+            print!("{text}");
             return;
         }
         Ok(Command::Rtt(o)) => run_rtt(&o).map(|v| serde_json::to_string(&v)),
@@ -140,7 +139,7 @@ fn connect_sender(c: &Common) -> Result<UdpSocket, String> {
 fn send(sock: &UdpSocket, buf: &[u8], to: &Common) -> Result<(), String> {
     match sock.send(buf) {
         Ok(_) => Ok(()),
-        Err(e) if e.raw_os_error() == Some(libc::ENOBUFS) => Ok(()),
+        Err(e) if rustix::io::Errno::from_io_error(&e) == Some(rustix::io::Errno::NOBUFS) => Ok(()),
         Err(e) => Err(format!(
             "send to {}:{} from netns {}: {e}",
             to.to_addr, to.port, to.from_netns

@@ -2,78 +2,51 @@
 //! absolute-deadline sleeps, timer slack, forced socket buffer sizes.
 
 use std::io;
-use std::os::fd::AsRawFd;
+use std::num::NonZeroU64;
+use std::os::fd::AsFd;
+
+use rustix::net::sockopt;
+use rustix::time::{ClockId, Timespec};
+
+const NS_PER_S: u64 = 1_000_000_000;
 
 /// `CLOCK_MONOTONIC` in ns. Every timestamp of a run comes from here, in
 /// every thread, so sender and receiver times subtract exactly.
 pub fn now_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: valid pointer to a timespec.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    let ts = rustix::time::clock_gettime(ClockId::Monotonic);
+    ts.tv_sec as u64 * NS_PER_S + ts.tv_nsec as u64
 }
 
 /// Sleeps until `CLOCK_MONOTONIC` reaches `deadline_ns` (returns at once if
 /// it already has).
 pub fn sleep_until(deadline_ns: u64) {
-    let ts = libc::timespec {
-        tv_sec: (deadline_ns / 1_000_000_000) as libc::time_t,
-        tv_nsec: (deadline_ns % 1_000_000_000) as libc::c_long,
+    let ts = Timespec {
+        tv_sec: (deadline_ns / NS_PER_S) as _,
+        tv_nsec: (deadline_ns % NS_PER_S) as _,
     };
-    loop {
-        // SAFETY: valid timespec; no remainder needed with TIMER_ABSTIME.
-        let rc = unsafe {
-            libc::clock_nanosleep(
-                libc::CLOCK_MONOTONIC,
-                libc::TIMER_ABSTIME,
-                &ts,
-                std::ptr::null_mut(),
-            )
-        };
-        if rc != libc::EINTR {
-            return;
-        }
-    }
+    while rustix::thread::clock_nanosleep_absolute(ClockId::Monotonic, &ts)
+        == Err(rustix::io::Errno::INTR)
+    {}
 }
 
 /// Sets this thread's timer slack to 1 ns (the default 50 us would blur
 /// every sleep and every receive timeout).
 pub fn precise_timers() {
-    // SAFETY: PR_SET_TIMERSLACK takes an unsigned long and touches only the
-    // calling thread.
-    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) };
-}
-
-fn setsockopt_int(fd: libc::c_int, opt: libc::c_int, value: libc::c_int) -> io::Result<()> {
-    // SAFETY: valid fd and a pointer to an int of the given length.
-    let rc = unsafe {
-        libc::setsockopt(
-            fd,
-            libc::SOL_SOCKET,
-            opt,
-            &value as *const libc::c_int as *const libc::c_void,
-            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-        )
-    };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
+    let _ = rustix::thread::set_current_timer_slack(NonZeroU64::new(1));
 }
 
 /// Asks for a receive (or send) buffer of `bytes`: beyond `net.core.rmem_max`
 /// with SO_RCVBUFFORCE when allowed (root), else as much as SO_RCVBUF gives.
-pub fn grow_buffer(sock: &impl AsRawFd, receive: bool, bytes: usize) -> io::Result<()> {
-    let (force, plain) = if receive {
-        (libc::SO_RCVBUFFORCE, libc::SO_RCVBUF)
+pub fn grow_buffer(sock: &impl AsFd, receive: bool, bytes: usize) -> io::Result<()> {
+    // The kernel doubles the value into an int.
+    let v = bytes.min(i32::MAX as usize / 2);
+    let fd = sock.as_fd();
+    let r = if receive {
+        sockopt::set_socket_recv_buffer_size_force(fd, v)
+            .or_else(|_| sockopt::set_socket_recv_buffer_size(fd, v))
     } else {
-        (libc::SO_SNDBUFFORCE, libc::SO_SNDBUF)
+        sockopt::set_socket_send_buffer_size_force(fd, v)
+            .or_else(|_| sockopt::set_socket_send_buffer_size(fd, v))
     };
-    let v = bytes.min(i32::MAX as usize / 2) as libc::c_int;
-    setsockopt_int(sock.as_raw_fd(), force, v)
-        .or_else(|_| setsockopt_int(sock.as_raw_fd(), plain, v))
+    Ok(r?)
 }
