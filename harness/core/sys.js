@@ -34,8 +34,9 @@ export function binPath(name) {
 }
 
 // Root, or at least CAP_NET_ADMIN (bit 12 of the effective set).
+// The capability, not the uid, is what namespaces need: root without
+// CAP_NET_ADMIN (a container, `setpriv --bounding-set -net_admin`) cannot.
 export function hasNetAdmin() {
-  if (process.getuid?.() === 0) return true;
   const status = fs.readFileSync('/proc/self/status', 'utf8');
   const m = /^CapEff:\s*([0-9a-f]+)$/m.exec(status);
   return m ? (BigInt('0x' + m[1]) & (1n << 12n)) !== 0n : false;

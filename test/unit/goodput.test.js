@@ -26,7 +26,6 @@ import {
   tcpPepSide,
   quicPepSide,
   formatBulkSummary,
-  pepStarter,
   everyConnectionEnded,
 } from '../../harness/bulk/bulk.js';
 import { summarize } from '../../harness/results/summary.js';
@@ -394,15 +393,6 @@ describe('bulk: matrix and arguments', () => {
     assert.throws(() => quicPepSide({ sndbuf: '1' }), /TCP option/);
   });
 
-  it('a PEP chain that is not there yet is a usage error naming its module', async () => {
-    // the QUIC chain may or may not be written; either it loads or it says which file is missing
-    try {
-      assert.equal(typeof (await pepStarter('quic-pep')), 'function');
-    } catch (e) {
-      assert.equal(e.name, 'UsageError');
-      assert.match(e.message, /harness\/quic-pep\.js/);
-    }
-  });
 });
 
 describe('bulk: a browser download from DevTools events', () => {
