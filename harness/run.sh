@@ -13,6 +13,12 @@ cd "$root"
 what=${1:-}; shift || true
 case "$what" in
   test)
+    # Every integration test builds namespaces: without root they could only
+    # skip, and a skipped check is one a user never ran.
+    if [[ $(id -u) -ne 0 ]]; then
+      echo "npm test needs root: the integration tests build network namespaces (sudo npm test)" >&2
+      exit 2
+    fi
     # Lint and format checks first: they fail in seconds, the tests in minutes.
     node node_modules/eslint/bin/eslint.js --max-warnings 0 .
     node node_modules/prettier/bin/prettier.cjs --check --log-level warn '**/*.{js,cjs,mjs}'
