@@ -118,7 +118,7 @@ where
 {
     P::try_parse_from(args).map_err(|e| match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => Stop::Print(e.render().to_string()),
-        _ => Stop::Usage(one_line(&e)),
+        _ => Stop::Usage(one_line(&e, &P::command())),
     })
 }
 
@@ -144,7 +144,9 @@ fn flag_of(arg: &str) -> &str {
 
 /// A clap error as one line that names the flag first, e.g.
 /// `--quic-cc: expected cubic, newreno or bbr, got 'vegas'`.
-pub fn one_line(e: &clap::Error) -> String {
+/// `cmd` (what was parsed) names the program and its subcommands when the
+/// error does not.
+pub fn one_line(e: &clap::Error, cmd: &clap::Command) -> String {
     let strings = |k: ContextKind| -> Vec<String> {
         match e.get(k) {
             Some(ContextValue::String(s)) => vec![s.clone()],
@@ -156,7 +158,8 @@ pub fn one_line(e: &clap::Error) -> String {
     let arg = first(ContextKind::InvalidArg);
     let flag = arg.as_deref().map(flag_of);
     // the command's shape is wrong: say where to look
-    let see = format!("; see {} --help", program(e));
+    let program = usage_name(e).unwrap_or_else(|| cmd.get_name().to_string());
+    let see = format!("; see {program} --help");
     let line = match (e.kind(), flag) {
         (ErrorKind::ValueValidation, Some(f)) => {
             std::error::Error::source(e).map(|why| format!("{f}: {why}"))
@@ -182,7 +185,15 @@ pub fn one_line(e: &clap::Error) -> String {
             first(ContextKind::InvalidSubcommand).map(|s| format!("unknown subcommand '{s}'{see}"))
         }
         (ErrorKind::MissingSubcommand | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand, _) => {
-            Some(format!("missing subcommand{see}"))
+            let valid: Vec<String> = cmd
+                .get_subcommands()
+                .filter(|c| !c.is_hide_set())
+                .map(|c| c.get_name().to_string())
+                .collect();
+            Some(match valid.is_empty() {
+                true => format!("missing subcommand{see}"),
+                false => format!("missing subcommand ({}){see}", one_of(&valid)),
+            })
         }
         _ => None,
     };
@@ -195,24 +206,18 @@ pub fn one_line(e: &clap::Error) -> String {
 }
 
 /// The command the error came from, as its usage line names it (`origin
-/// serve`), or `the command`.
-fn program(e: &clap::Error) -> String {
-    match e.get(ContextKind::Usage) {
-        Some(ContextValue::StyledStr(s)) => {
-            let s = s.to_string();
-            let words: Vec<&str> = s
-                .trim_start_matches("Usage:")
-                .split_whitespace()
-                .take_while(|w| !w.starts_with(['[', '<', '-']))
-                .collect();
-            if words.is_empty() {
-                "the command".into()
-            } else {
-                words.join(" ")
-            }
-        }
-        _ => "the command".into(),
-    }
+/// serve`).
+fn usage_name(e: &clap::Error) -> Option<String> {
+    let Some(ContextValue::StyledStr(s)) = e.get(ContextKind::Usage) else {
+        return None;
+    };
+    let s = s.to_string();
+    let words: Vec<&str> = s
+        .trim_start_matches("Usage:")
+        .split_whitespace()
+        .take_while(|w| !w.starts_with(['[', '<', '-']))
+        .collect();
+    (!words.is_empty()).then(|| words.join(" "))
 }
 
 #[cfg(test)]
@@ -341,6 +346,39 @@ mod tests {
         }
         // a value checked before the required flags are missed
         assert!(usage("--quic-cc vegas").starts_with("--quic-cc: "));
+    }
+
+    #[derive(Parser, Debug)]
+    #[command(name = "multi")]
+    struct Multi {
+        #[command(subcommand)]
+        cmd: Sub,
+    }
+
+    #[derive(clap::Subcommand, Debug)]
+    enum Sub {
+        Serve,
+        Get,
+    }
+
+    #[test]
+    fn subcommand_errors_say_which_there_are() {
+        let e = |args: &[&str]| match parse_from::<Multi, _, _>(args) {
+            Err(Stop::Usage(l)) => l,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            e(&["multi"]),
+            "missing subcommand (serve or get); see multi --help"
+        );
+        assert_eq!(
+            e(&["multi", "frob"]),
+            "unknown subcommand 'frob'; see multi --help"
+        );
+        assert_eq!(
+            e(&["multi", "get", "--x"]),
+            "unknown argument '--x'; see multi get --help"
+        );
     }
 
     #[test]
