@@ -5,6 +5,7 @@ use std::ffi::OsString;
 use std::net::Ipv4Addr;
 
 use clap::{Parser, Subcommand};
+use satbench_transport::cli::{self, Stop};
 
 /// Port used when `--port` is not given: 9, the "discard" port. Nothing else
 /// listens on it in a testbed namespace, and the probe's traffic is exactly
@@ -77,7 +78,7 @@ const MIN_PACKET_BYTES: u64 = (IP_UDP_OVERHEAD + RATE_MIN_PAYLOAD) as u64;
 /// Prints one JSON object on stdout; on error, one line on stderr and exit
 /// status 2. See netem/probe/README.md.
 #[derive(Parser, Debug)]
-#[command(name = "satprobe", version, arg_required_else_help = false)]
+#[command(name = "satprobe", version)]
 struct Cli {
     #[command(subcommand)]
     sub: Sub,
@@ -162,16 +163,10 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let sub = match Cli::try_parse_from(argv) {
+    let sub = match cli::parse_from::<Cli, _, _>(argv) {
         Ok(cli) => cli.sub,
-        Err(e) if !e.use_stderr() => return Ok(Command::Print(e.render().to_string())),
-        // clap's first paragraph names the problem; the rest is hints.
-        Err(e) => {
-            let text = e.render().to_string();
-            let first = text.split("\n\n").next().unwrap_or_default();
-            let words: Vec<&str> = first.split_whitespace().collect();
-            return Err(words.join(" ").trim_start_matches("error: ").into());
-        }
+        Err(Stop::Print(text)) => return Ok(Command::Print(text)),
+        Err(Stop::Usage(line)) => return Err(line),
     };
     Ok(match sub {
         Sub::Rtt {
@@ -240,15 +235,19 @@ pub fn owd_default_timeout_ms(interval_ms: f64) -> u64 {
 
 fn netns_name(v: &str) -> Result<String, String> {
     if v.is_empty() || v == "." || v == ".." || v.contains('/') || v.contains('\0') {
-        return Err("must be a namespace name (as in `ip netns list`)".into());
+        return Err(format!(
+            "must be a namespace name (as in `ip netns list`), got {v:?}"
+        ));
     }
     Ok(v.to_string())
 }
 
 fn unicast(v: &str) -> Result<Ipv4Addr, String> {
-    let a: Ipv4Addr = v.parse().map_err(|_| "must be an IPv4 address")?;
+    let a: Ipv4Addr = v
+        .parse()
+        .map_err(|_| format!("must be an IPv4 address, got {v:?}"))?;
     if a.is_unspecified() || a.is_broadcast() || a.is_multicast() {
-        return Err("must be a unicast address".into());
+        return Err(format!("must be a unicast address, got {a}"));
     }
     Ok(a)
 }
@@ -256,9 +255,11 @@ fn unicast(v: &str) -> Result<Ipv4Addr, String> {
 /// A whole number from `lo` to `hi`.
 fn int_in(lo: u64, hi: u64) -> impl Fn(&str) -> Result<u64, String> + Clone + Send + Sync {
     move |v| {
-        let n: u64 = v.parse().map_err(|_| "must be a whole number")?;
+        let n: u64 = v
+            .parse()
+            .map_err(|_| format!("must be a whole number, got {v:?}"))?;
         if n < lo || n > hi {
-            return Err(format!("must be between {lo} and {hi}"));
+            return Err(format!("must be between {lo} and {hi}, got {n}"));
         }
         Ok(n)
     }
@@ -267,9 +268,11 @@ fn int_in(lo: u64, hi: u64) -> impl Fn(&str) -> Result<u64, String> + Clone + Se
 /// A finite number from `lo` to `hi`.
 fn float_in(lo: f64, hi: f64) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync {
     move |v| {
-        let x: f64 = v.parse().map_err(|_| "must be a number")?;
+        let x: f64 = v
+            .parse()
+            .map_err(|_| format!("must be a number, got {v:?}"))?;
         if !x.is_finite() || x < lo || x > hi {
-            return Err(format!("must be between {lo} and {hi}"));
+            return Err(format!("must be between {lo} and {hi}, got {v}"));
         }
         Ok(x)
     }
@@ -327,52 +330,64 @@ mod tests {
     #[test]
     fn rejects_bad_input_in_one_line_naming_the_problem() {
         for (line, needle) in [
-            ("", "requires a subcommand"),
-            ("ping", "unrecognized subcommand 'ping'"),
+            ("", "missing subcommand (rtt, owd or rate)"),
+            ("ping", "unknown subcommand 'ping'"),
             (
                 "rtt --to-netns b --to-addr 198.18.2.2",
-                "not provided: --from-netns",
+                "--from-netns is required",
             ),
             (
                 "rtt --from-netns a/b --to-netns b --to-addr 198.18.2.2",
-                "namespace name",
+                "--from-netns: must be a namespace name",
             ),
             (
                 &format!("rtt {NS} --to-addr 10.0.0.3"),
-                "'--to-addr <IPV4>' cannot be used multiple times",
+                "--to-addr: not with --to-addr",
             ),
-            ("rtt --from-netns a --to-netns b --to-addr ::1", "IPv4"),
+            (
+                "rtt --from-netns a --to-netns b --to-addr ::1",
+                "--to-addr: must be an IPv4 address, got \"::1\"",
+            ),
             (
                 "rtt --from-netns a --to-netns b --to-addr 0.0.0.0",
-                "unicast",
+                "--to-addr: must be a unicast address",
             ),
             (
                 &format!("rtt {NS} --mbit 3"),
-                "unexpected argument '--mbit'",
+                "unknown argument '--mbit'; see satprobe rtt --help",
             ),
             (
                 &format!("rate {NS} --mbit 3 --count 3"),
-                "unexpected argument '--count'",
+                "unknown argument '--count'",
             ),
-            (&format!("rate {NS}"), "not provided: --mbit"),
+            (&format!("rate {NS}"), "--mbit is required"),
+            (&format!("rtt {NS} --count"), "--count: needs a value"),
             (
-                &format!("rtt {NS} --count"),
-                "a value is required for '--count",
+                &format!("rtt {NS} --count 0"),
+                "--count: must be between 1 and 10000000, got 0",
             ),
-            (&format!("rtt {NS} --count 0"), "between"),
-            (&format!("rtt {NS} --count x"), "whole number"),
-            (&format!("rtt {NS} --interval-ms 0"), "between"),
-            (&format!("rtt {NS} --interval-ms nan"), "between"),
-            (&format!("rtt {NS} --port 70000"), "between"),
+            (
+                &format!("rtt {NS} --count x"),
+                "--count: must be a whole number",
+            ),
+            (
+                &format!("rtt {NS} --interval-ms 0"),
+                "--interval-ms: must be between",
+            ),
+            (
+                &format!("rtt {NS} --interval-ms nan"),
+                "--interval-ms: must be between",
+            ),
+            (
+                &format!("rtt {NS} --port 70000"),
+                "--port: must be between 1 and 65535",
+            ),
             (
                 &format!("rate {NS} --mbit 10 --packet-bytes 39"),
-                "between 40",
+                "--packet-bytes: must be between 40",
             ),
-            (
-                &format!("rate {NS} --mbit -1"),
-                "'--mbit <X>': must be between",
-            ),
-            (&format!("rtt {NS} stray"), "unexpected argument 'stray'"),
+            (&format!("rate {NS} --mbit -1"), "--mbit: must be between"),
+            (&format!("rtt {NS} stray"), "unknown argument 'stray'"),
         ] {
             let err = parse(&args(line)).unwrap_err();
             assert!(err.contains(needle), "{line:?}: {err}");

@@ -36,7 +36,7 @@ fn main() {
         Ok(Command::Rtt(o)) => run_rtt(&o).map(|v| serde_json::to_string(&v)),
         Ok(Command::Owd(o)) => run_owd(&o).map(|v| serde_json::to_string(&v)),
         Ok(Command::Rate(o)) => run_rate(&o).map(|v| serde_json::to_string(&v)),
-        Err(e) => Err(format!("{e} (satprobe --help for usage)")),
+        Err(e) => Err(e),
     };
     match out {
         Ok(Ok(json)) => println!("{json}"),

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
-use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::Parser;
+use satbench_transport::cli::{self, Stop};
 
 use crate::net::Ipv4Net;
 
@@ -225,28 +225,10 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    match Args::try_parse_from(argv) {
+    match cli::parse_from::<Args, _, _>(argv) {
         Ok(a) => Ok(Command::Run(Box::new(a.into_options()?))),
-        Err(e) if !e.use_stderr() => Ok(Command::Print(e.render().to_string())),
-        Err(e) => Err(one_line(&e)),
-    }
-}
-
-/// clap's error in one line, as the harness expects: `--flag: why` for a
-/// bad value, otherwise clap's own first line.
-fn one_line(e: &clap::Error) -> String {
-    let arg = match e.get(ContextKind::InvalidArg) {
-        Some(ContextValue::String(a)) => a.split_whitespace().next(),
-        _ => None,
-    };
-    match (e.kind(), arg, std::error::Error::source(e)) {
-        (ErrorKind::ValueValidation, Some(flag), Some(why)) => format!("{flag}: {why}"),
-        _ => {
-            let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or_default();
-            let first = first.strip_prefix("error: ").unwrap_or(first);
-            format!("{first}; see tcp-pep --help")
-        }
+        Err(Stop::Print(text)) => Ok(Command::Print(text)),
+        Err(Stop::Usage(line)) => Err(line),
     }
 }
 
@@ -346,7 +328,7 @@ mod tests {
     fn errors_are_one_line_and_name_the_flag() {
         for (s, want) in [
             ("--listen 9480", "--listen: expected IPv4:PORT"),
-            ("--listen", "a value is required for '--listen"),
+            ("--listen", "--listen: needs a value"),
             ("--max-conns 0", "--max-conns: 0 is out of range"),
             ("--max-conns lots", "--max-conns: not a valid number"),
             ("--pipe-bytes 100", "--pipe-bytes: 100 is out of range"),
@@ -360,10 +342,13 @@ mod tests {
             ),
             ("--allow-dst 198.18.0.0/33", "--allow-dst: "),
             ("--allow-dst ,", "--allow-dst: needs at least one network"),
-            ("--name", "a value is required for '--name"),
+            ("--name", "--name: needs a value"),
             ("--name=", "--name: expected one word"),
-            ("--frobnicate", "unexpected argument '--frobnicate'"),
-            ("extra", "unexpected argument 'extra'"),
+            (
+                "--frobnicate",
+                "unknown argument '--frobnicate'; see tcp-pep --help",
+            ),
+            ("extra", "unknown argument 'extra'"),
         ] {
             let e = parse_line(s).unwrap_err();
             assert!(e.starts_with(want), "{s}: {e}");

@@ -1,18 +1,17 @@
 //! tcp-pep: see `tcp-pep --help` and proxy/README.md.
 
-use std::io::Write;
-
+use satbench_transport::process::{self, EXIT_OK, EXIT_USAGE};
 use tcp_pep::{cli, server};
 
 fn main() {
     let code = match cli::parse(std::env::args_os()) {
         Err(msg) => {
             eprintln!("tcp-pep: {msg}");
-            2
+            EXIT_USAGE
         }
         Ok(cli::Command::Print(text)) => {
             print!("{text}");
-            0
+            EXIT_OK
         }
         Ok(cli::Command::Run(o)) => {
             let rt = if o.threads == 1 {
@@ -29,15 +28,14 @@ fn main() {
                 .map_err(|e| format!("tokio runtime: {e}"))
                 .and_then(|rt| rt.block_on(server::run(*o)))
             {
-                Ok(()) => 0,
+                Ok(()) => EXIT_OK,
                 Err(msg) => {
                     eprintln!("tcp-pep: {msg}");
-                    2
+                    EXIT_USAGE
                 }
             }
         }
     };
-    let _ = std::io::stdout().flush();
     // Open connections are not waited for: the kernel closes their sockets.
-    std::process::exit(code);
+    process::exit(code);
 }

@@ -112,11 +112,7 @@ pub async fn run(o: Options) -> Result<(), String> {
         sig(SignalKind::interrupt())?,
         sig(SignalKind::user_defined1())?,
     );
-    {
-        use std::io::Write;
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "ready").and_then(|_| out.flush());
-    }
+    satbench_transport::process::say_ready();
     ctx.log(&format!(
         "listening on {} (accept side {}, connect side {}, {})",
         ctx.o.listen,
