@@ -137,6 +137,14 @@ pub fn parse<P: Parser>() -> P {
     }
 }
 
+/// `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [init @ .., last] if !init.is_empty() => format!("{} and {last}", init.join(", ")),
+        _ => items.join(""),
+    }
+}
+
 /// `--quic-cc <CC>` → `--quic-cc`.
 fn flag_of(arg: &str) -> &str {
     arg.split([' ', '=']).next().unwrap_or(arg)
@@ -175,7 +183,18 @@ pub fn one_line(e: &clap::Error, cmd: &clap::Command) -> String {
                 format!("{f}: expected {}, got '{value}'", one_of(&valid))
             })
         }
-        (ErrorKind::MissingRequiredArgument, Some(f)) => Some(format!("{f} is required{see}")),
+        (ErrorKind::MissingRequiredArgument, Some(_)) => {
+            let flags: Vec<String> = strings(ContextKind::InvalidArg)
+                .iter()
+                .map(|a| flag_of(a).to_string())
+                .collect();
+            Some(match flags.as_slice() {
+                [first, more @ ..] if !more.is_empty() => {
+                    format!("{first} is required (so are {}){see}", and_list(more))
+                }
+                _ => format!("{} is required{see}", flags.join("")),
+            })
+        }
         (ErrorKind::UnknownArgument, Some(f)) => Some(format!("unknown argument '{f}'{see}")),
         (ErrorKind::ArgumentConflict, Some(f)) => Some(match first(ContextKind::PriorArg) {
             Some(other) => format!("{f}: not with {}", flag_of(&other)),
@@ -358,7 +377,14 @@ mod tests {
     #[derive(clap::Subcommand, Debug)]
     enum Sub {
         Serve,
-        Get,
+        Get {
+            #[arg(long, required = true)]
+            a: Option<String>,
+            #[arg(long, required = true)]
+            b: Option<String>,
+            #[arg(long, required = true)]
+            c: Option<String>,
+        },
     }
 
     #[test]

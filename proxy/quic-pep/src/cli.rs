@@ -1,59 +1,118 @@
-//! Command-line parsing, with no I/O: arguments in, a `Config` or a
-//! one-line error out.
+//! The command line (clap), turned into a `Config` with no I/O; errors are
+//! one line naming the flag.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use satbench_origin::quic::{Cc, QuicOptions};
+use clap::{Parser, ValueEnum};
+use satbench_transport::quic::{Cc, QuicOptions};
+use satbench_transport::quic_keys;
 
-pub const USAGE: &str = "\
-usage:
-  quic-pep --listen IP:PORT --cert FILE --key FILE
-           --next-hop IP:PORT --next-hop-name NAME --next-hop-ca FILE
-           [--role st|gw] [--h3] [--alpn LIST]
-           [--accept-side KEY[=VAL],…] [--connect-side KEY[=VAL],…]
-           [--qlog-dir DIR] [--log FILE] [--stats FILE] [--label NAME]
-           [--max-connections N] [--max-conn-memory BYTES] [--threads N]
-  quic-pep --help | --version
+#[derive(Parser, Debug)]
+#[command(
+    name = "quic-pep",
+    version,
+    about = "A QUIC PEP: accepts QUIC connections on --listen (UDP, that address only) and \
+             relays each over its own QUIC connection to --next-hop, the only place it \
+             connects to",
+    long_about = "A QUIC PEP: accepts QUIC connections on --listen (UDP, that address only) \
+                  and relays each over its own QUIC connection to --next-hop, the only place \
+                  it connects to. Every stream is relayed both ways with the same stream ID \
+                  on both sides; FIN, RESET_STREAM, STOP_SENDING and CONNECTION_CLOSE cross \
+                  with their error codes. Run one in the terminal (st) and one in the \
+                  gateway (gw).",
+    after_help = "Prints `ready` once listening; exits 0 on SIGTERM or SIGINT, 2 on an error.",
+    after_long_help = transport_help(),
+    args_override_self = true
+)]
+pub struct Cli {
+    /// The UDP address clients reach (IP:PORT)
+    #[arg(long, value_name = "IP:PORT", value_parser = socket_addr)]
+    listen: SocketAddr,
+    /// PEM certificate chain presented to clients
+    #[arg(long, value_name = "FILE")]
+    cert: PathBuf,
+    /// PEM private key of --cert
+    #[arg(long, value_name = "FILE")]
+    key: PathBuf,
+    /// Where every connection is relayed to (IP:PORT)
+    #[arg(long, value_name = "IP:PORT", value_parser = socket_addr)]
+    next_hop: SocketAddr,
+    /// The name the next hop's certificate must carry
+    #[arg(long, value_name = "NAME", value_parser = host_name)]
+    next_hop_name: String,
+    /// PEM certificate of the next hop: exactly that certificate is trusted
+    /// (no system trust store)
+    #[arg(long, value_name = "FILE")]
+    next_hop_ca: PathBuf,
+    /// Which side is the satellite hop (st: the connect side, gw: the accept
+    /// side); it starts from the PEP setting cc=newreno,initial-window=100.
+    /// Also the default --label
+    #[arg(long, value_enum)]
+    role: Option<Role>,
+    /// Complete the next hop's handshake first, then accept the client with
+    /// the ALPN the next hop chose and the next hop's stream limits (needed
+    /// for HTTP/3). Default: both handshakes run in parallel
+    #[arg(long)]
+    h3: bool,
+    /// ALPN offered, comma-separated; in --h3 mode offered to the next hop,
+    /// else accepted from clients
+    #[arg(long, value_name = "LIST", default_value = "h3", value_parser = alpn_list)]
+    alpn: Alpn,
+    /// Transport of the client side: KEY[=VALUE],… (the keys: --help); repeatable
+    #[arg(long, value_name = "KEY[=VAL],…")]
+    accept_side: Vec<String>,
+    /// Transport of the next-hop side, as --accept-side; repeatable
+    #[arg(long, value_name = "KEY[=VAL],…")]
+    connect_side: Vec<String>,
+    /// One qlog (JSON-SEQ) per connection and side
+    #[arg(long, value_name = "DIR")]
+    qlog_dir: Option<PathBuf>,
+    /// One line per connection (default stderr)
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+    /// Counters as JSON, written on SIGUSR1 and at exit
+    #[arg(long, value_name = "FILE")]
+    stats: Option<PathBuf>,
+    /// The name in log lines and stats (letters, digits, - and _)
+    #[arg(long, value_name = "NAME", value_parser = label)]
+    label: Option<String>,
+    /// Client connections relayed at once; more are refused with a log line
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONNECTIONS,
+          value_parser = at_least_one)]
+    max_connections: usize,
+    /// Bytes one relayed connection may buffer; windows shrink to fit, with a
+    /// log line
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_CONN_MEMORY,
+          value_parser = whole::<u64>)]
+    max_conn_memory: u64,
+    /// Worker threads (default: CPUs, at most 4)
+    #[arg(long, value_name = "N", value_parser = threads)]
+    threads: Option<usize>,
+}
 
-A QUIC PEP: accepts QUIC connections on --listen (UDP, that address only)
-and relays each over its own QUIC connection to --next-hop, the only place
-it connects to. Every stream is relayed both ways with the same stream ID on
-both sides; FIN, RESET_STREAM, STOP_SENDING and CONNECTION_CLOSE cross with
-their error codes. Run one in the terminal (st) and one in the gateway (gw).
+/// The `--accept-side` / `--connect-side` keys, from the shared table.
+fn transport_help() -> String {
+    let mut s = String::from(
+        "--accept-side and --connect-side keys (a later one wins; flow-control \
+         windows are 2 x bdp-bytes):\n",
+    );
+    for k in quic_keys::specs() {
+        let item = match &k.value_name {
+            Some(v) => format!("{}={v}", k.name),
+            None => k.name.clone(),
+        };
+        let values = match k.values.is_empty() {
+            true => String::new(),
+            false => format!(": {}", quic_keys::one_of(&k.values)),
+        };
+        s.push_str(&format!("  {item:<28} {}{values}\n", k.help));
+    }
+    s.push_str("\nPrints `ready` once listening; exits 0 on SIGTERM or SIGINT, 2 on an error.");
+    s
+}
 
-  --cert, --key      PEM certificate chain and key presented to clients
-  --next-hop-ca      PEM certificate of the next hop: exactly that certificate
-                     is trusted (no system trust store); its name must match
-                     --next-hop-name
-  --role st|gw       which side is the satellite hop (st: the connect side,
-                     gw: the accept side); it starts from the PEP setting
-                     cc=newreno,initial-window=100. Also the default --label
-  --h3               complete the next hop's handshake first, then accept the
-                     client with the ALPN the next hop chose and the next
-                     hop's stream limits (needed for HTTP/3). Default: both
-                     handshakes run in parallel
-  --alpn LIST        ALPN offered (default h3); in --h3 mode offered to the
-                     next hop, else accepted from clients
-  --accept-side, --connect-side
-                     transport of the client side / next-hop side, comma-
-                     separated: cc=cubic|newreno|bbr, initial-window=PACKETS,
-                     initial-mtu=BYTES, ack-frequency, ack-eliciting-threshold=N,
-                     max-ack-delay-ms=MS, bdp-bytes=BYTES (flow-control windows
-                     are 2 x BDP), idle-timeout-ms=MS; repeatable
-  --qlog-dir DIR     one qlog (JSON-SEQ) per connection and side
-  --log FILE         one line per connection (default stderr)
-  --stats FILE       counters as JSON, written on SIGUSR1 and at exit
-  --max-connections  client connections relayed at once (default 256);
-                     more are refused with a log line
-  --max-conn-memory  bytes one relayed connection may buffer (default
-                     268435456); windows shrink to fit, with a log line
-  --threads N        worker threads (default: CPUs, at most 4)
-
-Prints `ready` once listening; exits 0 on SIGTERM or SIGINT, 2 on an error.
-";
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Role {
     St,
     Gw,
@@ -102,13 +161,6 @@ pub struct Config {
 pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
 pub const DEFAULT_MAX_CONN_MEMORY: u64 = 256 << 20;
 
-#[derive(Debug, PartialEq, Eq)]
-pub enum Command {
-    Help,
-    Version,
-    Run(Box<Config>),
-}
-
 /// The paper's PEP setting for the satellite hop (Kosek et al.).
 pub fn satellite_default() -> QuicOptions {
     QuicOptions {
@@ -118,187 +170,125 @@ pub fn satellite_default() -> QuicOptions {
     }
 }
 
-/// Applies `cc=newreno,initial-window=100,ack-frequency` to `opts`.
-pub fn apply_side(opts: &mut QuicOptions, list: &str, flag: &str) -> Result<(), String> {
-    for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let (key, value) = match item.split_once('=') {
-            Some((k, v)) => (k.trim(), Some(v.trim())),
-            None => (item, None),
-        };
-        let what = format!("{flag} {key}");
-        if !QuicOptions::KEYS.contains(&key) {
-            return Err(format!(
-                "{flag}: unknown transport option '{key}' (one of {})",
-                QuicOptions::KEYS.join(", ")
-            ));
-        }
-        if !QuicOptions::takes_value(key) && value.is_some() {
-            return Err(format!("{what}: takes no value"));
-        }
-        opts.set(key, value, &what)?;
-    }
-    Ok(())
-}
-
-fn socket_addr(flag: &str, v: &str) -> Result<SocketAddr, String> {
+fn socket_addr(v: &str) -> Result<SocketAddr, String> {
     v.parse()
-        .map_err(|_| format!("{flag}: expected IP:PORT, got '{v}'"))
+        .map_err(|_| format!("expected IP:PORT, got '{v}'"))
 }
 
-fn need<T>(v: Option<T>, flag: &str) -> Result<T, String> {
-    v.ok_or_else(|| format!("{flag} is required; see quic-pep --help"))
-}
-
-fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, String> {
+fn whole<T: std::str::FromStr>(v: &str) -> Result<T, String> {
     v.parse()
-        .map_err(|_| format!("{flag}: expected a whole number, got '{v}'"))
+        .map_err(|_| format!("expected a whole number, got '{v}'"))
 }
 
-pub fn parse(argv: &[String]) -> Result<Command, String> {
-    // --flag=value is --flag value
-    let mut items = Vec::new();
-    for a in argv {
-        match a.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => {
-                items.push(f.to_string());
-                items.push(v.to_string());
-            }
-            _ => items.push(a.clone()),
-        }
+fn at_least_one(v: &str) -> Result<usize, String> {
+    match whole(v)? {
+        0 => Err("at least 1".into()),
+        n => Ok(n),
     }
-    let mut it = items.into_iter().peekable();
-    let value =
-        |flag: &str, it: &mut std::iter::Peekable<std::vec::IntoIter<String>>| match it.peek() {
-            Some(v) if !v.starts_with("--") => Ok(it.next().unwrap()),
-            _ => Err(format!("{flag}: needs a value")),
-        };
-    let (mut listen, mut cert, mut key, mut next_hop, mut next_hop_name, mut next_hop_ca) =
-        (None, None, None, None, None, None);
-    let (mut role, mut label, mut qlog_dir, mut log, mut stats, mut threads) =
-        (None, None, None, None, None, None);
-    let mut mode = Mode::Parallel;
-    let mut alpn = vec![b"h3".to_vec()];
-    let (mut accept_lists, mut connect_lists) = (Vec::new(), Vec::new());
-    let mut max_connections = DEFAULT_MAX_CONNECTIONS;
-    let mut max_conn_memory = DEFAULT_MAX_CONN_MEMORY;
-    while let Some(flag) = it.next() {
-        let f = flag.as_str();
-        match f {
-            "-h" | "--help" | "help" => return Ok(Command::Help),
-            "-V" | "--version" => return Ok(Command::Version),
-            "--listen" => listen = Some(socket_addr(f, &value(f, &mut it)?)?),
-            "--cert" => cert = Some(PathBuf::from(value(f, &mut it)?)),
-            "--key" => key = Some(PathBuf::from(value(f, &mut it)?)),
-            "--next-hop" => next_hop = Some(socket_addr(f, &value(f, &mut it)?)?),
-            "--next-hop-name" => {
-                let v = value(f, &mut it)?;
-                rustls_pki_types::ServerName::try_from(v.as_str())
-                    .map_err(|_| format!("{f}: not a host name or IP address: '{v}'"))?;
-                next_hop_name = Some(v);
-            }
-            "--next-hop-ca" => next_hop_ca = Some(PathBuf::from(value(f, &mut it)?)),
-            "--role" => {
-                role = Some(match value(f, &mut it)?.as_str() {
-                    "st" => Role::St,
-                    "gw" => Role::Gw,
-                    other => return Err(format!("{f}: expected st or gw, got '{other}'")),
-                })
-            }
-            "--label" => {
-                let v = value(f, &mut it)?;
-                if v.is_empty()
-                    || !v
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-                {
-                    return Err(format!("{f}: letters, digits, - and _ only, got '{v}'"));
-                }
-                label = Some(v);
-            }
-            "--h3" => mode = Mode::H3,
-            "--alpn" => {
-                let v = value(f, &mut it)?;
-                alpn = v
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .map(|s| s.as_bytes().to_vec())
-                    .collect();
-                if alpn.is_empty() || alpn.iter().any(|p| p.len() > 255) {
-                    return Err(format!(
-                        "{f}: expected a comma-separated list of protocol names, got '{v}'"
-                    ));
-                }
-            }
-            "--accept-side" => accept_lists.push(value(f, &mut it)?),
-            "--connect-side" => connect_lists.push(value(f, &mut it)?),
-            "--qlog-dir" => qlog_dir = Some(PathBuf::from(value(f, &mut it)?)),
-            "--log" => log = Some(PathBuf::from(value(f, &mut it)?)),
-            "--stats" => stats = Some(PathBuf::from(value(f, &mut it)?)),
-            "--max-connections" => {
-                max_connections = number(f, &value(f, &mut it)?)?;
-                if max_connections == 0 {
-                    return Err(format!("{f}: at least 1"));
-                }
-            }
-            "--max-conn-memory" => max_conn_memory = number(f, &value(f, &mut it)?)?,
-            "--threads" => {
-                let n: usize = number(f, &value(f, &mut it)?)?;
-                if !(1..=64).contains(&n) {
-                    return Err(format!("{f}: between 1 and 64"));
-                }
-                threads = Some(n);
-            }
-            other => return Err(format!("unknown argument '{other}'; see quic-pep --help")),
-        }
+}
+
+fn threads(v: &str) -> Result<usize, String> {
+    let n: usize = whole(v)?;
+    if !(1..=64).contains(&n) {
+        return Err("between 1 and 64".into());
     }
-    let (mut accept, mut connect) = (QuicOptions::default(), QuicOptions::default());
-    match role {
-        Some(Role::St) => connect = satellite_default(),
-        Some(Role::Gw) => accept = satellite_default(),
-        None => {}
+    Ok(n)
+}
+
+fn host_name(v: &str) -> Result<String, String> {
+    rustls_pki_types::ServerName::try_from(v)
+        .map(|_| v.to_string())
+        .map_err(|_| format!("not a host name or IP address: '{v}'"))
+}
+
+fn label(v: &str) -> Result<String, String> {
+    let ok = !v.is_empty()
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    match ok {
+        true => Ok(v.to_string()),
+        false => Err(format!("letters, digits, - and _ only, got '{v}'")),
     }
-    for l in &accept_lists {
-        apply_side(&mut accept, l, "--accept-side")?;
-    }
-    for l in &connect_lists {
-        apply_side(&mut connect, l, "--connect-side")?;
-    }
-    let listen: SocketAddr = need(listen, "--listen")?;
-    let next_hop: SocketAddr = need(next_hop, "--next-hop")?;
-    if listen == next_hop {
+}
+
+/// The protocol names `--alpn` lists, in order.
+#[derive(Clone, Debug)]
+struct Alpn(Vec<Vec<u8>>);
+
+fn alpn_list(v: &str) -> Result<Alpn, String> {
+    let names: Vec<Vec<u8>> = v
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.as_bytes().to_vec())
+        .collect();
+    if names.is_empty() || names.iter().any(|p| p.len() > 255) {
         return Err(format!(
-            "--next-hop {next_hop}: the proxy's own --listen address"
+            "expected a comma-separated list of protocol names, got '{v}'"
         ));
     }
-    Ok(Command::Run(Box::new(Config {
-        listen,
-        cert: need(cert, "--cert")?,
-        key: need(key, "--key")?,
-        next_hop,
-        next_hop_name: need(next_hop_name, "--next-hop-name")?,
-        next_hop_ca: need(next_hop_ca, "--next-hop-ca")?,
-        label: label.unwrap_or_else(|| role.map_or("quic-pep", Role::name).to_string()),
-        role,
-        mode,
-        alpn,
-        accept,
-        connect,
-        qlog_dir,
-        log,
-        stats,
-        max_connections,
-        max_conn_memory,
-        threads,
-    })))
+    Ok(Alpn(names))
+}
+
+impl Cli {
+    /// The settings the flags ask for; errors name the flag.
+    pub fn config(self) -> Result<Config, String> {
+        let (mut accept, mut connect) = (QuicOptions::default(), QuicOptions::default());
+        match self.role {
+            Some(Role::St) => connect = satellite_default(),
+            Some(Role::Gw) => accept = satellite_default(),
+            None => {}
+        }
+        for l in &self.accept_side {
+            accept.apply_list(l, "--accept-side")?;
+        }
+        for l in &self.connect_side {
+            connect.apply_list(l, "--connect-side")?;
+        }
+        if self.listen == self.next_hop {
+            return Err(format!(
+                "--next-hop {}: the proxy's own --listen address",
+                self.next_hop
+            ));
+        }
+        Ok(Config {
+            listen: self.listen,
+            cert: self.cert,
+            key: self.key,
+            next_hop: self.next_hop,
+            next_hop_name: self.next_hop_name,
+            next_hop_ca: self.next_hop_ca,
+            label: self
+                .label
+                .unwrap_or_else(|| self.role.map_or("quic-pep", Role::name).to_string()),
+            role: self.role,
+            mode: if self.h3 { Mode::H3 } else { Mode::Parallel },
+            alpn: self.alpn.0,
+            accept,
+            connect,
+            qlog_dir: self.qlog_dir,
+            log: self.log,
+            stats: self.stats,
+            max_connections: self.max_connections,
+            max_conn_memory: self.max_conn_memory,
+            threads: self.threads,
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
+    use satbench_transport::cli::{parse_from, Stop};
+
+    /// The config, or the one-line error (a usage error or a bad setting).
+    fn parse(s: &str) -> Result<Config, String> {
+        match parse_from::<Cli, _, _>(std::iter::once("quic-pep").chain(s.split_whitespace())) {
+            Ok(cli) => cli.config(),
+            Err(Stop::Usage(line)) => Err(line),
+            Err(Stop::Print(text)) => Err(format!("printed {text}")),
+        }
     }
 
     const BASE: &str =
@@ -306,14 +296,11 @@ mod tests {
                         --next-hop-name pep-gw.satbench.test --next-hop-ca gw.pem";
 
     fn config(extra: &str) -> Config {
-        match parse(&args(&format!("{BASE} {extra}"))).unwrap() {
-            Command::Run(c) => *c,
-            other => panic!("{other:?}"),
-        }
+        parse(&format!("{BASE} {extra}")).unwrap()
     }
 
     fn error(extra: &str) -> String {
-        parse(&args(&format!("{BASE} {extra}"))).unwrap_err()
+        parse(&format!("{BASE} {extra}")).unwrap_err()
     }
 
     #[test]
@@ -394,27 +381,40 @@ mod tests {
         assert!(error("--label a/b").starts_with("--label:"));
         assert!(error("--frob").contains("unknown argument '--frob'"));
         assert!(error("--log").starts_with("--log: needs a value"));
-        let e = parse(&args("--listen 1.2.3.4")).unwrap_err();
+        let e = parse("--listen 1.2.3.4").unwrap_err();
         assert!(e.starts_with("--listen: expected IP:PORT"), "{e}");
-        let e = parse(&args("--listen 127.0.0.1:4433")).unwrap_err();
-        assert!(e.contains("--next-hop is required"), "{e}");
-        let e = parse(&args(
+        let e = parse("--listen 127.0.0.1:4433").unwrap_err();
+        assert!(
+            e.contains("is required") && e.contains("--next-hop,"),
+            "{e}"
+        );
+        let e = parse(
             "--listen 127.0.0.1:1 --cert c --key k --next-hop 127.0.0.1:1 --next-hop-name a --next-hop-ca x",
-        ))
+        )
         .unwrap_err();
         assert!(e.contains("own --listen address"), "{e}");
-        let e = parse(&args("--next-hop-name bad_name!")).unwrap_err();
+        let e = parse("--next-hop-name bad_name!").unwrap_err();
         assert!(e.starts_with("--next-hop-name:"), "{e}");
-        let e = parse(&args(&BASE.replace(" --next-hop-ca gw.pem", ""))).unwrap_err();
+        let e = parse(&BASE.replace(" --next-hop-ca gw.pem", "")).unwrap_err();
         assert!(e.contains("--next-hop-ca is required"), "{e}");
     }
 
     #[test]
     fn help_and_version() {
-        assert_eq!(parse(&args("--help")).unwrap(), Command::Help);
-        assert_eq!(parse(&args("--version")).unwrap(), Command::Version);
-        for key in QuicOptions::KEYS {
-            assert!(USAGE.contains(key), "--help lists {key}");
+        let help = parse("--help").unwrap_err();
+        for spec in quic_keys::specs() {
+            assert!(help.contains(&spec.name), "--help lists {}", spec.name);
         }
+        assert!(help.contains("--next-hop-ca"), "{help}");
+        assert!(parse("--version")
+            .unwrap_err()
+            .starts_with("printed quic-pep "));
+    }
+
+    #[test]
+    fn a_repeated_flag_takes_the_last_value() {
+        let c = config("--alpn a --alpn b,c --label x --label y");
+        assert_eq!(c.alpn, vec![b"b".to_vec(), b"c".to_vec()]);
+        assert_eq!(c.label, "y");
     }
 }

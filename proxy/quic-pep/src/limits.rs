@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use satbench_origin::quic::Windows;
+use satbench_transport::quic::Windows;
 
 /// Chunks the relay reads at once per stream direction.
 pub const BATCH: usize = 8;
@@ -182,7 +182,7 @@ impl Refusals {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use satbench_origin::quic::windows;
+    use satbench_transport::quic::windows;
 
     #[test]
     fn admits_up_to_max_and_frees_on_drop() {

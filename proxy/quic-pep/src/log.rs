@@ -6,7 +6,7 @@ use std::io::Write;
 use std::sync::Mutex;
 use std::time::SystemTime;
 
-use satbench_origin::log::rfc3339_millis;
+use satbench_transport::time::rfc3339_millis;
 
 pub struct Log {
     label: String,

@@ -1,53 +1,21 @@
-use std::io::Write;
 use std::sync::Arc;
 
-use satbench_quic_pep::cli::{self, Command, Config};
+use satbench_quic_pep::cli::{Cli, Config};
 use satbench_quic_pep::log::Log;
 use satbench_quic_pep::proxy::Proxy;
+use satbench_transport::cli;
+use satbench_transport::process::{self, say_ready, Shutdown};
 
 fn main() {
-    let argv: Vec<String> = std::env::args_os()
-        .skip(1)
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    let code = match cli::parse(&argv) {
-        Err(msg) => {
-            eprintln!("{msg}");
-            2
-        }
-        Ok(Command::Help) => {
-            print!("{}", cli::USAGE);
-            0
-        }
-        Ok(Command::Version) => {
-            println!("quic-pep {}", env!("CARGO_PKG_VERSION"));
-            0
-        }
-        Ok(Command::Run(cfg)) => match run(*cfg) {
-            Ok(()) => 0,
-            Err(msg) => {
-                eprintln!("{msg}");
-                2
-            }
-        },
-    };
-    let _ = std::io::stdout().flush();
-    // exit without waiting for the runtime's blocking threads
-    std::process::exit(code);
-}
-
-fn run(cfg: Config) -> Result<(), String> {
-    let threads = cfg.threads.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(4)
+    let result = cli::parse::<Cli>().config().and_then(|cfg| {
+        let threads = cfg.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .min(4)
+        });
+        process::block_on(Some(threads), serve(cfg))
     });
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(threads)
-        .enable_all()
-        .build()
-        .map_err(|e| format!("tokio runtime: {e}"))?;
-    runtime.block_on(serve(cfg))
+    process::finish(result.map(|()| process::EXIT_OK))
 }
 
 async fn serve(cfg: Config) -> Result<(), String> {
@@ -69,31 +37,18 @@ async fn serve(cfg: Config) -> Result<(), String> {
         }
     };
     // Handlers before `ready`: a signal that comes right after must not kill us.
-    let sig = |k: SignalKind| signal(k).map_err(|e| format!("signal handler: {e}"));
-    let (mut term, mut int, mut usr1) = (
-        sig(SignalKind::terminate())?,
-        sig(SignalKind::interrupt())?,
-        sig(SignalKind::user_defined1())?,
-    );
+    let shutdown = Shutdown::listen()?;
+    let mut usr1 =
+        signal(SignalKind::user_defined1()).map_err(|e| format!("signal handler: {e}"))?;
     write_stats();
-    {
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(b"ready\n");
-        let _ = out.flush();
-    }
+    say_ready();
     let on_usr1 = write_stats.clone();
     let stats_task = tokio::spawn(async move {
         while usr1.recv().await.is_some() {
             on_usr1();
         }
     });
-    let shutdown = async move {
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = int.recv() => {}
-        }
-    };
-    proxy.clone().run(shutdown).await;
+    proxy.clone().run(shutdown.requested()).await;
     stats_task.abort();
     write_stats();
     log.line("stopped");

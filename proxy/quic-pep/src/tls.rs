@@ -14,24 +14,15 @@ use quinn_proto::transport_parameters::TransportParameters;
 use quinn_proto::TransportError;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::client::WebPkiServerVerifier;
-use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, SignatureScheme};
-
-fn provider() -> Arc<rustls::crypto::CryptoProvider> {
-    Arc::new(rustls::crypto::ring::default_provider())
-}
+use satbench_transport::cert;
 
 /// The server side: `--cert` and `--key`, TLS 1.3 only (QUIC). ALPN is set
 /// per connection by `with_alpn`.
 pub fn server_tls(cert: &Path, key: &Path) -> Result<rustls::ServerConfig, String> {
-    let (certs, key_der) = satbench_origin::serve::load_cert_and_key(cert, key)?;
-    rustls::ServerConfig::builder_with_provider(provider())
-        .with_protocol_versions(&[&rustls::version::TLS13])
-        .map_err(|e| format!("--key {}: {e}", key.display()))?
-        .with_no_client_auth()
-        .with_single_cert(certs, key_der)
-        .map_err(|e| format!("--key {}: {e}", key.display()))
+    let (certs, key_der) = cert::load_cert_and_key(cert, key)?;
+    cert::tls13_server(certs, key_der, key)
 }
 
 /// A QUIC server crypto configuration offering exactly `alpn`.
@@ -44,16 +35,9 @@ pub fn with_alpn(base: &rustls::ServerConfig, alpn: Vec<Vec<u8>>) -> Arc<QuicSer
 
 /// Reads the one certificate `--next-hop-ca` names.
 pub fn load_pinned(path: &Path) -> Result<CertificateDer<'static>, String> {
-    let pem = std::fs::read(path).map_err(|e| format!("--next-hop-ca {}: {e}", path.display()))?;
-    let mut certs = CertificateDer::pem_slice_iter(&pem)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| format!("--next-hop-ca {}: {e}", path.display()))?;
+    let mut certs = cert::read_certs(path, "--next-hop-ca")?;
     match certs.len() {
         1 => Ok(certs.remove(0)),
-        0 => Err(format!(
-            "--next-hop-ca {}: no certificate in the file",
-            path.display()
-        )),
         n => Err(format!(
             "--next-hop-ca {}: {n} certificates; give exactly the next hop's",
             path.display()
@@ -76,7 +60,7 @@ impl Pinned {
         roots
             .add(cert.clone())
             .map_err(|e| format!("--next-hop-ca: unusable certificate: {e}"))?;
-        let inner = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider())
+        let inner = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), cert::provider())
             .build()
             .map_err(|e| format!("--next-hop-ca: {e}"))?;
         Ok(Pinned { cert, inner })
@@ -127,12 +111,14 @@ impl ServerCertVerifier for Pinned {
 /// The client side towards the next hop: TLS 1.3, trusting only `pinned`.
 /// ALPN is set per connection.
 pub fn client_tls(pinned: CertificateDer<'static>) -> Result<rustls::ClientConfig, String> {
-    Ok(rustls::ClientConfig::builder_with_provider(provider())
-        .with_protocol_versions(&[&rustls::version::TLS13])
-        .map_err(|e| format!("TLS: {e}"))?
-        .dangerous()
-        .with_custom_certificate_verifier(Arc::new(Pinned::new(pinned)?))
-        .with_no_client_auth())
+    Ok(
+        rustls::ClientConfig::builder_with_provider(cert::provider())
+            .with_protocol_versions(&[&rustls::version::TLS13])
+            .map_err(|e| format!("TLS: {e}"))?
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(Pinned::new(pinned)?))
+            .with_no_client_auth(),
+    )
 }
 
 /// Where `Capture` puts the server's transport parameters (wire encoding).
@@ -246,7 +232,6 @@ pub fn negotiated_alpn(data: Option<Box<dyn Any>>) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use satbench_origin::cert;
 
     fn dir(tag: &str) -> std::path::PathBuf {
         let d = std::env::temp_dir().join(format!("quic-pep-tls-{tag}-{}", std::process::id()));

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use quinn::{TransportConfig, VarInt};
-use satbench_origin::quic::{windows, QuicOptions, Windows};
+use satbench_transport::quic::{windows, QuicOptions, Windows};
 
 use crate::streams::Side;
 
@@ -104,7 +104,7 @@ impl SideTransport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use satbench_origin::quic::Cc;
+    use satbench_transport::quic::Cc;
 
     #[test]
     fn qlog_names_say_connection_and_side() {

@@ -4,44 +4,26 @@
 //! their codes, in both handshake modes; that the caps and garbage
 //! datagrams are handled; and that the proxies free their connections.
 
-use std::io::{BufRead, BufReader};
 use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use quinn::{ConnectionError, ReadError, VarInt, WriteError};
-use satbench_origin::cert;
 use satbench_quic_pep::tls;
+use satbench_transport::testkit::{self, free_udp_port, spawn_ready, temp_dir, Running, Signal};
 
 const T: Duration = Duration::from_secs(10);
 
-fn temp_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("quic-pep-it-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn free_udp_port() -> u16 {
-    UdpSocket::bind((Ipv4Addr::LOCALHOST, 0))
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
+/// `DIR/NAME/{cert,key}.pem` for NAME and 127.0.0.1.
 fn gen_cert(dir: &Path, name: &str) -> PathBuf {
-    let out = dir.join(name);
-    let g = cert::generate(&[name.to_string()], &["127.0.0.1".parse().unwrap()]).unwrap();
-    cert::write(&out, &g).unwrap();
-    out
+    testkit::gen_cert(&dir.join(name), name)
 }
 
-/// One quic-pep process; SIGTERM and reaped on drop.
+/// One quic-pep process; killed and reaped on drop.
 struct Pep {
-    child: Child,
+    process: Running,
     addr: SocketAddr,
     log: PathBuf,
     stats: PathBuf,
@@ -60,8 +42,8 @@ impl Pep {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, free_udp_port()));
         let log = dir.join(format!("{label}.log"));
         let stats = dir.join(format!("{label}.stats.json"));
-        let mut child = Command::new(env!("CARGO_BIN_EXE_quic-pep"))
-            .args(["--listen", &addr.to_string()])
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_quic-pep"));
+        cmd.args(["--listen", &addr.to_string()])
             .args(["--cert", certs.join("cert.pem").to_str().unwrap()])
             .args(["--key", certs.join("key.pem").to_str().unwrap()])
             .args([
@@ -89,30 +71,19 @@ impl Pep {
                 "idle-timeout-ms=5000",
             ])
             .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        assert_eq!(
-            line,
-            "ready\n",
-            "{label} did not start; log: {}",
-            std::fs::read_to_string(&log).unwrap_or_default()
-        );
+            .stderr(Stdio::inherit());
+        let process = spawn_ready(&mut cmd, T).unwrap_or_else(|e| {
+            panic!(
+                "{label} did not start ({e}); log: {}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            )
+        });
         Pep {
-            child,
+            process,
             addr,
             log,
             stats,
         }
-    }
-
-    fn signal(&self, sig: i32) {
-        unsafe { libc::kill(self.child.id() as i32, sig) };
     }
 
     /// Fresh counters (SIGUSR1 makes it write them).
@@ -120,7 +91,7 @@ impl Pep {
         let before = std::fs::metadata(&self.stats)
             .and_then(|m| m.modified())
             .ok();
-        self.signal(libc::SIGUSR1);
+        self.process.signal(Signal::USR1);
         let end = Instant::now() + T;
         loop {
             let now = std::fs::metadata(&self.stats)
@@ -153,26 +124,11 @@ impl Pep {
     }
 
     fn alive(&mut self) -> bool {
-        self.child.try_wait().unwrap().is_none()
+        self.process.is_running()
     }
 
     fn stop(mut self) -> std::process::ExitStatus {
-        self.signal(libc::SIGTERM);
-        let end = Instant::now() + T;
-        loop {
-            if let Some(s) = self.child.try_wait().unwrap() {
-                return s;
-            }
-            assert!(Instant::now() < end, "quic-pep did not exit on SIGTERM");
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-}
-
-impl Drop for Pep {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.process.terminate(T)
     }
 }
 
