@@ -1,12 +1,13 @@
-//! Command-line parsing, with no I/O: arguments in, a `Command` or a
-//! one-line error out.
+//! The command line (clap): `satbulk serve` and `satbulk get`, turned into
+//! plain settings with no I/O; errors are one line naming the flag.
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use satbench_origin::cli::{number, Args};
-use satbench_origin::quic::QuicOptions;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use satbench_transport::cli::QuicArgs;
+use satbench_transport::quic::QuicOptions;
 
 pub const DEFAULT_QUIC_PORT: u16 = 4434;
 pub const DEFAULT_TCP_PORT: u16 = 5201;
@@ -14,48 +15,6 @@ pub const DEFAULT_TCP_PORT: u16 = 5201;
 /// by `origin gen-cert --name satbench.test` carry it, the PEP's too.
 pub const DEFAULT_NAME: &str = "satbench.test";
 pub const ALPN: &[u8] = b"satbulk";
-
-pub const USAGE: &str = "\
-usage:
-  satbulk serve --addr IP --cert FILE --key FILE [--quic-port 4434] [--tcp-port 5201]
-                [--tcp-cc NAME] [--trace FILE] [QUIC OPTIONS]
-  satbulk get quic|tcp --addr IP:PORT (--bytes N | --duration S)
-                [--name satbench.test] [--ca CERTFILE] [--bin-ms 100]
-                [--timeout S] [--json] [QUIC OPTIONS]
-  satbulk --help | --version
-
-QUIC OPTIONS (the origin's and the PEP's names; quinn transport settings):
-  --quic-cc cubic|newreno|bbr   --quic-initial-window PACKETS   --quic-initial-mtu BYTES
-  --quic-ack-frequency          --quic-ack-eliciting-threshold N
-  --quic-max-ack-delay-ms MS    --quic-bdp-bytes N (= --bdp-bytes)
-  --quic-idle-timeout-ms MS (= --idle-timeout-ms)
-
-serve: a QUIC server (ALPN satbulk) on IP:quic-port/udp and a TCP server on
-IP:tcp-port. A client opens a stream (QUIC) or a connection (TCP) and sends
-one line `satbulk BYTES\\n`; the server sends BYTES bytes and ends the stream,
-or with 0 sends until the client goes away. --tcp-cc sets the TCP congestion
-control of the listening socket (accepted connections inherit it). --trace
-appends a JSON line per connection about every 100 ms: t_ms (since accept),
-bytes_sent, app_bytes, bytes_acked (TCP), cwnd (bytes; quinn's path.cwnd,
-TCP_INFO snd_cwnd × snd_mss), ssthresh (TCP), rtt_ms, lost_packets, final.
-Prints `ready` once both listen; exits 0 on SIGTERM or SIGINT, 2 on an error.
-
-get: downloads --bytes N (K/M/G = 10^3/10^6/10^9, Ki/Mi/Gi = 2^10…; a B may
-follow) or for --duration S (s, or ms with a unit) from the server and prints
-connect_ms, ttfb_ms, bytes, duration_ms and bytes per --bin-ms bin, all
-timed from just before connecting. QUIC verifies the server's certificate
-against --ca only (no system store) for --name. --timeout (default 600 s)
-ends a stalled download. Exit 0 when the download completed, 1 when it
-failed (the JSON says why), 2 on a usage error.
-";
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Command {
-    Help,
-    Version,
-    Serve(ServeArgs),
-    Get(GetArgs),
-}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServeArgs {
@@ -69,7 +28,7 @@ pub struct ServeArgs {
     pub quic: QuicOptions,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Proto {
     Quic,
     Tcp,
@@ -105,7 +64,7 @@ pub struct GetArgs {
 
 /// `100000`, `10MB`, `10M`, `1.5G`, `64KiB`: bytes. Decimal prefixes are
 /// powers of 1000, binary ones (Ki, Mi, Gi) of 1024.
-pub fn parse_size(flag: &str, v: &str) -> Result<u64, String> {
+pub fn parse_size(v: &str) -> Result<u64, String> {
     let s = v.trim();
     let split = s
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -124,24 +83,20 @@ pub fn parse_size(flag: &str, v: &str) -> Result<u64, String> {
         "Ki" | "ki" => 1 << 10,
         "Mi" | "mi" => 1 << 20,
         "Gi" | "gi" => 1 << 30,
-        _ => {
-            return Err(format!(
-                "{flag}: unknown unit in '{v}' (use k, M, G, Ki, Mi, Gi)"
-            ))
-        }
+        _ => return Err(format!("unknown unit in '{v}' (use k, M, G, Ki, Mi, Gi)")),
     };
     let x: f64 = num
         .parse()
-        .map_err(|_| format!("{flag}: expected a size like 10MB, got '{v}'"))?;
+        .map_err(|_| format!("expected a size like 10MB, got '{v}'"))?;
     let bytes = (x * mult as f64).round();
     if !(bytes >= 1.0 && bytes < 1.8e19) {
-        return Err(format!("{flag}: expected at least one byte, got '{v}'"));
+        return Err(format!("expected at least one byte, got '{v}'"));
     }
     Ok(bytes as u64)
 }
 
 /// `10`, `10s`, `2.5`, `500ms`: a positive duration (seconds without a unit).
-pub fn parse_duration(flag: &str, v: &str) -> Result<Duration, String> {
+pub fn parse_duration(v: &str) -> Result<Duration, String> {
     let s = v.trim();
     let (num, scale) = if let Some(n) = s.strip_suffix("ms") {
         (n, 1e-3)
@@ -153,185 +108,223 @@ pub fn parse_duration(flag: &str, v: &str) -> Result<Duration, String> {
     let x: f64 = num
         .trim()
         .parse()
-        .map_err(|_| format!("{flag}: expected seconds like 10 or 10s or 500ms, got '{v}'"))?;
+        .map_err(|_| format!("expected seconds like 10 or 10s or 500ms, got '{v}'"))?;
     let secs = x * scale;
     if !(secs > 0.0 && secs < 1e7) {
-        return Err(format!("{flag}: expected a positive duration, got '{v}'"));
+        return Err(format!("expected a positive duration, got '{v}'"));
     }
     Ok(Duration::from_secs_f64(secs))
 }
 
-/// `--quic-cc` → `cc`; the origin's `--bdp-bytes` and `--idle-timeout-ms`
-/// are accepted too, so the same flags work on every tool.
-fn quic_key(flag: &str) -> Option<&str> {
-    let key = flag.strip_prefix("--quic-").or_else(|| match flag {
-        "--bdp-bytes" | "--idle-timeout-ms" => flag.strip_prefix("--"),
-        _ => None,
-    })?;
-    QuicOptions::KEYS.contains(&key).then_some(key)
+#[derive(Parser, Debug)]
+#[command(
+    name = "satbulk",
+    version,
+    about = "Bulk downloads over QUIC (quinn) and TCP, traced on the sender and binned on the receiver",
+    args_override_self = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
 }
 
-fn quic_flag(a: &mut Args, q: &mut QuicOptions, f: &str) -> Result<bool, String> {
-    let Some(key) = quic_key(f) else {
-        return Ok(false);
-    };
-    let v = if QuicOptions::takes_value(key) {
-        Some(a.value(f)?)
-    } else {
-        None
-    };
-    q.set(key, v.as_deref(), f)
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// A QUIC server (ALPN satbulk) on IP:quic-port/udp and a TCP server on
+    /// IP:tcp-port
+    #[command(
+        after_help = "A client opens a stream (QUIC) or a connection (TCP) and sends one \
+        line `satbulk BYTES\\n`; the server sends BYTES bytes and ends the stream, or with 0 \
+        sends until the client goes away. Prints `ready` once both listen; exits 0 on SIGTERM \
+        or SIGINT, 2 on an error."
+    )]
+    Serve(ServeFlags),
+    /// One download from a `satbulk serve`: connect_ms, ttfb_ms, bytes,
+    /// duration_ms and bytes per --bin-ms bin, all timed from just before
+    /// connecting
+    #[command(
+        after_help = "Exit 0 when the download completed, 1 when it failed (the JSON \
+        says why), 2 on a usage error."
+    )]
+    Get(GetFlags),
 }
 
-pub fn parse(argv: &[String]) -> Result<Command, String> {
-    let Some(first) = argv.first() else {
-        return Err("missing subcommand (serve or get); see satbulk --help".into());
-    };
-    let rest = &argv[1..];
-    match first.as_str() {
-        "-h" | "--help" | "help" => Ok(Command::Help),
-        "-V" | "--version" => Ok(Command::Version),
-        "serve" => parse_serve(rest).map(Command::Serve),
-        "get" => parse_get(rest).map(Command::Get),
-        other => Err(format!(
-            "unknown subcommand '{other}' (serve or get); see satbulk --help"
-        )),
+#[derive(Args, Debug)]
+pub struct ServeFlags {
+    /// The address both servers bind
+    #[arg(long, value_name = "IP", value_parser = ip)]
+    addr: IpAddr,
+    /// PEM certificate chain (QUIC)
+    #[arg(long, value_name = "FILE")]
+    cert: PathBuf,
+    /// PEM private key (QUIC)
+    #[arg(long, value_name = "FILE")]
+    key: PathBuf,
+    /// 0: no QUIC server
+    #[arg(long, value_name = "PORT", default_value_t = DEFAULT_QUIC_PORT, value_parser = number::<u16>)]
+    quic_port: u16,
+    /// 0: no TCP server
+    #[arg(long, value_name = "PORT", default_value_t = DEFAULT_TCP_PORT, value_parser = number::<u16>)]
+    tcp_port: u16,
+    /// TCP congestion control of the listening socket (accepted connections
+    /// inherit it); newreno is the kernel's reno
+    #[arg(long, value_name = "NAME", value_parser = tcp_cc)]
+    tcp_cc: Option<String>,
+    /// Append a JSON line per connection about every 100 ms: t_ms (since
+    /// accept), bytes_sent, app_bytes, bytes_acked (TCP), cwnd (bytes;
+    /// quinn's path.cwnd, TCP_INFO snd_cwnd × snd_mss), ssthresh (TCP),
+    /// rtt_ms, lost_packets, final
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    #[command(flatten)]
+    quic: QuicArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct GetFlags {
+    #[arg(value_enum)]
+    proto: Proto,
+    /// The server (IP:PORT)
+    #[arg(long, value_name = "IP:PORT", value_parser = socket_addr)]
+    addr: SocketAddr,
+    /// Bytes to download: K/M/G = 10^3/10^6/10^9, Ki/Mi/Gi = 2^10…; a B may
+    /// follow
+    #[arg(long, value_name = "N", value_parser = size)]
+    bytes: Option<u64>,
+    /// Download for this long: seconds, or ms with a unit
+    #[arg(long, value_name = "S", value_parser = duration)]
+    duration: Option<Duration>,
+    /// The name the server's certificate must carry (QUIC)
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_NAME)]
+    name: String,
+    /// The certificates trusted for the server (QUIC; no system store)
+    #[arg(long, value_name = "CERTFILE")]
+    ca: Option<PathBuf>,
+    /// Bin width, ms
+    #[arg(long, value_name = "MS", default_value_t = 100, value_parser = bin_ms)]
+    bin_ms: u64,
+    /// Ends a stalled download (seconds; never shorter than --duration + 30 s)
+    #[arg(long, value_name = "S", default_value = "600", value_parser = duration)]
+    timeout: Duration,
+    /// The report as JSON
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    quic: QuicArgs,
+}
+
+fn number<T: std::str::FromStr>(v: &str) -> Result<T, String> {
+    v.parse().map_err(|_| format!("not a valid number: '{v}'"))
+}
+
+fn ip(v: &str) -> Result<IpAddr, String> {
+    v.parse().map_err(|_| format!("not an IP address: '{v}'"))
+}
+
+fn socket_addr(v: &str) -> Result<SocketAddr, String> {
+    v.parse()
+        .map_err(|_| format!("expected IP:PORT, got '{v}'"))
+}
+
+fn size(v: &str) -> Result<u64, String> {
+    parse_size(v)
+}
+
+fn duration(v: &str) -> Result<Duration, String> {
+    parse_duration(v)
+}
+
+fn bin_ms(v: &str) -> Result<u64, String> {
+    match number(v)? {
+        0 => Err("at least 1 ms".into()),
+        ms => Ok(ms),
     }
 }
 
-fn tcp_cc(f: &str, v: String) -> Result<String, String> {
+fn tcp_cc(v: &str) -> Result<String, String> {
     // the kernel's names; newreno is what the papers call reno
-    let v = if v == "newreno" {
-        "reno".to_string()
-    } else {
-        v
-    };
+    let v = if v == "newreno" { "reno" } else { v };
     if v.is_empty() || v.len() > 15 || !v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return Err(format!("{f}: not a congestion control name: '{v}'"));
+        return Err(format!("not a congestion control name: '{v}'"));
     }
-    Ok(v)
+    Ok(v.to_string())
 }
 
-fn parse_serve(argv: &[String]) -> Result<ServeArgs, String> {
-    let mut a = Args::new(argv);
-    let (mut addr, mut cert, mut key, mut cc, mut trace) = (None, None, None, None, None);
-    let (mut quic_port, mut tcp_port) = (DEFAULT_QUIC_PORT, DEFAULT_TCP_PORT);
-    let mut q = QuicOptions::default();
-    while let Some(flag) = a.next() {
-        let f = flag.as_str();
-        match f {
-            "--addr" => {
-                let v = a.value(f)?;
-                addr = Some(
-                    v.parse()
-                        .map_err(|_| format!("{f}: not an IP address: '{v}'"))?,
-                );
-            }
-            "--quic-port" => quic_port = number(f, &a.value(f)?)?,
-            "--tcp-port" => tcp_port = number(f, &a.value(f)?)?,
-            "--cert" => cert = Some(PathBuf::from(a.value(f)?)),
-            "--key" => key = Some(PathBuf::from(a.value(f)?)),
-            "--tcp-cc" => cc = Some(tcp_cc(f, a.value(f)?)?),
-            "--trace" => trace = Some(PathBuf::from(a.value(f)?)),
-            _ if quic_flag(&mut a, &mut q, f)? => {}
-            other => return Err(format!("serve: unknown argument '{other}'")),
+impl ServeFlags {
+    pub fn settings(self) -> Result<ServeArgs, String> {
+        if self.quic_port == 0 && self.tcp_port == 0 {
+            return Err("serve: --quic-port and --tcp-port cannot both be 0".into());
         }
+        Ok(ServeArgs {
+            addr: self.addr,
+            quic_port: self.quic_port,
+            tcp_port: self.tcp_port,
+            cert: self.cert,
+            key: self.key,
+            tcp_cc: self.tcp_cc,
+            trace: self.trace,
+            quic: self.quic.options()?,
+        })
     }
-    if quic_port == tcp_port && quic_port == 0 {
-        return Err("serve: --quic-port and --tcp-port cannot both be 0".into());
-    }
-    Ok(ServeArgs {
-        addr: addr.ok_or("serve: --addr is required")?,
-        quic_port,
-        tcp_port,
-        cert: cert.ok_or("serve: --cert is required")?,
-        key: key.ok_or("serve: --key is required")?,
-        tcp_cc: cc,
-        trace,
-        quic: q,
-    })
 }
 
-fn parse_get(argv: &[String]) -> Result<GetArgs, String> {
-    let (proto, rest) = match argv.first().map(String::as_str) {
-        Some("quic") => (Proto::Quic, &argv[1..]),
-        Some("tcp") => (Proto::Tcp, &argv[1..]),
-        Some(other) => return Err(format!("get: expected quic or tcp, got '{other}'")),
-        None => return Err("get: expected quic or tcp".into()),
-    };
-    let mut a = Args::new(rest);
-    let (mut addr, mut ca, mut bytes, mut duration) = (None, None, None, None);
-    let mut name = DEFAULT_NAME.to_string();
-    let mut bin = Duration::from_millis(100);
-    let mut timeout = Duration::from_secs(600);
-    let mut json = false;
-    let mut q = QuicOptions::default();
-    while let Some(flag) = a.next() {
-        let f = flag.as_str();
-        match f {
-            "--addr" => {
-                let v = a.value(f)?;
-                addr = Some(
-                    v.parse::<SocketAddr>()
-                        .map_err(|_| format!("{f}: expected IP:PORT, got '{v}'"))?,
-                );
-            }
-            "--name" => name = a.value(f)?,
-            "--ca" => ca = Some(PathBuf::from(a.value(f)?)),
-            "--bytes" => bytes = Some(parse_size(f, &a.value(f)?)?),
-            "--duration" => duration = Some(parse_duration(f, &a.value(f)?)?),
-            "--bin-ms" => {
-                let ms: u64 = number(f, &a.value(f)?)?;
-                if ms == 0 {
-                    return Err(format!("{f}: at least 1 ms"));
-                }
-                bin = Duration::from_millis(ms);
-            }
-            "--timeout" => timeout = parse_duration(f, &a.value(f)?)?,
-            "--json" => json = true,
-            _ if quic_flag(&mut a, &mut q, f)? => {}
-            other => return Err(format!("get: unknown argument '{other}'")),
+impl GetFlags {
+    pub fn settings(self) -> Result<GetArgs, String> {
+        let amount = match (self.bytes, self.duration) {
+            (Some(n), None) => Amount::Bytes(n),
+            (None, Some(d)) => Amount::Duration(d),
+            (Some(_), Some(_)) => return Err("get: give --bytes or --duration, not both".into()),
+            (None, None) => return Err("get: --bytes N or --duration S is required".into()),
+        };
+        if self.proto == Proto::Quic && self.ca.is_none() {
+            return Err("get quic: --ca CERTFILE is required (the server's certificate is checked against it alone)".into());
         }
+        let timeout = match amount {
+            // a timed download must not be cut by the stall guard
+            Amount::Duration(d) => self.timeout.max(d + Duration::from_secs(30)),
+            Amount::Bytes(_) => self.timeout,
+        };
+        Ok(GetArgs {
+            proto: self.proto,
+            addr: self.addr,
+            name: self.name,
+            ca: self.ca,
+            amount,
+            bin: Duration::from_millis(self.bin_ms),
+            timeout,
+            json: self.json,
+            quic: self.quic.options()?,
+        })
     }
-    let amount = match (bytes, duration) {
-        (Some(n), None) => Amount::Bytes(n),
-        (None, Some(d)) => Amount::Duration(d),
-        (Some(_), Some(_)) => return Err("get: give --bytes or --duration, not both".into()),
-        (None, None) => return Err("get: --bytes N or --duration S is required".into()),
-    };
-    if proto == Proto::Quic && ca.is_none() {
-        return Err("get quic: --ca CERTFILE is required (the server's certificate is checked against it alone)".into());
-    }
-    if let Amount::Duration(d) = amount {
-        // a timed download must not be cut by the stall guard
-        timeout = timeout.max(d + Duration::from_secs(30));
-    }
-    Ok(GetArgs {
-        proto,
-        addr: addr.ok_or("get: --addr IP:PORT is required")?,
-        name,
-        ca,
-        amount,
-        bin,
-        timeout,
-        json,
-        quic: q,
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use satbench_origin::quic::Cc;
+    use satbench_transport::cli::{parse_from, Stop};
+    use satbench_transport::quic::Cc;
 
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
+    /// What the command line asks for, or its one-line error.
+    #[derive(Debug)]
+    enum Parsed {
+        Serve(ServeArgs),
+        Get(GetArgs),
+    }
+
+    fn parse(s: &str) -> Result<Parsed, String> {
+        match parse_from::<Cli, _, _>(std::iter::once("satbulk").chain(s.split_whitespace())) {
+            Ok(cli) => match cli.command {
+                Command::Serve(f) => f.settings().map(Parsed::Serve),
+                Command::Get(f) => f.settings().map(Parsed::Get),
+            },
+            Err(Stop::Usage(line)) => Err(line),
+            Err(Stop::Print(text)) => Err(format!("printed {text}")),
+        }
     }
 
     #[test]
     fn serve_defaults() {
-        let Command::Serve(s) = parse(&args("serve --addr 198.18.3.2 --cert c --key k")).unwrap()
-        else {
+        let Parsed::Serve(s) = parse("serve --addr 198.18.3.2 --cert c --key k").unwrap() else {
             panic!()
         };
         assert_eq!((s.quic_port, s.tcp_port), (4434, 5201));
@@ -341,10 +334,10 @@ mod tests {
 
     #[test]
     fn serve_takes_transport_flags() {
-        let Command::Serve(s) = parse(&args(
+        let Parsed::Serve(s) = parse(
             "serve --addr=127.0.0.1 --cert c --key k --quic-port 9000 --tcp-port=9001 --tcp-cc newreno \
              --trace /tmp/t --quic-cc newreno --quic-initial-window 100 --quic-ack-frequency --bdp-bytes 1000",
-        ))
+        )
         .unwrap() else {
             panic!()
         };
@@ -359,24 +352,26 @@ mod tests {
 
     #[test]
     fn serve_errors_name_the_flag() {
-        let e = |s: &str| parse(&args(s)).unwrap_err();
-        assert_eq!(e("serve --cert c --key k"), "serve: --addr is required");
+        let e = |s: &str| parse(s).unwrap_err();
+        assert!(e("serve --cert c --key k").starts_with("--addr is required"));
         assert!(e("serve --addr x --cert c --key k").starts_with("--addr: not an IP"));
         assert!(e("serve --addr 1.2.3.4 --cert c --key k --quic-cc vegas")
             .starts_with("--quic-cc: expected"));
         assert!(e("serve --addr 1.2.3.4 --cert c --key k --tcp-cc a;b").starts_with("--tcp-cc"));
-        assert_eq!(
-            e("serve --addr 1.2.3.4 --cert c --key k --nope"),
-            "serve: unknown argument '--nope'"
+        assert!(e("serve --addr 1.2.3.4 --cert c --key k --nope")
+            .starts_with("unknown argument '--nope'; see satbulk serve --help"));
+        assert!(
+            e("serve --addr 1.2.3.4 --cert c --key k --quic-port 0 --tcp-port 0")
+                .contains("cannot both be 0")
         );
         assert!(e("serve --addr 1.2.3.4 --cert c --key k --quic-port").contains("needs a value"));
     }
 
     #[test]
     fn get_quic_by_size() {
-        let Command::Get(g) = parse(&args(
+        let Parsed::Get(g) = parse(
             "get quic --addr 198.18.1.1:443 --ca c.pem --bytes 10MB --bin-ms 50 --json --quic-initial-window 32",
-        ))
+        )
         .unwrap() else {
             panic!()
         };
@@ -392,10 +387,9 @@ mod tests {
 
     #[test]
     fn get_tcp_by_duration() {
-        let Command::Get(g) = parse(&args(
-            "get tcp --addr 198.18.3.2:5201 --duration 2000s --timeout 5",
-        ))
-        .unwrap() else {
+        let Parsed::Get(g) =
+            parse("get tcp --addr 198.18.3.2:5201 --duration 2000s --timeout 5").unwrap()
+        else {
             panic!()
         };
         assert_eq!(g.proto, Proto::Tcp);
@@ -407,18 +401,20 @@ mod tests {
 
     #[test]
     fn get_errors() {
-        let e = |s: &str| parse(&args(s)).unwrap_err();
+        let e = |s: &str| parse(s).unwrap_err();
         assert!(e("get udp --addr 1.2.3.4:1 --bytes 1").contains("quic or tcp"));
         assert!(e("get tcp --addr 1.2.3.4:1").contains("--bytes N or --duration S"));
         assert!(e("get tcp --addr 1.2.3.4:1 --bytes 1 --duration 1").contains("not both"));
         assert!(e("get quic --addr 1.2.3.4:1 --bytes 1").contains("--ca"));
         assert!(e("get tcp --addr 1.2.3.4 --bytes 1").contains("IP:PORT"));
         assert!(e("get tcp --addr 1.2.3.4:1 --bytes 1 --bin-ms 0").contains("at least"));
+        assert!(e("get tcp --addr 1.2.3.4:1 --bytes 1.2.3").starts_with("--bytes: expected a size"));
+        assert!(e("get").contains("is required"));
     }
 
     #[test]
     fn sizes() {
-        let s = |v: &str| parse_size("--bytes", v);
+        let s = parse_size;
         assert_eq!(s("100"), Ok(100));
         assert_eq!(s("2MB"), Ok(2_000_000));
         assert_eq!(s("100M"), Ok(100_000_000));
@@ -433,12 +429,27 @@ mod tests {
 
     #[test]
     fn durations() {
-        let d = |v: &str| parse_duration("--duration", v);
+        let d = parse_duration;
         assert_eq!(d("10"), Ok(Duration::from_secs(10)));
         assert_eq!(d("2.5s"), Ok(Duration::from_millis(2500)));
         assert_eq!(d("500ms"), Ok(Duration::from_millis(500)));
         assert!(d("0").is_err());
         assert!(d("-1").is_err());
         assert!(d("soon").is_err());
+    }
+
+    #[test]
+    fn help_and_version() {
+        assert!(parse("--version")
+            .unwrap_err()
+            .starts_with("printed satbulk "));
+        let help = parse("get --help").unwrap_err();
+        assert!(
+            help.contains("--quic-initial-window") && help.contains("--bin-ms"),
+            "{help}"
+        );
+        assert!(parse("")
+            .unwrap_err()
+            .starts_with("missing subcommand (serve or get)"));
     }
 }

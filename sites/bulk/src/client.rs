@@ -6,8 +6,7 @@ use std::os::fd::AsRawFd;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::CertificateDer;
+use satbench_transport::cert;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::Instant;
 
@@ -48,19 +47,13 @@ fn request_of(amount: Amount) -> Request {
 /// The client TLS configuration: the certificates in `ca` are the only
 /// trust anchors (a testbed certificate, or the PEP's).
 pub fn client_tls(ca: &std::path::Path) -> Result<rustls::ClientConfig, String> {
-    let pem = std::fs::read(ca).map_err(|e| format!("--ca {}: {e}", ca.display()))?;
     let mut roots = rustls::RootCertStore::empty();
-    for c in CertificateDer::pem_slice_iter(&pem) {
-        let c = c.map_err(|e| format!("--ca {}: {e}", ca.display()))?;
+    for c in cert::read_certs(ca, "--ca")? {
         roots
             .add(c)
             .map_err(|e| format!("--ca {}: {e}", ca.display()))?;
     }
-    if roots.is_empty() {
-        return Err(format!("--ca {}: no certificate in the file", ca.display()));
-    }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut c = rustls::ClientConfig::builder_with_provider(provider)
+    let mut c = rustls::ClientConfig::builder_with_provider(cert::provider())
         .with_protocol_versions(&[&rustls::version::TLS13])
         .map_err(|e| format!("tls: {e}"))?
         .with_root_certificates(roots)

@@ -4,8 +4,8 @@
 //!
 //! Decisions are plain code (`request`, `bins`, `trace`, `cli`,
 //! `tcpinfo::TcpInfo::parse`); `server` and `client` are the I/O edges.
-//! Transport settings and certificates come from the origin's library
-//! (`satbench_origin::quic`, `satbench_origin::serve`).
+//! Transport settings, certificates and process start-up come from
+//! `satbench_transport`.
 
 pub mod bins;
 pub mod cli;

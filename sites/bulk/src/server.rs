@@ -2,7 +2,6 @@
 //! listener; each request (`request::parse`) gets its bytes, and each
 //! connection is traced (`trace`) from accept until the peer is gone.
 
-use std::io::Write;
 use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -10,6 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use satbench_transport::cert;
+use satbench_transport::process::{say_ready, Shutdown};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::time::Instant;
@@ -70,14 +71,8 @@ async fn read_request<R: tokio::io::AsyncRead + Unpin>(r: &mut R) -> Result<Requ
 // ---------------------------------------------------------------- QUIC
 
 fn quic_server_config(args: &ServeArgs) -> Result<quinn::ServerConfig, String> {
-    let (certs, key) = satbench_origin::serve::load_cert_and_key(&args.cert, &args.key)?;
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut tls = rustls::ServerConfig::builder_with_provider(provider)
-        .with_protocol_versions(&[&rustls::version::TLS13])
-        .map_err(|e| format!("tls: {e}"))?
-        .with_no_client_auth()
-        .with_single_cert(certs, key)
-        .map_err(|e| format!("--key {}: {e}", args.key.display()))?;
+    let (certs, key) = cert::load_cert_and_key(&args.cert, &args.key)?;
+    let mut tls = cert::tls13_server(certs, key, &args.key)?;
     tls.alpn_protocols = vec![ALPN.to_vec()];
     let crypto = quinn::crypto::rustls::QuicServerConfig::try_from(tls)
         .map_err(|e| format!("--cert {}: unusable for QUIC: {e}", args.cert.display()))?;
@@ -273,10 +268,7 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
         tcp = Some(l);
     }
 
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut sigterm =
-        signal(SignalKind::terminate()).map_err(|e| format!("signal handler: {e}"))?;
-    let mut sigint = signal(SignalKind::interrupt()).map_err(|e| format!("signal handler: {e}"))?;
+    let shutdown = Shutdown::listen()?;
     if let Some(ep) = &endpoint {
         tokio::spawn(serve_quic(
             ep.clone(),
@@ -288,15 +280,8 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     if let Some(l) = tcp {
         tokio::spawn(serve_tcp(l, ids.clone(), trace.clone(), payload.clone()));
     }
-    {
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(b"ready\n");
-        let _ = out.flush();
-    }
-    tokio::select! {
-        _ = sigterm.recv() => {}
-        _ = sigint.recv() => {}
-    }
+    say_ready();
+    shutdown.requested().await;
     if let Some(ep) = endpoint {
         ep.close(0u32.into(), b"shutting down");
         let _ = tokio::time::timeout(Duration::from_millis(200), ep.wait_idle()).await;

@@ -1,28 +1,19 @@
 //! Runs the `satbulk` binary on 127.0.0.1: a server with a trace, sized
 //! and timed downloads over QUIC and TCP, then SIGTERM. No namespaces.
 
-use std::io::{BufRead, BufReader};
-use std::net::{TcpListener, UdpSocket};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use satbench_transport::testkit::{
+    free_tcp_port, free_udp_port, gen_cert, spawn_ready, temp_dir, Running,
+};
 
 const BIN: &str = env!("CARGO_BIN_EXE_satbulk");
 
-fn free_ports() -> (u16, u16) {
-    // a port free for both UDP and TCP, and another for TCP
-    loop {
-        let u = UdpSocket::bind("127.0.0.1:0").unwrap();
-        let q = u.local_addr().unwrap().port();
-        let t = TcpListener::bind("127.0.0.1:0").unwrap();
-        let tp = t.local_addr().unwrap().port();
-        if q != tp {
-            return (q, tp);
-        }
-    }
-}
-
 struct Server {
-    child: Child,
+    process: Running,
     dir: PathBuf,
     quic: u16,
     tcp: u16,
@@ -30,63 +21,43 @@ struct Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // the process is killed by its own drop
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
 fn serve(extra: &[&str]) -> Server {
-    let dir = std::env::temp_dir().join(format!(
-        "satbulk-it-{}-{}",
-        std::process::id(),
-        rand_suffix()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let g =
-        satbench_origin::cert::generate(&["satbench.test".into()], &["127.0.0.1".parse().unwrap()])
-            .unwrap();
-    satbench_origin::cert::write(&dir.join("cert"), &g).unwrap();
-    let (quic, tcp) = free_ports();
-    let mut child = Command::new(BIN)
-        .args([
-            "serve",
-            "--addr",
-            "127.0.0.1",
-            "--quic-port",
-            &quic.to_string(),
-            "--tcp-port",
-            &tcp.to_string(),
-        ])
-        .arg("--cert")
-        .arg(dir.join("cert/cert.pem"))
-        .arg("--key")
-        .arg(dir.join("cert/key.pem"))
-        .arg("--trace")
-        .arg(dir.join("trace.jsonl"))
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    assert_eq!(line, "ready\n");
+    let dir = temp_dir("satbulk-it");
+    gen_cert(&dir.join("cert"), "satbench.test");
+    let (quic, tcp) = (free_udp_port(), free_tcp_port());
+    let process = spawn_ready(
+        Command::new(BIN)
+            .args([
+                "serve",
+                "--addr",
+                "127.0.0.1",
+                "--quic-port",
+                &quic.to_string(),
+                "--tcp-port",
+                &tcp.to_string(),
+            ])
+            .arg("--cert")
+            .arg(dir.join("cert/cert.pem"))
+            .arg("--key")
+            .arg(dir.join("cert/key.pem"))
+            .arg("--trace")
+            .arg(dir.join("trace.jsonl"))
+            .args(extra)
+            .stderr(Stdio::inherit()),
+        Duration::from_secs(10),
+    )
+    .unwrap_or_else(|e| panic!("satbulk serve: {e}"));
     Server {
-        child,
+        process,
         dir,
         quic,
         tcp,
     }
-}
-
-fn rand_suffix() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos()
 }
 
 fn get(args: &[&str], ca: &Path) -> (i32, serde_json::Value) {
@@ -264,8 +235,6 @@ fn failures_are_reports_or_one_line_errors() {
 #[test]
 fn exits_0_on_sigterm() {
     let mut s = serve(&[]);
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(s.child.id() as i32, libc::SIGTERM) };
-    let status = s.child.wait().unwrap();
+    let status = s.process.terminate(Duration::from_secs(10));
     assert_eq!(status.code(), Some(0));
 }
