@@ -89,7 +89,7 @@ pub fn parse_size(v: &str) -> Result<u64, String> {
         .parse()
         .map_err(|_| format!("expected a size like 10MB, got '{v}'"))?;
     let bytes = (x * mult as f64).round();
-    if !(bytes >= 1.0 && bytes < 1.8e19) {
+    if !(1.0..1.8e19).contains(&bytes) {
         return Err(format!("expected at least one byte, got '{v}'"));
     }
     Ok(bytes as u64)

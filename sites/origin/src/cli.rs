@@ -34,7 +34,7 @@ pub enum Command {
                       error. HTTP/3 responses are sent in the order the requests' RFC 9218 \
                       priorities ask for (see --h3-priorities)."
     )]
-    Serve(ServeFlags),
+    Serve(Box<ServeFlags>),
     /// Write DIR/cert.pem, DIR/key.pem (ECDSA P-256) and DIR/spki.txt (base64
     /// SHA-256 of the SubjectPublicKeyInfo, for Chromium's
     /// --ignore-certificate-errors-spki-list)
