@@ -1,15 +1,21 @@
-//! The configuration file: the contract with the harness.
+//! The configuration file: the contract with the harness (`linkemConfig` in
+//! the harness's link-backends.js writes it; README.md documents it).
 //!
-//! Parsed by hand from a `serde_json::Value` so that every error names the
-//! file and the full key path (`forward.loss.pct`), and unknown keys are
-//! refused at every level.
+//! serde reads it straight into these types. Every object refuses unknown
+//! keys; what the types alone cannot say (ranges, non-empty names, a
+//! schedule's order) is checked as each value is read, so that every error
+//! names the key path (`forward.loss.pct`) and what was expected.
 
-use serde_json::{Map, Value};
+use serde::de::{Deserializer, Error as _};
+use serde::Deserialize;
+use serde_json::Value;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "the linkem configuration object")]
 pub struct Config {
+    #[serde(deserialize_with = "non_empty")]
     pub name: String,
     pub seed: u64,
     /// Terminal side.
@@ -19,23 +25,35 @@ pub struct Config {
     /// b -> a (gateway to terminal).
     pub forward: Impairments,
     /// a -> b (terminal to gateway).
+    #[serde(rename = "return")]
     pub ret: Impairments,
+    #[serde(deserialize_with = "non_empty_path")]
     pub stats_path: PathBuf,
+    #[serde(default, deserialize_with = "opt_non_empty_path")]
     pub pcap_dir: Option<PathBuf>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "an object with netns and dev")]
 pub struct Side {
+    #[serde(deserialize_with = "netns_name")]
     pub netns: String,
+    #[serde(deserialize_with = "dev_name")]
     pub dev: String,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+/// One direction's impairments: every key optional, `null` as if absent.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, expecting = "an object of impairments")]
 pub struct Impairments {
+    #[serde(deserialize_with = "ms_or_zero")]
     pub delay_ms: f64,
+    #[serde(deserialize_with = "ms_or_zero")]
     pub jitter_ms: f64,
+    #[serde(deserialize_with = "or_default")]
     pub jitter_distribution: Distribution,
     pub loss: Option<LossModel>,
+    #[serde(deserialize_with = "opt_rate")]
     pub rate_mbit: Option<f64>,
     pub limit: Option<Limit>,
     pub schedule: Option<ScheduleConfig>,
@@ -55,15 +73,18 @@ impl Default for Impairments {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Distribution {
     Uniform,
+    #[default]
     Normal,
     Pareto,
     ParetoNormal,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(try_from = "LossKeys")]
 pub enum LossModel {
     Random {
         pct: f64,
@@ -77,29 +98,36 @@ pub enum LossModel {
     },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "LimitKeys")]
 pub enum Limit {
     Packets(u64),
     Bytes(u64),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(try_from = "ScheduleKeys")]
 pub struct ScheduleConfig {
     pub looped: bool,
     pub points: Vec<SchedulePoint>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a schedule point object")]
 pub struct SchedulePoint {
+    #[serde(deserialize_with = "non_negative")]
     pub t_s: f64,
+    #[serde(default, deserialize_with = "opt_non_negative")]
     pub delay_ms: Option<f64>,
+    #[serde(rename = "rate_mbit", default, deserialize_with = "rate_change")]
     pub rate: RateChange,
 }
 
 /// What a schedule point says about the rate.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub enum RateChange {
     /// The key is absent: the rate in force goes on.
+    #[default]
     Keep,
     /// `"rate_mbit": null`: no rate limit from this point.
     Unlimited,
@@ -119,165 +147,6 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-type R<T> = Result<T, ConfigError>;
-
-fn err<T>(msg: String) -> R<T> {
-    Err(ConfigError(msg))
-}
-
-fn join(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_string()
-    } else {
-        format!("{path}.{key}")
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// One JSON object being read, with its key path for messages.
-struct Obj<'a> {
-    path: String,
-    map: &'a Map<String, Value>,
-}
-
-impl<'a> Obj<'a> {
-    fn new(path: &str, v: &'a Value) -> R<Obj<'a>> {
-        match v {
-            Value::Object(map) => Ok(Obj {
-                path: path.to_string(),
-                map,
-            }),
-            other => err(format!(
-                "{}: expected an object, got {}",
-                if path.is_empty() { "top level" } else { path },
-                kind(other)
-            )),
-        }
-    }
-
-    fn allow(&self, keys: &[&str]) -> R<()> {
-        for k in self.map.keys() {
-            if !keys.contains(&k.as_str()) {
-                return err(format!(
-                    "unknown key \"{}\" (allowed here: {})",
-                    join(&self.path, k),
-                    keys.join(", ")
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    fn key(&self, k: &str) -> String {
-        join(&self.path, k)
-    }
-
-    /// The value, treating an explicit null like an absent key.
-    fn get(&self, k: &str) -> Option<&'a Value> {
-        match self.map.get(k) {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(v),
-        }
-    }
-
-    fn req(&self, k: &str) -> R<&'a Value> {
-        match self.map.get(k) {
-            None => err(format!("missing key \"{}\"", self.key(k))),
-            Some(Value::Null) => err(format!("{}: must not be null", self.key(k))),
-            Some(v) => Ok(v),
-        }
-    }
-
-    fn num_of(&self, k: &str, v: &Value) -> R<f64> {
-        match v.as_f64() {
-            Some(x) if x.is_finite() => Ok(x),
-            _ => err(format!(
-                "{}: expected a number, got {}",
-                self.key(k),
-                kind(v)
-            )),
-        }
-    }
-
-    fn string(&self, k: &str) -> R<String> {
-        match self.req(k)? {
-            Value::String(s) if !s.is_empty() => Ok(s.clone()),
-            Value::String(_) => err(format!("{}: must not be empty", self.key(k))),
-            other => err(format!(
-                "{}: expected a string, got {}",
-                self.key(k),
-                kind(other)
-            )),
-        }
-    }
-
-    fn opt_string(&self, k: &str) -> R<Option<String>> {
-        match self.get(k) {
-            None => Ok(None),
-            Some(Value::String(s)) if !s.is_empty() => Ok(Some(s.clone())),
-            Some(Value::String(_)) => err(format!("{}: must not be empty (use null)", self.key(k))),
-            Some(other) => err(format!(
-                "{}: expected a string or null, got {}",
-                self.key(k),
-                kind(other)
-            )),
-        }
-    }
-
-    /// A number in [lo, hi] (hi may be infinite); `None` when absent or null.
-    fn opt_num(&self, k: &str, lo: f64, hi: f64) -> R<Option<f64>> {
-        match self.get(k) {
-            None => Ok(None),
-            Some(v) => {
-                let x = self.num_of(k, v)?;
-                if x < lo || x > hi {
-                    if hi.is_infinite() {
-                        err(format!("{}: must be >= {lo} (got {x})", self.key(k)))
-                    } else {
-                        err(format!(
-                            "{}: must be between {lo} and {hi} (got {x})",
-                            self.key(k)
-                        ))
-                    }
-                } else {
-                    Ok(Some(x))
-                }
-            }
-        }
-    }
-
-    fn num(&self, k: &str, lo: f64, hi: f64) -> R<f64> {
-        self.req(k)?;
-        Ok(self.opt_num(k, lo, hi)?.expect("present"))
-    }
-
-    fn pct(&self, k: &str) -> R<f64> {
-        self.num(k, 0.0, 100.0)
-    }
-
-    fn positive_int(&self, k: &str) -> R<u64> {
-        let v = self.req(k)?;
-        match v.as_u64() {
-            Some(n) if n >= 1 => Ok(n),
-            _ => err(format!(
-                "{}: expected a whole number >= 1, got {}",
-                self.key(k),
-                v
-            )),
-        }
-    }
-}
-
 /// Reads and checks the configuration file; errors name the file.
 pub fn load(path: &Path) -> Result<Config, ConfigError> {
     let text = std::fs::read_to_string(path)
@@ -287,228 +156,285 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
 
 /// Parses and checks configuration text.
 pub fn parse(text: &str) -> Result<Config, ConfigError> {
+    // Syntax first, so that what follows is about shapes and values only.
     let v: Value =
         serde_json::from_str(text).map_err(|e| ConfigError(format!("invalid JSON: {e}")))?;
-    let top = Obj::new("", &v)?;
-    top.allow(&[
-        "name",
-        "seed",
-        "a",
-        "b",
-        "forward",
-        "return",
-        "stats_path",
-        "pcap_dir",
-    ])?;
-    let name = top.string("name")?;
-    let seed_v = top.req("seed")?;
-    let seed = seed_v
-        .as_u64()
-        .ok_or_else(|| ConfigError(format!("seed: expected a whole number >= 0, got {seed_v}")))?;
-    let a = side(&Obj::new("a", top.req("a")?)?)?;
-    let b = side(&Obj::new("b", top.req("b")?)?)?;
-    let forward = impairments("forward", top.req("forward")?)?;
-    let ret = impairments("return", top.req("return")?)?;
-    let stats_path = PathBuf::from(top.string("stats_path")?);
-    let pcap_dir = top.opt_string("pcap_dir")?.map(PathBuf::from);
-    Ok(Config {
-        name,
-        seed,
-        a,
-        b,
-        forward,
-        ret,
-        stats_path,
-        pcap_dir,
+    only_points_are_lists(&v, "")?;
+    serde_path_to_error::deserialize(v).map_err(|e| {
+        ConfigError(match e.path().to_string().as_str() {
+            "." => e.into_inner().to_string(),
+            path => format!("{path}: {}", e.into_inner()),
+        })
     })
 }
 
-fn side(o: &Obj) -> R<Side> {
-    o.allow(&["netns", "dev"])?;
-    let netns = o.string("netns")?;
-    let dev = o.string("dev")?;
-    if dev.len() >= libc::IFNAMSIZ {
-        return err(format!(
-            "{}: interface name longer than {} bytes",
-            o.key("dev"),
-            libc::IFNAMSIZ - 1
-        ));
-    }
-    if netns.contains('/') {
-        return err(format!("{}: a namespace name, not a path", o.key("netns")));
-    }
-    Ok(Side { netns, dev })
-}
-
-/// Parses one direction's impairments object found at `path`.
-pub fn impairments(path: &str, v: &Value) -> R<Impairments> {
-    let o = Obj::new(path, v)?;
-    o.allow(&[
-        "delay_ms",
-        "jitter_ms",
-        "jitter_distribution",
-        "loss",
-        "rate_mbit",
-        "limit",
-        "schedule",
-    ])?;
-    let delay_ms = o.opt_num("delay_ms", 0.0, f64::INFINITY)?.unwrap_or(0.0);
-    let jitter_ms = o.opt_num("jitter_ms", 0.0, f64::INFINITY)?.unwrap_or(0.0);
-    let jitter_distribution = match o.get("jitter_distribution") {
-        None => Distribution::Normal,
-        Some(Value::String(s)) => match s.as_str() {
-            "uniform" => Distribution::Uniform,
-            "normal" => Distribution::Normal,
-            "pareto" => Distribution::Pareto,
-            "paretonormal" => Distribution::ParetoNormal,
-            other => {
-                return err(format!(
-                    "{}: unknown distribution \"{other}\" (uniform, normal, pareto, paretonormal)",
-                    o.key("jitter_distribution")
-                ))
-            }
-        },
-        Some(other) => {
-            return err(format!(
-                "{}: expected a string, got {}",
-                o.key("jitter_distribution"),
-                kind(other)
-            ))
-        }
+/// serde would also read an object from a list of its values in order; the
+/// file's only list is a schedule's `points`, so any other is refused.
+fn only_points_are_lists(v: &Value, path: &str) -> Result<(), ConfigError> {
+    let refuse = |at: &str| {
+        ConfigError(format!(
+            "{}: a list is not expected here (only a schedule's points are one)",
+            if at.is_empty() { "top level" } else { at }
+        ))
     };
-    let loss = match o.get("loss") {
-        None => None,
-        Some(lv) => Some(loss(&Obj::new(&o.key("loss"), lv)?)?),
-    };
-    let rate_mbit = rate(&o, "rate_mbit")?;
-    let limit = match o.get("limit") {
-        None => None,
-        Some(lv) => {
-            let l = Obj::new(&o.key("limit"), lv)?;
-            l.allow(&["packets", "bytes"])?;
-            match (l.map.contains_key("packets"), l.map.contains_key("bytes")) {
-                (true, false) => Some(Limit::Packets(l.positive_int("packets")?)),
-                (false, true) => Some(Limit::Bytes(l.positive_int("bytes")?)),
-                _ => {
-                    return err(format!(
-                        "{}: give exactly one of \"packets\" or \"bytes\"",
-                        l.path
-                    ))
-                }
-            }
-        }
-    };
-    let schedule = match o.get("schedule") {
-        None => None,
-        Some(sv) => Some(schedule(&Obj::new(&o.key("schedule"), sv)?)?),
-    };
-    Ok(Impairments {
-        delay_ms,
-        jitter_ms,
-        jitter_distribution,
-        loss,
-        rate_mbit,
-        limit,
-        schedule,
-    })
-}
-
-fn rate(o: &Obj, k: &str) -> R<Option<f64>> {
-    match o.get(k) {
-        None => Ok(None),
-        Some(v) => {
-            let x = o.num_of(k, v)?;
-            if x > 0.0 {
-                Ok(Some(x))
+    match v {
+        Value::Array(_) => Err(refuse(path)),
+        Value::Object(map) => map.iter().try_for_each(|(k, x)| {
+            let at = if path.is_empty() {
+                k.clone()
             } else {
-                err(format!(
-                    "{}: must be > 0 (got {x}); use null for no rate limit",
-                    o.key(k)
-                ))
+                format!("{path}.{k}")
+            };
+            match x {
+                Value::Array(points) if k == "points" => points
+                    .iter()
+                    .enumerate()
+                    .try_for_each(|(i, p)| only_points_are_lists(p, &format!("{at}[{i}]"))),
+                _ => only_points_are_lists(x, &at),
+            }
+        }),
+        _ => Ok(()),
+    }
+}
+
+// ---- the keys of the objects whose keys depend on each other
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a loss model object")]
+struct LossKeys {
+    model: LossKind,
+    #[serde(default, deserialize_with = "opt_pct")]
+    pct: Option<f64>,
+    #[serde(default, deserialize_with = "opt_pct")]
+    p_pct: Option<f64>,
+    #[serde(default, deserialize_with = "opt_pct")]
+    r_pct: Option<f64>,
+    #[serde(default, deserialize_with = "opt_pct")]
+    h_loss_pct: Option<f64>,
+    #[serde(default, deserialize_with = "opt_pct")]
+    k_loss_pct: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum LossKind {
+    Random,
+    Gemodel,
+}
+
+impl TryFrom<LossKeys> for LossModel {
+    type Error = String;
+
+    fn try_from(k: LossKeys) -> Result<LossModel, String> {
+        let needs = |key: &str, v: Option<f64>| v.ok_or(format!("missing key \"{key}\""));
+        match k.model {
+            LossKind::Random => {
+                let ge = [
+                    ("p_pct", k.p_pct),
+                    ("r_pct", k.r_pct),
+                    ("h_loss_pct", k.h_loss_pct),
+                    ("k_loss_pct", k.k_loss_pct),
+                ];
+                if let Some((key, _)) = ge.iter().find(|(_, v)| v.is_some()) {
+                    return Err(format!(
+                        "key \"{key}\" is not one of the random model's (model, pct)"
+                    ));
+                }
+                Ok(LossModel::Random {
+                    pct: needs("pct", k.pct)?,
+                })
+            }
+            LossKind::Gemodel => {
+                if k.pct.is_some() {
+                    return Err("key \"pct\" is not one of the gemodel model's \
+                         (model, p_pct, r_pct, h_loss_pct, k_loss_pct)"
+                        .into());
+                }
+                Ok(LossModel::GilbertElliott {
+                    p_pct: needs("p_pct", k.p_pct)?,
+                    r_pct: needs("r_pct", k.r_pct)?,
+                    h_loss_pct: k.h_loss_pct.unwrap_or(100.0),
+                    k_loss_pct: k.k_loss_pct.unwrap_or(0.0),
+                })
             }
         }
     }
 }
 
-fn loss(o: &Obj) -> R<LossModel> {
-    let model = o.string("model")?;
-    match model.as_str() {
-        "random" => {
-            o.allow(&["model", "pct"])?;
-            Ok(LossModel::Random { pct: o.pct("pct")? })
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "an object with packets or bytes")]
+struct LimitKeys {
+    #[serde(default, deserialize_with = "opt_positive_int")]
+    packets: Option<u64>,
+    #[serde(default, deserialize_with = "opt_positive_int")]
+    bytes: Option<u64>,
+}
+
+impl TryFrom<LimitKeys> for Limit {
+    type Error = &'static str;
+
+    fn try_from(k: LimitKeys) -> Result<Limit, &'static str> {
+        match (k.packets, k.bytes) {
+            (Some(n), None) => Ok(Limit::Packets(n)),
+            (None, Some(n)) => Ok(Limit::Bytes(n)),
+            _ => Err("give exactly one of \"packets\" or \"bytes\""),
         }
-        "gemodel" => {
-            o.allow(&["model", "p_pct", "r_pct", "h_loss_pct", "k_loss_pct"])?;
-            Ok(LossModel::GilbertElliott {
-                p_pct: o.pct("p_pct")?,
-                r_pct: o.pct("r_pct")?,
-                h_loss_pct: o.opt_num("h_loss_pct", 0.0, 100.0)?.unwrap_or(100.0),
-                k_loss_pct: o.opt_num("k_loss_pct", 0.0, 100.0)?.unwrap_or(0.0),
-            })
-        }
-        other => err(format!(
-            "{}: unknown loss model \"{other}\" (random, gemodel)",
-            o.key("model")
-        )),
     }
 }
 
-fn schedule(o: &Obj) -> R<ScheduleConfig> {
-    o.allow(&["loop", "points"])?;
-    let looped = match o.get("loop") {
-        None => false,
-        Some(Value::Bool(b)) => *b,
-        Some(other) => {
-            return err(format!(
-                "{}: expected true or false, got {}",
-                o.key("loop"),
-                kind(other)
-            ))
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a schedule object")]
+struct ScheduleKeys {
+    #[serde(rename = "loop", default, deserialize_with = "or_default")]
+    looped: bool,
+    #[serde(deserialize_with = "points")]
+    points: Vec<SchedulePoint>,
+}
+
+impl TryFrom<ScheduleKeys> for ScheduleConfig {
+    type Error = &'static str;
+
+    fn try_from(k: ScheduleKeys) -> Result<ScheduleConfig, &'static str> {
+        let period = k.points.last().map_or(0.0, |p| p.t_s);
+        if k.looped && period <= 0.0 {
+            return Err("a looping schedule needs its last t_s > 0 (the period)");
         }
-    };
-    let pts = match o.req("points")? {
-        Value::Array(a) if !a.is_empty() => a,
-        Value::Array(_) => return err(format!("{}: needs at least one point", o.key("points"))),
-        other => {
-            return err(format!(
-                "{}: expected an array, got {}",
-                o.key("points"),
-                kind(other)
-            ))
-        }
-    };
-    let mut points = Vec::with_capacity(pts.len());
-    let mut last_t = 0.0f64;
-    for (i, pv) in pts.iter().enumerate() {
-        let p = Obj::new(&format!("{}[{i}]", o.key("points")), pv)?;
-        p.allow(&["t_s", "delay_ms", "rate_mbit"])?;
-        let t_s = p.num("t_s", 0.0, f64::INFINITY)?;
-        if t_s < last_t {
-            return err(format!(
-                "{}: times must not decrease ({t_s} after {last_t})",
-                p.key("t_s")
-            ));
-        }
-        last_t = t_s;
-        let delay_ms = p.opt_num("delay_ms", 0.0, f64::INFINITY)?;
-        let rate = match p.map.get("rate_mbit") {
-            None => RateChange::Keep,
-            Some(Value::Null) => RateChange::Unlimited,
-            Some(_) => RateChange::Mbit(rate(&p, "rate_mbit")?.expect("present")),
-        };
-        points.push(SchedulePoint {
-            t_s,
-            delay_ms,
-            rate,
-        });
+        Ok(ScheduleConfig {
+            looped: k.looped,
+            points: k.points,
+        })
     }
-    if looped && last_t <= 0.0 {
-        return err(format!(
-            "{}: a looping schedule needs its last t_s > 0 (the period)",
-            o.key("points")
-        ));
+}
+
+// ---- checks of single values, run as serde reads them
+
+fn non_empty<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let s = String::deserialize(d)?;
+    if s.is_empty() {
+        return Err(D::Error::custom("must not be empty"));
     }
-    Ok(ScheduleConfig { looped, points })
+    Ok(s)
+}
+
+fn non_empty_path<'de, D: Deserializer<'de>>(d: D) -> Result<PathBuf, D::Error> {
+    non_empty(d).map(PathBuf::from)
+}
+
+fn opt_non_empty_path<'de, D: Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, D::Error> {
+    match Option::<String>::deserialize(d)? {
+        Some(s) if s.is_empty() => Err(D::Error::custom("must not be empty (use null)")),
+        s => Ok(s.map(PathBuf::from)),
+    }
+}
+
+fn netns_name<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let s = non_empty(d)?;
+    if s.contains('/') {
+        return Err(D::Error::custom("a namespace name, not a path"));
+    }
+    Ok(s)
+}
+
+fn dev_name<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let s = non_empty(d)?;
+    if s.len() >= libc::IFNAMSIZ {
+        return Err(D::Error::custom(format!(
+            "interface name longer than {} bytes",
+            libc::IFNAMSIZ - 1
+        )));
+    }
+    Ok(s)
+}
+
+/// `null` is the type's default, as an absent key is.
+fn or_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+fn in_range(x: f64, lo: f64, hi: f64) -> Result<f64, String> {
+    match (x >= lo, x <= hi) {
+        (true, true) => Ok(x),
+        _ if hi.is_infinite() => Err(format!("must be >= {lo} (got {x})")),
+        _ => Err(format!("must be between {lo} and {hi} (got {x})")),
+    }
+}
+
+fn opt_in_range<'de, D: Deserializer<'de>>(
+    d: D,
+    lo: f64,
+    hi: f64,
+) -> Result<Option<f64>, D::Error> {
+    Option::<f64>::deserialize(d)?
+        .map(|x| in_range(x, lo, hi).map_err(D::Error::custom))
+        .transpose()
+}
+
+fn non_negative<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    in_range(f64::deserialize(d)?, 0.0, f64::INFINITY).map_err(D::Error::custom)
+}
+
+fn opt_non_negative<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    opt_in_range(d, 0.0, f64::INFINITY)
+}
+
+fn ms_or_zero<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(opt_non_negative(d)?.unwrap_or(0.0))
+}
+
+fn opt_pct<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    opt_in_range(d, 0.0, 100.0)
+}
+
+fn rate(x: f64) -> Result<f64, String> {
+    if x > 0.0 {
+        Ok(x)
+    } else {
+        Err(format!("must be > 0 (got {x}); use null for no rate limit"))
+    }
+}
+
+fn opt_rate<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    Option::<f64>::deserialize(d)?
+        .map(|x| rate(x).map_err(D::Error::custom))
+        .transpose()
+}
+
+/// Present: `null` is "no limit from here", a number the new rate. (An
+/// absent key is `RateChange::Keep`, serde's default.)
+fn rate_change<'de, D: Deserializer<'de>>(d: D) -> Result<RateChange, D::Error> {
+    Ok(match opt_rate(d)? {
+        None => RateChange::Unlimited,
+        Some(x) => RateChange::Mbit(x),
+    })
+}
+
+fn opt_positive_int<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    match Option::<u64>::deserialize(d)? {
+        Some(0) => Err(D::Error::custom("expected a whole number >= 1, got 0")),
+        n => Ok(n),
+    }
+}
+
+fn points<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<SchedulePoint>, D::Error> {
+    let points = Vec::<SchedulePoint>::deserialize(d)?;
+    if points.is_empty() {
+        return Err(D::Error::custom("needs at least one point"));
+    }
+    for (i, w) in points.windows(2).enumerate() {
+        if w[1].t_s < w[0].t_s {
+            return Err(D::Error::custom(format!(
+                "[{}].t_s: times must not decrease ({} after {})",
+                i + 1,
+                w[1].t_s,
+                w[0].t_s
+            )));
+        }
+    }
+    Ok(points)
 }
 
 #[cfg(test)]
@@ -574,13 +500,33 @@ mod tests {
     #[test]
     fn unknown_keys_are_named_with_their_path() {
         let e = with(|v| v["forward"]["delay"] = 3.into()).unwrap_err();
-        assert!(e.0.contains("\"forward.delay\""), "{e}");
+        assert!(e.0.starts_with("forward.delay: unknown field"), "{e}");
+        assert!(e.0.contains("`delay_ms`"), "says what is allowed: {e}");
         let e = with(|v| v["bogus"] = 3.into()).unwrap_err();
-        assert!(e.0.contains("\"bogus\""), "{e}");
-        let e = with(|v| v["return"]["loss"]["pct"] = 3.into()).unwrap_err();
-        assert!(e.0.contains("\"return.loss.pct\""), "{e}");
+        assert!(e.0.starts_with("bogus: unknown field"), "{e}");
         let e = with(|v| v["return"]["schedule"]["points"][1]["rate"] = 3.into()).unwrap_err();
-        assert!(e.0.contains("\"return.schedule.points[1].rate\""), "{e}");
+        assert!(
+            e.0.starts_with("return.schedule.points[1].rate: unknown field"),
+            "{e}"
+        );
+        let e = with(|v| v["a"]["ns"] = "x".into()).unwrap_err();
+        assert!(e.0.starts_with("a.ns: unknown field"), "{e}");
+        let e = with(|v| v["forward"]["limit"]["frames"] = 3.into()).unwrap_err();
+        assert!(
+            e.0.starts_with("forward.limit.frames: unknown field"),
+            "{e}"
+        );
+        // a key of the other loss model
+        let e = with(|v| v["return"]["loss"]["pct"] = 3.into()).unwrap_err();
+        assert!(
+            e.0.starts_with("return.loss: key \"pct\" is not one of the gemodel"),
+            "{e}"
+        );
+        let e = with(|v| v["forward"]["loss"]["p_pct"] = 3.into()).unwrap_err();
+        assert!(
+            e.0.starts_with("forward.loss: key \"p_pct\" is not one of the random"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -673,6 +619,13 @@ mod tests {
         .unwrap_err();
         assert!(e.0.contains("period"), "{e}");
         assert!(parse("{not json").unwrap_err().0.contains("invalid JSON"));
+        // serde alone would read an object from a list of its values
+        let e = with(|v| v["forward"] = serde_json::json!([])).unwrap_err();
+        assert!(e.0.starts_with("forward: a list is not expected"), "{e}");
+        let e = with(|v| v["return"]["schedule"]["points"][1] = serde_json::json!([30, 140]))
+            .unwrap_err();
+        assert!(e.0.starts_with("return.schedule.points[1]: a list"), "{e}");
+        assert!(parse("[]").unwrap_err().0.starts_with("top level: a list"));
     }
 
     #[test]

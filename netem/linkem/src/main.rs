@@ -6,46 +6,29 @@
 //! SIGUSR1 writes the stats file and goes on. Errors: one line on stderr,
 //! exit 2.
 
+use clap::Parser;
 use linkem::config::{self, Config};
 use linkem::pcap::PcapWriter;
 use linkem::runtime::{self, Link, Side};
+use nix::sys::signal::Signal;
+use satbench_transport::cli::{self as usage, Stop};
+use satbench_transport::process::{self, EXIT_OK, EXIT_USAGE};
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::Mutex;
 
-const USAGE: &str = "usage: linkem --config FILE\n\
-  Emulates one link between two existing tun devices; see netem/linkem/README.md.\n\
-  Prints `ready` when both ends are attached. SIGUSR1 writes the stats file;\n\
-  SIGTERM/SIGINT write it and exit 0. Errors exit 2.";
-
-fn parse_args() -> Result<PathBuf, String> {
-    let mut args = std::env::args().skip(1);
-    let mut config = None;
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                std::process::exit(0);
-            }
-            "-V" | "--version" => {
-                println!("linkem {}", env!("CARGO_PKG_VERSION"));
-                std::process::exit(0);
-            }
-            "--config" | "-c" => {
-                config = Some(args.next().ok_or("--config needs a file")?);
-            }
-            s if s.starts_with("--config=") => config = Some(s["--config=".len()..].to_string()),
-            other => {
-                return Err(format!(
-                    "unknown argument {other:?} ({})",
-                    USAGE.lines().next().unwrap()
-                ))
-            }
-        }
-    }
-    config
-        .map(PathBuf::from)
-        .ok_or_else(|| USAGE.lines().next().unwrap().to_string())
+/// Emulates one link between two existing tun devices, each in its own
+/// network namespace: delay, jitter, loss, rate, queue limit, schedules per
+/// direction (see netem/linkem/README.md).
+///
+/// Prints `ready` when both ends are attached. SIGUSR1 writes the stats
+/// file; SIGTERM/SIGINT write it and exit 0. Errors: one line on stderr,
+/// exit 2.
+#[derive(Parser, Debug)]
+#[command(name = "linkem", version)]
+struct Args {
+    /// The link's configuration (JSON)
+    #[arg(short, long, value_name = "FILE")]
+    config: PathBuf,
 }
 
 fn attach(cfg: &Config, label: &str, side: &config::Side) -> Result<Side, String> {
@@ -72,12 +55,11 @@ fn attach(cfg: &Config, label: &str, side: &config::Side) -> Result<Side, String
     })
 }
 
-fn run() -> Result<(), String> {
-    let path = parse_args()?;
+fn run(path: PathBuf) -> Result<(), String> {
     let cfg = config::load(&path).map_err(|e| e.to_string())?;
     runtime::set_timer_slack_1ns();
     // Before any thread exists, so that all of them inherit the mask.
-    let signals = runtime::block_signals();
+    let signals = runtime::block_signals().map_err(|e| format!("cannot block signals: {e}"))?;
     let a = attach(&cfg, "a", &cfg.a)?;
     let b = attach(&cfg, "b", &cfg.b)?;
     linkem::stats::check_writable(&cfg.stats_path).map_err(|e| {
@@ -96,7 +78,7 @@ fn run() -> Result<(), String> {
         }
     }
     let link = Link::start(&cfg, a, b).map_err(|e| format!("cannot start threads: {e}"))?;
-    runtime::say_ready();
+    process::say_ready();
     loop {
         let sig = runtime::wait_signal(&signals);
         if let Err(e) = link.checkpoint() {
@@ -105,25 +87,34 @@ fn run() -> Result<(), String> {
                 cfg.name,
                 cfg.stats_path.display()
             );
-            if sig != libc::SIGUSR1 {
-                std::process::exit(2);
+            if sig != Signal::SIGUSR1 {
+                process::exit(EXIT_USAGE);
             }
         }
-        if sig != libc::SIGUSR1 {
+        if sig != Signal::SIGUSR1 {
             return Ok(());
         }
     }
 }
 
-fn main() -> ExitCode {
-    match run() {
-        Ok(()) => {
-            // The reader threads sit in blocking reads: leave without joining.
-            std::process::exit(0);
+fn main() {
+    let path = match usage::parse_from::<Args, _, _>(std::env::args_os()) {
+        Ok(a) => a.config,
+        Err(Stop::Print(text)) => {
+            print!("{text}");
+            process::exit(EXIT_OK)
         }
+        Err(Stop::Usage(line)) => {
+            eprintln!("linkem: {line}");
+            process::exit(EXIT_USAGE)
+        }
+    };
+    match run(path) {
+        // The reader threads sit in blocking reads: leave without joining.
+        Ok(()) => process::exit(EXIT_OK),
         Err(e) => {
             eprintln!("linkem: {e}");
-            ExitCode::from(2)
+            process::exit(EXIT_USAGE)
         }
     }
 }

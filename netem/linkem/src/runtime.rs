@@ -12,6 +12,7 @@ use crate::config::Config;
 use crate::pcap::PcapWriter;
 use crate::pipeline::{DropCause, Pipeline, Verdict};
 use crate::stats::{Counters, StatsFile};
+use nix::sys::signal::{SigSet, Signal};
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -36,28 +37,15 @@ impl Clock {
 
 /// Wall-clock ns since the epoch, for pcap timestamps.
 fn realtime_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: valid pointer to a timespec.
-    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
 }
 
 /// Sets the calling thread's timer slack to 1 ns (threads created after
 /// inherit it).
 pub fn set_timer_slack_1ns() {
-    // SAFETY: plain prctl with integer arguments.
-    unsafe {
-        libc::prctl(
-            libc::PR_SET_TIMERSLACK,
-            1 as libc::c_ulong,
-            0 as libc::c_ulong,
-            0 as libc::c_ulong,
-            0 as libc::c_ulong,
-        )
-    };
+    let _ = rustix::thread::set_current_timer_slack(std::num::NonZeroU64::new(1));
 }
 
 /// One end of the link: the tun fd and, optionally, its capture file.
@@ -370,36 +358,22 @@ impl Link {
 
 /// Blocks SIGINT, SIGTERM and SIGUSR1 in the calling thread (and so in the
 /// threads it creates afterwards); returns the set for [`wait_signal`].
-pub fn block_signals() -> libc::sigset_t {
-    // SAFETY: sigset manipulation on a local, then pthread_sigmask.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        for s in [libc::SIGINT, libc::SIGTERM, libc::SIGUSR1] {
-            libc::sigaddset(&mut set, s);
-        }
-        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-        set
+pub fn block_signals() -> io::Result<SigSet> {
+    let mut set = SigSet::empty();
+    for s in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGUSR1] {
+        set.add(s);
     }
+    set.thread_block()?;
+    Ok(set)
 }
 
 /// Waits for one of the blocked signals.
-pub fn wait_signal(set: &libc::sigset_t) -> i32 {
-    let mut sig: libc::c_int = 0;
+pub fn wait_signal(set: &SigSet) -> Signal {
     loop {
-        // SAFETY: valid set and out pointer.
-        let rc = unsafe { libc::sigwait(set, &mut sig) };
-        if rc == 0 {
+        if let Ok(sig) = set.wait() {
             return sig;
         }
     }
-}
-
-/// Writes the line the harness waits for.
-pub fn say_ready() {
-    let mut out = io::stdout().lock();
-    let _ = out.write_all(b"ready\n");
-    let _ = out.flush();
 }
 
 #[cfg(test)]

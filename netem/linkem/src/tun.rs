@@ -4,6 +4,8 @@ use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::fd::AsRawFd;
 
+use nix::errno::Errno;
+
 /// `struct ifreq` as TUNSETIFF reads it: a name and the flags (the union is
 /// 24 bytes; only its first short is used here).
 #[repr(C)]
@@ -14,18 +16,12 @@ struct IfReq {
 }
 
 fn if_exists(dev: &str) -> io::Result<bool> {
-    let c = std::ffi::CString::new(dev)
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in name"))?;
     // if_nametoindex asks through a socket, so it sees the calling thread's
     // network namespace.
-    let idx = unsafe { libc::if_nametoindex(c.as_ptr()) };
-    if idx != 0 {
-        return Ok(true);
-    }
-    let e = io::Error::last_os_error();
-    match e.raw_os_error() {
-        Some(libc::ENODEV) | Some(libc::ENXIO) => Ok(false),
-        _ => Err(e),
+    match nix::net::if_::if_nametoindex(dev) {
+        Ok(_) => Ok(true),
+        Err(Errno::ENODEV | Errno::ENXIO) => Ok(false),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -56,7 +52,9 @@ pub fn attach(dev: &str) -> io::Result<File> {
         ));
     }
     req.name[..bytes.len()].copy_from_slice(bytes);
-    // SAFETY: TUNSETIFF reads and writes a struct ifreq, which IfReq lays out.
+    // SAFETY: TUNSETIFF reads and writes a struct ifreq, which IfReq lays
+    // out in full (name, flags, the rest of the union), and `req` outlives
+    // the call. Neither rustix nor nix wraps TUN ioctls safely.
     let rc = unsafe { libc::ioctl(f.as_raw_fd(), libc::TUNSETIFF as _, &mut req as *mut IfReq) };
     if rc < 0 {
         let e = io::Error::last_os_error();
