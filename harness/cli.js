@@ -402,7 +402,7 @@ async function reportCommand(argv) {
   const { values: v, positionals } = parse(argv, {});
   if (v.help) return note(HELP.report);
   if (positionals.length !== 1) throw new UsageError('report: name one results folder (satbench report DIR)');
-  const { reportFolder } = await import('./results/store.js');
+  const { reportFolder } = await import('./analysis/outputs.js');
   const r = reportFolder(positionals[0]);
   note(`wrote ${r.file}${r.rewrote ? ' (and summary.json, from results.jsonl)' : ''}`);
 }
@@ -417,9 +417,9 @@ async function compareCommand(argv) {
   if (positionals.length !== 2)
     throw new UsageError('compare: name BASELINE and CURRENT (results folders, results.jsonl or summary.json)');
   const fs = await import('node:fs');
-  const { loadResultSet } = await import('./results/store.js');
+  const { loadResultSet } = await import('./analysis/outputs.js');
   const { compareResults, readBudget, DEFAULT_BUDGET, formatText, toMarkdown, toJUnit } =
-    await import('./results/compare.js');
+    await import('./analysis/compare.js');
   const budget = v.budget ? readBudget(v.budget) : DEFAULT_BUDGET;
   const res = compareResults(loadResultSet(positionals[0]), loadResultSet(positionals[1]), budget);
   if (v.junit) fs.writeFileSync(v.junit, toJUnit(res));
@@ -433,7 +433,7 @@ async function mergeCommand(argv) {
   const { values: v, positionals } = parse(argv, { out: { type: 'string' } });
   if (v.help) return note(HELP.merge);
   if (!positionals.length || !v.out) throw new UsageError('merge: name the folders to join and --out DIR');
-  const { mergeFolders } = await import('./results/merge.js');
+  const { mergeFolders } = await import('./analysis/merge.js');
   const r = mergeFolders(positionals, v.out);
   for (const w of r.warnings) note(`warning: ${w}`);
   note(

@@ -5,9 +5,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { rng } from '../harness/core/stats.js';
-import { summarize } from '../harness/results/summary.js';
+import { summarize } from '../harness/analysis/summary.js';
 import { downloadMetrics, judgeRun } from '../harness/results/goodput.js';
-import { objectivesFor } from '../harness/bulk/presets.js';
+import { objectivesFor } from '../harness/results/objectives.js';
 
 const BASE = {
   geo: { h1: [1222, 3841, 10806], h3: [1314, 2759, 7669], 'h1-pep': [1215, 3852, 11144], 'h3-pep': [2717, 3581, 7344] },

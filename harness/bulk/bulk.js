@@ -28,10 +28,10 @@ import { loadProfile, configuredSummary } from '../testbed/profiles.js';
 import { createTestbed, startProcess } from '../testbed/testbed.js';
 import { launchChromium, closeChromium, siteUrl, SITE_HOST } from '../pageload/runner.js';
 import { startOrigin, originQuicArgs, QUIC_KEYS } from '../servers/origin.js';
-import { appendFlushed } from '../pageload/bench.js';
-import { readResults, writeOutputs } from '../results/store.js';
-import { groupKey } from '../results/summary.js';
-import { objectivesFor } from './presets.js';
+import { appendFlushed, readResults } from '../results/store.js';
+import { writeOutputs } from '../analysis/outputs.js';
+import { groupKey } from '../kinds/index.js';
+import { objectivesFor } from '../results/objectives.js';
 import { gatherEnvironment } from '../campaign/environment.js';
 import {
   downloadMetrics,

@@ -1,21 +1,9 @@
 // The (scenario, run) pairs of a benchmark matrix, and its shards.
 import { UsageError } from '../core/errors.js';
-import { scenarioKey } from '../results/summary.js';
+import { scenarioKey } from '../kinds/pageload.js';
 
-// Pure: every (scenario, run) of the matrix, run-major so that slow drifts
-// of the machine spread over all scenarios instead of hitting one.
-export function expandMatrix({ profiles, losses, protocols, sites, runs }) {
-  const scenarios = [];
-  for (const profile of profiles)
-    for (const loss_pct of losses)
-      for (const protocol of protocols)
-        for (const site of sites) {
-          scenarios.push({ profile, loss_pct, protocol, site });
-        }
-  const out = [];
-  for (let run = 1; run <= runs; run++) for (const scenario of scenarios) out.push({ scenario, run });
-  return out;
-}
+// Every (scenario, run) of the matrix: the page-load kind's (merge orders by it).
+export { expandMatrix } from '../kinds/pageload.js';
 
 // `--shard i/n`: which slice of the matrix this machine runs.
 export function parseShard(text) {

@@ -10,9 +10,10 @@ import { createTestbed } from '../testbed/testbed.js';
 import { loadPage, PROTOCOLS, PEP_PROTOCOLS } from './runner.js';
 import { startOrigin, originQuicArgs, checkOrigin } from '../servers/origin.js';
 import { startPepChain, relayedCounts, checkRelayed } from '../pep/chain.js';
-import { scenarioKey } from '../results/summary.js';
+import { scenarioKey } from '../kinds/pageload.js';
 import { expandMatrix, shardItems } from '../campaign/matrix.js';
-import { readResults, writeOutputs } from '../results/store.js';
+import { appendFlushed, readResults } from '../results/store.js';
+import { writeOutputs } from '../analysis/outputs.js';
 import { gatherEnvironment } from '../campaign/environment.js';
 import { runLighthouse } from './lighthouse.js';
 import { ensureSite, listSites } from '../../sites/generate.js';
@@ -41,18 +42,6 @@ export function validateMatrix(m) {
 }
 
 export { readResults };
-
-// Also used by `satbench bulk` (bulk.js): one record per line, on disk
-// before the next run starts.
-export function appendFlushed(file, obj) {
-  const fd = fs.openSync(file, 'a');
-  try {
-    fs.writeSync(fd, JSON.stringify(obj) + '\n');
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
 
 const fmtDuration = (ms) => (ms < 90000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60000)} min`);
 

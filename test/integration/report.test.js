@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import puppeteer from 'puppeteer-core';
 import { chromePath } from '../../harness/cli/doctor.js';
 import { ROOT } from '../../harness/core/sys.js';
-import { scenarioKey } from '../../harness/results/summary.js';
+import { scenarioKey } from '../../harness/kinds/pageload.js';
 import { gatherEnvironment } from '../../harness/campaign/environment.js';
 import { satbench, writeProfile, isRoot } from './helpers.js';
 import { scenarios, makeRecords, writeResultsDir, bulkScenarios, makeBulkRecords } from '../fixtures.js';

@@ -12,9 +12,9 @@ import {
   toMarkdown,
   toJUnit,
   DEFAULT_BUDGET,
-} from '../../harness/results/compare.js';
-import { loadResultSet } from '../../harness/results/store.js';
-import { summarize } from '../../harness/results/summary.js';
+} from '../../harness/analysis/compare.js';
+import { loadResultSet } from '../../harness/analysis/outputs.js';
+import { summarize } from '../../harness/analysis/summary.js';
 import { scenarios, makeRecords, writeResultsDir } from '../fixtures.js';
 import { CLI } from '../integration/helpers.js';
 
@@ -259,7 +259,7 @@ describe('compare', () => {
 
 describe('the CI example and the example budget', () => {
   it('docs/budget-example.yaml is a valid budget', async () => {
-    const { readBudget } = await import('../../harness/results/compare.js');
+    const { readBudget } = await import('../../harness/analysis/compare.js');
     const b = readBudget(path.join(import.meta.dirname, '../../docs/budget-example.yaml'));
     assert.deepEqual(Object.keys(b.metrics), ['response_start_ms', 'fcp_ms', 'plt_ms']);
     assert.equal(b.scenarios.length, 3);

@@ -15,7 +15,8 @@ import {
   condenseTrace,
   OBJECTIVE_SIZES,
 } from '../../harness/results/goodput.js';
-import { objectivesFor, QUIC4SAT_DOWNLOAD_OBJECTIVES_S, BULK_PRESETS } from '../../harness/bulk/presets.js';
+import { BULK_PRESETS } from '../../harness/bulk/presets.js';
+import { objectivesFor, QUIC4SAT_DOWNLOAD_OBJECTIVES_S } from '../../harness/results/objectives.js';
 import {
   expandBulkMatrix,
   validateBulkMatrix,
@@ -28,7 +29,7 @@ import {
   formatBulkSummary,
   everyConnectionEnded,
 } from '../../harness/bulk/bulk.js';
-import { summarize } from '../../harness/results/summary.js';
+import { summarize } from '../../harness/analysis/summary.js';
 
 const near = (a, b, eps = 1e-9) => assert.ok(Math.abs(a - b) <= eps, `${a} ≉ ${b}`);
 
@@ -392,7 +393,6 @@ describe('bulk: matrix and arguments', () => {
     assert.throws(() => tcpPepSide({ 'ack-frequency': true }), /QUIC option/);
     assert.throws(() => quicPepSide({ sndbuf: '1' }), /TCP option/);
   });
-
 });
 
 describe('bulk: a browser download from DevTools events', () => {

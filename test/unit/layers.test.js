@@ -16,7 +16,7 @@ export const LAYERS = [
   ['harness/servers/', 2],
   ['harness/pep/', 2],
   ['harness/browser/', 2],
-  ['reports/html.js', 3],
+  ['reports/html.js', 3.5],
   ['reports/', 2],
   ['harness/kinds/', 3],
   ['harness/analysis/', 4],
@@ -105,7 +105,7 @@ describe('harness layers', () => {
     assert.equal(importsOf("const l = await import('lighthouse');").dynamic, false);
     assert.equal(importsOf('const l = await import(file);').dynamic, true);
     assert.deepEqual(importsOf(src), { imports: ['./x.js', '../y.js', './z.js'], dynamic: true });
-    assert.equal(layerOf('reports/html.js').rank, 3);
+    assert.equal(layerOf('reports/html.js').rank, 3.5);
     assert.equal(layerOf('reports/client.js').rank, 2);
     assert.equal(layerOf('harness/campaign/loop.js').name, 'harness/campaign/');
   });

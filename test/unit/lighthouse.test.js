@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { lighthouseFlags, keyMetrics, reportSlug } from '../../harness/pageload/lighthouse.js';
 import { renderReport } from '../../reports/html.js';
-import { summarize } from '../../harness/results/summary.js';
+import { summarize } from '../../harness/analysis/summary.js';
 import { scenarios, makeRecords } from '../fixtures.js';
 
 describe('lighthouse (bench --lighthouse)', () => {

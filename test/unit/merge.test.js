@@ -5,9 +5,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expandMatrix, parseShard, shardItems } from '../../harness/campaign/matrix.js';
-import { mergeSets } from '../../harness/results/merge.js';
+import { mergeSets } from '../../harness/analysis/merge.js';
 import { readResults } from '../../harness/results/store.js';
-import { scenarioKey } from '../../harness/results/summary.js';
+import { scenarioKey } from '../../harness/kinds/pageload.js';
 import { makeRecords, writeResultsDir } from '../fixtures.js';
 import { CLI } from '../integration/helpers.js';
 

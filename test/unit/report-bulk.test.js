@@ -3,8 +3,9 @@
 // medians and objectives tables equal to its numbers, the page-load
 // sections only where there are page loads, every input string escaped.
 import assert from 'node:assert/strict';
-import { renderReport, buildReport, bulkTitle, BULK_COLUMNS, jsonForScript } from '../../reports/html.js';
-import { summarize } from '../../harness/results/summary.js';
+import { renderReport, buildReport, jsonForScript } from '../../reports/html.js';
+import { bulkTitle, BULK_COLUMNS } from '../../harness/kinds/bulk-report.js';
+import { summarize } from '../../harness/analysis/summary.js';
 import { scenarios, makeRecords, bulkScenarios, makeBulkRecords } from '../fixtures.js';
 
 const EVIL = '<script>alert(1)</script>';

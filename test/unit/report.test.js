@@ -5,18 +5,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import {
-  renderReport,
-  buildReport,
-  escapeHtml,
-  jsonForScript,
-  inlineScript,
-  loadReference,
-  paperMedian,
-  comparisonPairs,
-} from '../../reports/html.js';
-import { summarize } from '../../harness/results/summary.js';
-import { reportFolder } from '../../harness/results/store.js';
+import { renderReport, buildReport, escapeHtml, jsonForScript, inlineScript } from '../../reports/html.js';
+import { loadReference, paperMedian } from '../../reports/paper.js';
+import { comparisonPairs } from '../../harness/kinds/pageload-report.js';
+import { summarize } from '../../harness/analysis/summary.js';
+import { reportFolder } from '../../harness/analysis/outputs.js';
 import { ROOT } from '../../harness/core/sys.js';
 import { scenarios, makeRecords, writeResultsDir } from '../fixtures.js';
 
@@ -79,7 +72,7 @@ describe('report', () => {
     );
     assert.deepEqual(comparisonPairs(['h3-pep']), []);
     const model = buildReport({ summary, records, reference: loadReference() });
-    const c = model.comparisons.find(
+    const c = model.pageload.comparisons.find(
       (x) => x.a === 'h3-pep' && x.b === 'h3' && x.profile === 'geo' && x.loss_pct === 0,
     );
     const plt = c.metrics.find((x) => x.metric.key === 'plt_ms');
@@ -90,7 +83,7 @@ describe('report', () => {
     assert.equal(plt.paper_ratio, 7344 / 7669);
     assert.ok(plt.p > 0 && plt.p <= 1);
     assert.ok(plt.cliffs_delta >= -1 && plt.cliffs_delta <= 1);
-    assert.equal(model.blocks.length, 4, 'a distribution block per profile × loss × site');
+    assert.equal(model.pageload.blocks.length, 4, 'a distribution block per profile × loss × site');
   });
 
   it('escapes every string that comes from input', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { chromiumArgs, checkProtocol, checkStatus, deriveMetrics, siteUrl } from '../../harness/pageload/runner.js';
 import { expandMatrix } from '../../harness/campaign/matrix.js';
-import { summarize, bootstrapMedianCi } from '../../harness/results/summary.js';
+import { summarize, bootstrapMedianCi } from '../../harness/analysis/summary.js';
 import { renderReport, escapeHtml } from '../../reports/html.js';
 
 const nav = (over = {}) => ({

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { summarize, groupKey, scenarioKey, scenarioLabel, recordKind } from '../../harness/results/summary.js';
+import { summarize } from '../../harness/analysis/summary.js';
+import { groupKey, kindOf } from '../../harness/kinds/index.js';
+import { scenarioKey, scenarioLabel } from '../../harness/kinds/pageload.js';
 import { scenarios, makeRecords } from '../fixtures.js';
 
 describe('summary', () => {
@@ -41,7 +43,7 @@ describe('summary', () => {
     assert.equal(b.failed, 1);
     assert.deepEqual(Object.keys(b.metrics), ['goodput_mbps']);
     assert.equal(b.metrics.goodput_mbps.median, 17);
-    assert.equal(recordKind(page[0]), 'pageload');
+    assert.equal(kindOf(page[0]).name, 'pageload');
     assert.equal(groupKey('pageload', page[0].scenario), scenarioKey(page[0].scenario));
     assert.equal(groupKey('bulk', { b: 1, a: 2 }), groupKey('bulk', { a: 2, b: 1 }));
     assert.equal(

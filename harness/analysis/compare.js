@@ -6,9 +6,9 @@
 import fs from 'node:fs';
 import YAML from 'yaml';
 import { UsageError } from '../core/errors.js';
-import { groupKey, scenarioLabel } from './summary.js';
 import { compareSamples, MIN_RUNS_FOR_COMPARISON } from '../core/stats.js';
-import { escapeHtml } from '../../reports/html.js';
+import { kindOf, kinds } from '../kinds/index.js';
+import { escapeHtml, fmtP } from '../../reports/render.js';
 
 // Without --budget: a median more than 10 % slower, and significantly so,
 // fails Response Start, FCP or PLT; nothing has a ceiling.
@@ -24,10 +24,9 @@ export const DEFAULT_BUDGET = {
 
 const LIMIT_KEYS = ['max_median', 'min_median', 'max_slowdown_pct'];
 
-// Times, counts and bytes get worse as they grow; rates (bulk goodput, …)
-// as they shrink. A "slowdown" is a change for the worse either way.
-export const higherIsBetter = (metric) => /(_mbps|_bps|goodput|throughput)/.test(metric);
-const MATCH_KEYS = ['kind', 'profile', 'loss_pct', 'protocol', 'site'];
+// What a budget's `match` may name: the kind, and the scenario fields the
+// kinds offer (asked when a budget is read: kinds may be registered late).
+const matchKeys = () => [...new Set(['kind', ...kinds().flatMap((k) => k.budgetMatch)])];
 
 function limitsOf(obj, where) {
   if (!obj || typeof obj !== 'object' || Array.isArray(obj))
@@ -78,6 +77,7 @@ export function parseBudget(doc, file = 'budget') {
       if (!['match', 'metrics'].includes(k))
         throw new UsageError(`${where}.${k}: unknown key; expected match, metrics`);
     const match = s.match ?? {};
+    const MATCH_KEYS = matchKeys();
     if (typeof match !== 'object' || Array.isArray(match))
       throw new UsageError(`${where}.match: expected a mapping of ${MATCH_KEYS.join(', ')}`);
     for (const k of Object.keys(match))
@@ -128,12 +128,12 @@ export function limitsFor(budget, kind, scenario) {
 function indexSet(set) {
   const map = new Map();
   for (const g of set.summary.groups) {
-    const kind = g.kind ?? 'pageload';
-    map.set(groupKey(kind, g.scenario), { kind, group: g, values: {} });
+    const kind = kindOf(g);
+    map.set(kind.key(g.scenario), { kind, group: g, values: {} });
   }
   for (const r of set.records ?? []) {
     if (!r.ok) continue;
-    const e = map.get(groupKey(r.kind ?? 'pageload', r.scenario));
+    const e = map.get(kindOf(r).key(r.scenario));
     if (!e) continue;
     for (const [m, v] of Object.entries(r.metrics ?? {}))
       if (typeof v === 'number' && Number.isFinite(v)) (e.values[m] ??= []).push(v);
@@ -155,7 +155,6 @@ const side = (e, metric) => {
 const unit = (metric) => (metric.endsWith('_ms') ? ' ms' : metric.endsWith('_bytes') ? ' B' : '');
 export const fmtValue = (v, metric) => (v === null || v === undefined ? '–' : `${Math.round(v)}${unit(metric)}`);
 const fmtPct = (x) => (x === null ? '–' : `${x >= 0 ? '+' : ''}${x.toFixed(1)} %`);
-const fmtP = (p) => (p === null || p === undefined ? '–' : p < 0.001 ? '<0.001' : p.toFixed(3));
 const pIs = (p) => (p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(3)}`);
 
 /**
@@ -166,7 +165,7 @@ const pIs = (p) => (p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(3)}`);
  * Mann–Whitney p below alpha; with a summary.json side, the two medians'
  * bootstrap 95 % intervals not overlapping. A median above max_median (or
  * below min_median) fails outright. "Worse" is higher for times, lower
- * for rates (higherIsBetter).
+ * for rates (the kind's higherIsBetter).
  */
 export function compareResults(base, current, budget = DEFAULT_BUDGET) {
   const B = indexSet(base);
@@ -190,7 +189,7 @@ export function compareResults(base, current, budget = DEFAULT_BUDGET) {
   for (const key of common) {
     const b = B.get(key);
     const c = C.get(key);
-    for (const [metric, lim] of Object.entries(limitsFor(budget, b.kind, b.group.scenario))) {
+    for (const [metric, lim] of Object.entries(limitsFor(budget, b.kind.name, b.group.scenario))) {
       if (!Object.keys(lim).length) continue;
       const bs = side(b, metric);
       const cs = side(c, metric);
@@ -199,9 +198,9 @@ export function compareResults(base, current, budget = DEFAULT_BUDGET) {
       if (!bs.n && !cs.n && !curAllFailed) continue;
       const row = {
         key,
-        kind: b.kind,
+        kind: b.kind.name,
         scenario: b.group.scenario,
-        label: scenarioLabel(b.group.scenario, b.kind),
+        label: b.kind.label(b.group.scenario),
         metric,
         limits: lim,
         base: bs,
@@ -217,7 +216,7 @@ export function compareResults(base, current, budget = DEFAULT_BUDGET) {
         warnings: [],
         failures: [],
       };
-      const up = higherIsBetter(metric);
+      const up = b.kind.higherIsBetter(metric);
       const worse = (x, y) => (up ? x < y : x > y); // is x worse than y
       if (bs.median !== null && cs.median !== null && bs.median !== 0) {
         row.ratio = cs.median / bs.median;
@@ -274,7 +273,7 @@ export function compareResults(base, current, budget = DEFAULT_BUDGET) {
   }
   const order = { fail: 0, warn: 1, ok: 2 };
   rows.sort((x, y) => order[x.status] - order[y.status]);
-  const label = (k, m) => scenarioLabel(m.get(k).group.scenario, m.get(k).kind);
+  const label = (k, m) => m.get(k).kind.label(m.get(k).group.scenario);
   const failedScenarios = [...new Set(rows.filter((r) => r.status === 'fail').map((r) => r.label))];
   return {
     baseline: { path: base.path, source: base.source, runs: base.records ? base.records.length : null },

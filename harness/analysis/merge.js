@@ -4,9 +4,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
-import { expandMatrix } from '../campaign/matrix.js';
-import { groupKey, recordKind, scenarioKey, scenarioLabel } from './summary.js';
-import { readResults, readSummary, writeOutputs, RESULTS, SUMMARY, LIGHTHOUSE_DIR } from './store.js';
+import { kindOf, kinds } from '../kinds/index.js';
+import { readResults, readSummary, RESULTS, SUMMARY, LIGHTHOUSE_DIR } from '../results/store.js';
+import { writeOutputs } from './outputs.js';
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -24,7 +24,8 @@ const envFingerprint = (e) =>
 /**
  * Pure: sets are [{dir, records, meta}]. Refuses slices of different
  * matrices or seeds and any run present twice; warns about missing shards
- * and machines that differ. Records come out in the matrix's order.
+ * and machines that differ. Records come out in the matrix's order where
+ * their kind has one (page loads), the rest in the shards' order.
  */
 export function mergeSets(sets, { now = new Date().toISOString() } = {}) {
   if (!sets.length) throw new UsageError('merge: name the result folders to join');
@@ -66,23 +67,19 @@ export function mergeSets(sets, { now = new Date().toISOString() } = {}) {
   const records = [];
   for (const s of sets) {
     for (const r of s.records) {
-      const k = `${groupKey(recordKind(r), r.scenario)}#${r.run}`;
+      const kind = kindOf(r);
+      const k = `${kind.key(r.scenario)}#${r.run}`;
       if (where.has(k))
-        throw new UsageError(
-          `${s.dir}: ${scenarioLabel(r.scenario, recordKind(r))} run ${r.run} is also in ${where.get(k)}`,
-        );
+        throw new UsageError(`${s.dir}: ${kind.label(r.scenario)} run ${r.run} is also in ${where.get(k)}`);
       where.set(k, s.dir);
       records.push(r);
     }
   }
-  // Page-load matrices give the order; other kinds (bulk) keep the shards'.
-  const m = first.meta.matrix;
-  if (m && ['profiles', 'losses', 'protocols', 'sites'].every((k) => Array.isArray(m[k])) && Number.isInteger(m.runs)) {
-    const pos = new Map(expandMatrix(m).map((x, i) => [`${scenarioKey(x.scenario)}#${x.run}`, i]));
-    const at = (r) =>
-      recordKind(r) === 'pageload' ? (pos.get(`${scenarioKey(r.scenario)}#${r.run}`) ?? Infinity) : Infinity;
-    records.sort((a, b) => at(a) - at(b)); // stable: the rest keep their order
-  }
+  // A kind whose matrix gives an order (page loads) is put in it; the rest
+  // keep the shards' order, after.
+  const orders = new Map(kinds().map((k) => [k, k.matrixOrder(first.meta.matrix)]));
+  const at = (r) => orders.get(kindOf(r))?.(r) ?? Infinity;
+  if ([...orders.values()].some(Boolean)) records.sort((a, b) => at(a) - at(b) || 0); // stable
   const { shard: _shard, warnings: _w, ...rest } = first.meta;
   const meta = {
     ...rest,

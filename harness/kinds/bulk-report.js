@@ -1,0 +1,291 @@
+// The bulk-transfer part of the report: the objectives judged, the medians
+// per profile × loss × download, the goodput and PEP-ratio curves over
+// time, and the runs. build() makes plain data (pure); the rest renders
+// it, escaping every string that comes from input.
+import { MARKS_S, markMetric } from '../results/goodput.js';
+import { h, medianList, ordered, runCells, rawRecordCell } from '../../reports/render.js';
+import { runFailures } from './generic.js';
+
+// The bulk medians the report tabulates, in order; a column shows only when
+// some group has the metric (a 3 s download has no bytes at 5 s).
+export const BULK_COLUMNS = [
+  ...MARKS_S.map((t) => ({ key: markMetric(t), label: `bytes at ${t} s`, unit: 'MB', scale: 1e-6, digits: 2 })),
+  { key: 'time_to_90pct_rate_ms', label: 'time to 90 % of the link rate', unit: 's', scale: 1e-3, digits: 2 },
+  { key: 'sender_slow_start_exit_ms', label: "sender's slow start ended", unit: 's', scale: 1e-3, digits: 2 },
+  { key: 'connect_ms', label: 'connect', unit: 'ms', scale: 1, digits: 0 },
+  { key: 'ttfb_ms', label: 'first byte', unit: 'ms', scale: 1, digits: 0 },
+  { key: 'mean_goodput_mbps', label: 'mean goodput', unit: 'Mbit/s', scale: 1, digits: 1 },
+];
+
+const BULK_SCENARIO_FIELDS = ['profile', 'loss_pct', 'protocol', 'duration_s', 'size_bytes'];
+
+const fmtBytes = (b) => (b >= 1e6 ? `${Number((b / 1e6).toPrecision(4))} MB` : `${b} bytes`);
+
+// "geo · loss 1 % · 10 s download": a bulk scenario without its protocol.
+// A null loss is the profile's own (the quic4sat preset's).
+export function bulkTitle(s) {
+  const parts = [
+    String(s.profile),
+    s.loss_pct === null || s.loss_pct === undefined ? "the profile's loss" : `loss ${s.loss_pct} %`,
+  ];
+  if (s.duration_s != null) parts.push(`${s.duration_s} s download`);
+  else if (s.size_bytes != null) parts.push(`${fmtBytes(s.size_bytes)} download`);
+  for (const [k, v] of Object.entries(s))
+    if (!BULK_SCENARIO_FIELDS.includes(k)) parts.push(`${k}=${typeof v === 'object' ? JSON.stringify(v) : v}`);
+  return parts.join(' · ');
+}
+
+// Chart series are small on purpose: values rounded to what a chart shows,
+// times given as the bin length (summary curves are bin by bin from t0).
+const round = (v, digits) => (typeof v === 'number' && Number.isFinite(v) ? Number(v.toFixed(digits)) : null);
+const curveSeries = (t, values, digits) => ({
+  t0_ms: t?.[0] ?? null,
+  step_ms: t && t.length > 1 ? t[1] - t[0] : null,
+  y: values.map((v) => round(v, digits)),
+});
+
+/**
+ * Pure: the bulk part of the report from summary.json's bulk groups (and
+ * their records, if any): blocks of one profile × loss × download with a
+ * group per protocol, the columns to tabulate, and the objectives judged.
+ */
+function build(groups, { kind, byKey, matrix: m = {}, records = null }) {
+  const bg = groups.map((g, i) => {
+    const { protocol, ...rest } = g.scenario ?? {};
+    return {
+      ...g,
+      index: i,
+      anchor: `bg${i}`,
+      protocol: String(protocol),
+      blockKey: kind.key(rest),
+      rest,
+      recs: byKey.get(kind.key(g.scenario)) ?? [],
+    };
+  });
+  const profiles = ordered(
+    bg.map((g) => g.scenario.profile),
+    m.profiles,
+  );
+  const losses = ordered(
+    bg.map((g) => g.scenario.loss_pct ?? null),
+    m.losses,
+  );
+  const protocols = ordered(
+    bg.map((g) => g.protocol),
+    m.protocols,
+  );
+  const rank = (g) => [
+    profiles.indexOf(g.scenario.profile),
+    losses.findIndex((l) => String(l) === String(g.scenario.loss_pct ?? null)),
+  ];
+  const blockKeys = ordered(
+    bg
+      .slice()
+      .sort((a, b) => rank(a)[0] - rank(b)[0] || rank(a)[1] - rank(b)[1])
+      .map((g) => g.blockKey),
+  );
+  const blocks = blockKeys.map((key, i) => {
+    const members = bg
+      .filter((g) => g.blockKey === key)
+      .sort((a, b) => protocols.indexOf(a.protocol) - protocols.indexOf(b.protocol));
+    const rates = [...new Set(members.map((g) => g.link_rate_mbps).filter((v) => typeof v === 'number'))];
+    return {
+      id: `bb${i}`,
+      title: bulkTitle(members[0].rest),
+      groups: members,
+      // one reference line; if the groups disagree there is none to draw
+      link_rate_mbps: rates.length === 1 ? rates[0] : null,
+      goodput: members
+        .filter((g) => g.curve?.mean_mbps?.length)
+        .map((g) => ({ protocol: g.protocol, ...curveSeries(g.curve.t_ms, g.curve.mean_mbps, 3) })),
+      // log-scale chart: a ratio of 0 (nothing yet with the PEP) cannot be drawn, so it is a gap like "nothing yet without"
+      ratio: members
+        .filter((g) => g.vs_no_pep?.ratio?.length)
+        .map((g) => ({
+          protocol: g.protocol,
+          base: String(g.vs_no_pep.protocol),
+          ...curveSeries(
+            g.vs_no_pep.t_ms,
+            g.vs_no_pep.ratio.map((r) => (r > 0 ? r : null)),
+            4,
+          ),
+        })),
+    };
+  });
+  const columns = BULK_COLUMNS.filter((c) => bg.some((g) => g.metrics?.[c.key]));
+  const objectives = blocks
+    .flatMap((b) => b.groups)
+    .filter((g) => g.objectives?.results?.length)
+    .map((g) => ({
+      index: g.index,
+      anchor: g.anchor,
+      profile: g.scenario.profile,
+      loss_pct: g.scenario.loss_pct ?? null,
+      protocol: g.protocol,
+      title: bulkTitle(g.rest),
+      scenario: g.objectives.scenario,
+      source: g.objectives.source,
+      runs: g.runs,
+      failed: g.failed,
+      results: g.objectives.results,
+    }));
+  return { groups: bg, blocks, columns, objectives, hasRecords: Boolean(records) };
+}
+
+// ---------------------------------------------------------------- rendering
+
+const bulkLabel = (s) => `bulk ${s?.protocol} · ${bulkTitle(s ?? {})}`;
+const fmtIn = (v, c) => (typeof v === 'number' && Number.isFinite(v) ? (v * c.scale).toFixed(c.digits) : '–');
+const fmtS = (v, digits = 2) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(digits) : '–');
+const okRuns = (g) =>
+  `<span class="${g.failed ? 'failed' : ''}">${h((g.runs ?? 0) - (g.failed ?? 0))}${g.failed ? `, ${h(g.failed)} failed` : ''}</span>`;
+
+function bulkCell(g, c) {
+  const s = g.metrics?.[c.key];
+  if (!s) return `<td class="empty" data-metric="${h(c.key)}">–</td>`;
+  return `<td data-metric="${h(c.key)}" data-median="${h(String(s.median))}" data-n="${h(s.n)}"><span class="med">${fmtIn(s.median, c)}</span><span class="ci">[${fmtIn(s.ci95?.[0], c)}–${fmtIn(s.ci95?.[1], c)}]</span></td>`;
+}
+
+function renderBulkMedians(bulk) {
+  const cols = bulk.columns;
+  return `<h3>Medians</h3>
+<p class="legend-note">Per profile, loss and download, each protocol's median over its successful runs and the median's bootstrap 95 % interval. MB are 10<sup>6</sup> bytes; times from t0, just before connecting. “Time to 90 % of the link rate”: the start of the first 500 ms whose goodput averaged 90 % of the profile's forward rate; “sender's slow start ended”: its first loss response (with a PEP: the server's hop). The protocol links to its runs.</p>
+<div class="scroll"><table class="bulk-medians">
+<thead><tr><th>protocol</th><th>runs ok</th>${cols.map((c) => `<th>${h(c.label)}<small class="unit">${h(c.unit)}</small></th>`).join('')}</tr></thead>
+${bulk.blocks
+  .map(
+    (
+      b,
+    ) => `<tbody data-block="${b.id}"><tr class="block-head"><th colspan="${cols.length + 2}">${h(b.title)}${b.link_rate_mbps !== null ? ` <small class="note">link ${h(b.link_rate_mbps)} Mbit/s</small>` : ''}</th></tr>
+${b.groups.map((g) => `<tr data-protocol="${h(g.protocol)}"><th><a href="#${g.anchor}">${h(g.protocol)}</a></th><td class="num">${okRuns(g)}</td>${cols.map((c) => bulkCell(g, c)).join('')}</tr>`).join('\n')}
+</tbody>`,
+  )
+  .join('\n')}
+</table></div>`;
+}
+
+function renderObjectives(bulk) {
+  if (!bulk.objectives.length) return '';
+  const sizes = [...new Set(bulk.objectives.flatMap((o) => o.results.map((r) => r.bytes)))].sort((a, b) => a - b);
+  const all = bulk.objectives.flatMap((o) => o.results);
+  const met = all.filter((r) => r.met).length;
+  const sources = [...new Set(bulk.objectives.map((o) => o.source))];
+  const verdict = (r) =>
+    `<td class="verdict ${r.met ? 'met' : 'missed'}" data-bytes="${h(r.bytes)}" data-limit-s="${h(r.limit_s)}" data-median-s="${r.median_s === null ? '' : h(r.median_s)}" data-met="${r.met ? 'true' : 'false'}" data-runs-met="${h(r.runs_met)}" data-runs="${h(r.runs)}">` +
+    `${r.met ? '✓ met' : '✗ missed'}<small>${h(r.runs_met)} of ${h(r.runs)} runs</small></td>`;
+  // objectives come block by block: the scenario cell spans its protocols
+  const rows = bulk.objectives
+    .map((o, i) => {
+      const first = i === 0 || bulk.objectives[i - 1].title !== o.title;
+      let span = 0;
+      while (first && bulk.objectives[i + span]?.title === o.title) span++;
+      return (
+        `<tr class="${first ? 'first' : ''}" data-profile="${h(o.profile)}" data-protocol="${h(o.protocol)}">${first ? `<td rowspan="${span}">${h(o.profile)}<small class="note">${h(o.scenario)}${o.loss_pct !== null ? ` · loss ${h(o.loss_pct)} %` : ''}</small></td>` : ''}` +
+        `<th><a href="#${o.anchor}">${h(o.protocol)}</a></th><td class="num">${okRuns(o)}</td>` +
+        sizes
+          .map((bytes) => {
+            const r = o.results.find((x) => x.bytes === bytes);
+            if (!r) return '<td class="empty" colspan="3">–</td>';
+            return `<td class="num">≤ ${h(r.limit_s)}</td><td class="num">${r.median_s === null ? '<span class="note">not reached</span>' : fmtS(r.median_s)}</td>${verdict(r)}`;
+          })
+          .join('') +
+        '</tr>'
+      );
+    })
+    .join('\n');
+  return `<h3>Download objectives</h3>
+<p class="legend-note">${sources.map(h).join(', ')}: the time from t0 to receive the first 2, 10 and 100 MB (10<sup>6</sup> bytes), in s, against the scenario's limit. An objective is <b>met</b> when the median run is within the limit (a run that never got there counts as slower than any that did; failed runs count with what they received); “k of n runs” met it on their own.</p>
+<p class="objectives-total"><b>${met}</b> of <b>${all.length}</b> objectives met.</p>
+<div class="scroll"><table class="objectives">
+<thead><tr><th rowspan="2">scenario</th><th rowspan="2">protocol</th><th rowspan="2">runs ok</th>${sizes.map((b) => `<th colspan="3">${h(fmtBytes(b))}</th>`).join('')}</tr>
+<tr>${sizes.map(() => '<th>limit<small class="unit">s</small></th><th>median<small class="unit">s</small></th><th>result</th>').join('')}</tr></thead>
+<tbody>
+${rows}
+</tbody></table></div>`;
+}
+
+function renderBulkCharts(bulk) {
+  return `<h3>Over time</h3>
+<p class="legend-note">Per profile, loss and download: the goodput in Mbit/s per ${h([...new Set(bulk.blocks.flatMap((b) => b.goodput.map((s) => s.step_ms)).filter(Boolean))].join(' or ') || '100')} ms bin from t0, averaged over the successful runs (a run adds nothing after its end), with the link rate as a grey line; and, as Kosek et al.'s Figure 2, the bytes received so far with the PEP over the bytes without it (log scale; above 1 the PEP is ahead; gaps where either had received nothing yet).</p>
+${bulk.blocks
+  .map(
+    (b) => `<h4>${h(b.title)}</h4>
+<div class="charts wide">
+${b.goodput.length ? `<div class="chart"><div class="chart-title">Goodput, mean over runs</div><div class="chart-box"><canvas data-bulk="${b.id}" data-chart="goodput" role="img" aria-label="${h(`Goodput over time, ${b.title}`)}"></canvas></div></div>` : '<p class="note">No goodput curve (no successful run with bins).</p>'}
+${b.ratio.length ? `<div class="chart"><div class="chart-title">Bytes received with PEP / without</div><div class="chart-box"><canvas data-bulk="${b.id}" data-chart="ratio" role="img" aria-label="${h(`Ratio of bytes received with PEP to without, ${b.title}`)}"></canvas></div></div>` : ''}
+</div>`,
+  )
+  .join('\n')}`;
+}
+
+function sections(bulk) {
+  if (!bulk.groups.length) return '';
+  return `<section id="bulk"><h2>Bulk transfers</h2>
+${renderObjectives(bulk)}
+${renderBulkMedians(bulk)}
+${renderBulkCharts(bulk)}
+</section>`;
+}
+
+// Per bulk run: what it got and its whole record; per group every median
+// (also the metrics the tables leave out).
+const BULK_RUN_COLUMNS = [
+  { key: 'bytes', label: 'bytes', unit: 'MB', scale: 1e-6, digits: 2 },
+  ...BULK_COLUMNS.filter((c) =>
+    ['connect_ms', 'ttfb_ms', 'time_to_90pct_rate_ms', 'mean_goodput_mbps'].includes(c.key),
+  ),
+];
+
+function renderRuns(bulk) {
+  return `<p class="legend-note">Every bulk run: bytes received, set-up and goodput; open a run for its whole record as results.jsonl has it (with its bins, the sender's trace and the PEP's counters)${bulk.hasRecords ? '' : ' (not available: this report was built from summary.json)'}.</p>
+${bulk.groups
+  .map(
+    (
+      g,
+    ) => `<details id="${g.anchor}"><summary><b>${h(bulkLabel(g.scenario))}</b> — ${h(g.runs)} run(s)${g.failed ? `, <span class="failed">${h(g.failed)} failed</span>` : ''}</summary>
+<p class="legend-note">Medians: ${medianList(g.metrics) || 'none'}</p>
+${
+  g.recs.length
+    ? `<div class="scroll"><table><thead><tr><th>run</th><th>ok</th><th>protocol seen</th>${BULK_RUN_COLUMNS.map((c) => `<th>${h(c.label)} <small class="unit">${h(c.unit)}</small></th>`).join('')}<th>record</th></tr></thead><tbody>
+${g.recs
+  .map(
+    ({ line, record: r }) =>
+      `<tr id="run-${g.anchor}-${h(r.run)}">${runCells(r)}<td>${h(typeof r.protocol_seen === 'string' ? r.protocol_seen : r.protocol_seen ? JSON.stringify(r.protocol_seen) : '–')}</td>` +
+      BULK_RUN_COLUMNS.map((c) => `<td class="num">${fmtIn(r.metrics?.[c.key], c)}</td>`).join('') +
+      `${rawRecordCell(line)}</tr>`,
+  )
+  .join('\n')}
+</tbody></table></div>`
+    : '<p class="note">No per-run records.</p>'
+}
+</details>`,
+  )
+  .join('\n')}`;
+}
+
+export const bulkReport = {
+  build,
+  lead: { subject: 'bulk downloads', setting: 'with and without PEPs' },
+  nav: (bulk) => (bulk.groups.length ? '<a href="#bulk">Bulk transfers</a>' : ''),
+  sections,
+  failures: (bulk) =>
+    runFailures(
+      bulk.groups,
+      (g) => bulkLabel(g.scenario),
+      (g) => `run-${g.anchor}`,
+    ),
+  runsTitle: 'Bulk transfers',
+  runs: renderRuns,
+  // the page's script draws the curves from these
+  data: (bulk) =>
+    bulk.groups.length
+      ? {
+          bulk: bulk.blocks.map((b) => ({
+            id: b.id,
+            link_rate_mbps: b.link_rate_mbps,
+            goodput: b.goodput,
+            ratio: b.ratio,
+          })),
+        }
+      : {},
+};

@@ -1,0 +1,400 @@
+// The page-load part of the report: the medians matrix (with the paper's
+// values), the protocol comparisons, the distributions, Lighthouse and the
+// runs. build() makes plain data (pure); the rest renders it, escaping
+// every string that comes from input. The kind's facts (its key metrics
+// and labels) come in with the kind, so that this module needs no import
+// of pageload.js.
+import { compareSamples, MIN_RUNS_FOR_COMPARISON } from '../core/stats.js';
+import { paperMedian } from '../../reports/paper.js';
+import { runFailures } from './generic.js';
+import { h, fmtMs, fmtRatio, fmtP, fmtDelta, ordered, runCells, rawRecordCell } from '../../reports/render.js';
+
+// Comparisons the report shows: each -pep protocol against the same
+// protocol without PEP, and HTTP/3 against HTTP/1.1 (the paper's).
+export function comparisonPairs(protocols) {
+  const pairs = [];
+  for (const p of protocols) {
+    const base = p.replace(/-pep$/, '');
+    if (base !== p && protocols.includes(base)) pairs.push({ a: p, b: base, kind: 'PEP vs no PEP' });
+  }
+  for (const [a, b] of [
+    ['h3', 'h1'],
+    ['h3-pep', 'h1-pep'],
+  ]) {
+    if (protocols.includes(a) && protocols.includes(b)) pairs.push({ a, b, kind: 'HTTP/3 vs HTTP/1.1' });
+  }
+  return pairs;
+}
+
+const okValues = (recs, metric) =>
+  recs
+    .filter((x) => x.record.ok)
+    .map((x) => x.record.metrics?.[metric])
+    .filter((v) => typeof v === 'number' && Number.isFinite(v));
+
+// The Lighthouse audits bench --lighthouse put into the records.
+export const lighthouseEntries = (records) =>
+  (records ?? []).filter((r) => r.lighthouse).map((r) => ({ scenario: r.scenario, run: r.run, ...r.lighthouse }));
+
+/**
+ * Pure: the page-load part of the report from summary.json's page-load
+ * groups and (optional) the records grouped by key: the matrix of medians
+ * per site, the comparisons, and the distribution blocks and series.
+ */
+function build(groups, { kind, byKey, matrix: m = {}, records = null, reference = null }) {
+  const KEY_METRICS = kind.keyMetrics;
+  const gi = groups.map((g, i) => ({
+    ...g,
+    index: i,
+    key: kind.key(g.scenario),
+    recs: byKey.get(kind.key(g.scenario)) ?? [],
+  }));
+  const find = (s) =>
+    gi.find(
+      (g) =>
+        g.scenario.site === s.site &&
+        g.scenario.profile === s.profile &&
+        String(g.scenario.loss_pct) === String(s.loss_pct) &&
+        g.scenario.protocol === s.protocol,
+    );
+
+  const sites = ordered(
+    gi.map((g) => g.scenario.site),
+    m.sites,
+  );
+  const profiles = ordered(
+    gi.map((g) => g.scenario.profile),
+    m.profiles,
+  );
+  const losses = ordered(
+    gi.map((g) => g.scenario.loss_pct),
+    m.losses,
+  );
+  const protocolsAll = ordered(
+    gi.map((g) => g.scenario.protocol),
+    m.protocols,
+  );
+
+  const matrix = sites.map((site) => {
+    const protocols = protocolsAll.filter((p) => gi.some((g) => g.scenario.site === site && g.scenario.protocol === p));
+    const rows = [];
+    for (const profile of profiles)
+      for (const loss_pct of losses) {
+        if (
+          !gi.some(
+            (g) =>
+              g.scenario.site === site &&
+              g.scenario.profile === profile &&
+              String(g.scenario.loss_pct) === String(loss_pct),
+          )
+        )
+          continue;
+        rows.push({
+          profile,
+          loss_pct,
+          cells: protocols.map((protocol) => find({ site, profile, loss_pct, protocol }) ?? null),
+        });
+      }
+    return {
+      site,
+      protocols,
+      tables: KEY_METRICS.map((km) => ({
+        metric: km,
+        rows: rows.map((r) => ({
+          profile: r.profile,
+          loss_pct: r.loss_pct,
+          cells: r.cells.map(
+            (g) =>
+              g && {
+                key: g.key,
+                index: g.index,
+                runs: g.runs,
+                failed: g.failed,
+                stat: g.metrics?.[km.key] ?? null,
+                paper: paperMedian(reference, g.scenario, km.paper),
+              },
+          ),
+        })),
+      })),
+    };
+  });
+
+  const comparisons = [];
+  for (const site of sites)
+    for (const profile of profiles)
+      for (const loss_pct of losses) {
+        for (const pair of comparisonPairs(protocolsAll)) {
+          const ga = find({ site, profile, loss_pct, protocol: pair.a });
+          const gb = find({ site, profile, loss_pct, protocol: pair.b });
+          if (!ga || !gb) continue;
+          comparisons.push({
+            ...pair,
+            site,
+            profile,
+            loss_pct,
+            metrics: KEY_METRICS.map((km) => {
+              const ma = ga.metrics?.[km.key]?.median ?? null;
+              const mb = gb.metrics?.[km.key]?.median ?? null;
+              const pa = paperMedian(reference, ga.scenario, km.paper);
+              const pb = paperMedian(reference, gb.scenario, km.paper);
+              const c =
+                records && ga.recs.length && gb.recs.length
+                  ? compareSamples(okValues(gb.recs, km.key), okValues(ga.recs, km.key))
+                  : null;
+              return {
+                metric: km,
+                a: ma,
+                b: mb,
+                ratio: ma !== null && mb ? ma / mb : null,
+                paper_ratio: pa !== null && pb ? pa / pb : null,
+                p: c?.p ?? null,
+                cliffs_delta: c?.cliffs_delta ?? null,
+                magnitude: c?.magnitude ?? null,
+                few: Math.min(ga.metrics?.[km.key]?.n ?? 0, gb.metrics?.[km.key]?.n ?? 0) < MIN_RUNS_FOR_COMPARISON,
+              };
+            }),
+          });
+        }
+      }
+
+  const blocks = [];
+  const series = {};
+  if (records) {
+    for (const site of sites)
+      for (const profile of profiles)
+        for (const loss_pct of losses) {
+          const members = protocolsAll
+            .map((protocol) => find({ site, profile, loss_pct, protocol }))
+            .filter((g) => g && g.recs.length);
+          if (!members.length) continue;
+          blocks.push({
+            id: `b${blocks.length}`,
+            title: `${profile} · loss ${loss_pct} % · ${site}`,
+            keys: members.map((g) => g.key),
+          });
+          for (const g of members) {
+            series[g.key] = {
+              protocol: g.scenario.protocol,
+              // [run, one value per KEY_METRICS] of each ok run; compact on purpose.
+              runs: g.recs
+                .filter((x) => x.record.ok)
+                .map((x) => [x.record.run, ...KEY_METRICS.map((km) => x.record.metrics?.[km.key] ?? null)]),
+            };
+          }
+        }
+  }
+
+  return {
+    label: kind.label,
+    keyMetrics: KEY_METRICS,
+    groups: gi,
+    matrix,
+    comparisons,
+    blocks,
+    series,
+    lighthouse: lighthouseEntries(records),
+    hasRecords: Boolean(records),
+  };
+}
+
+function warnings(part) {
+  const small = part.groups.filter((g) => (g.metrics?.plt_ms?.n ?? 0) < MIN_RUNS_FOR_COMPARISON);
+  return small.length
+    ? [
+        `${small.length} of ${part.groups.length} scenarios have fewer than ${MIN_RUNS_FOR_COMPARISON} successful runs: their comparisons (marked ⚠) have little power.`,
+      ]
+    : [];
+}
+
+// ---------------------------------------------------------------- rendering
+
+function matrixCell(c) {
+  if (!c) return '<td class="empty">–</td>';
+  const s = c.stat;
+  const attrs = `data-key="${h(c.key)}" data-median="${s ? h(String(s.median)) : ''}" data-n="${s ? s.n : 0}"`;
+  if (!s)
+    return `<td ${attrs} class="empty">no successful run<span class="n failed">${c.failed} of ${c.runs} failed</span></td>`;
+  const vsPaper =
+    c.paper !== null
+      ? `<span class="paper" data-paper="${h(String(c.paper))}">paper ${fmtMs(c.paper)} · ${fmtRatio(s.median / c.paper)}</span>`
+      : '';
+  const n = `<span class="n${c.failed ? ' failed' : ''}">n ${s.n}${c.failed ? `, ${c.failed} failed` : ''}</span>`;
+  return `<td ${attrs}><a class="med" href="#g${c.index}">${fmtMs(s.median)}</a><span class="ci">[${fmtMs(s.ci95?.[0])}–${fmtMs(s.ci95?.[1])}]</span>${vsPaper}${n}</td>`;
+}
+
+function renderMatrix(part) {
+  if (!part.matrix.length) return '<p class="note">No page-load results.</p>';
+  return part.matrix
+    .map(
+      (site) =>
+        `<div class="matrix-set">${site.tables
+          .map(
+            (t) => `<div>
+<h3>${h(t.metric.label)} <small class="note">(${h(t.metric.key)})</small> — ${h(site.site)}</h3>
+<div class="scroll matrix" data-metric="${h(t.metric.key)}"><table>
+<thead><tr><th>profile</th><th>loss %</th>${site.protocols.map((p) => `<th>${h(p)}</th>`).join('')}</tr></thead>
+<tbody>
+${t.rows.map((r) => `<tr><th>${h(r.profile)}</th><td>${h(r.loss_pct)}</td>${r.cells.map(matrixCell).join('')}</tr>`).join('\n')}
+</tbody></table></div></div>`,
+          )
+          .join('\n')}</div>`,
+    )
+    .join('\n');
+}
+
+function renderComparisons(part) {
+  if (!part.comparisons.length)
+    return '<p class="note">No pair of protocols to compare (PEP and no PEP, or HTTP/3 and HTTP/1.1, over the same profile, loss and site).</p>';
+  const head = part.keyMetrics.map((km) => `<th colspan="4">${h(km.label)}</th>`).join('');
+  const sub = part.keyMetrics.map(() => '<th>ours</th><th>paper</th><th>p</th><th>Cliff’s δ</th>').join('');
+  const rows = part.comparisons
+    .map(
+      (c) =>
+        `<tr><td>${h(c.kind)}</td><th>${h(c.a)} / ${h(c.b)}</th><td>${h(`${c.profile} · loss ${c.loss_pct} % · ${c.site}`)}</td>` +
+        c.metrics
+          .map(
+            (x) =>
+              `<td class="num" data-ratio="${x.ratio ?? ''}">${fmtRatio(x.ratio)}${x.few ? ' <span class="warn" title="fewer than 10 runs a side">⚠</span>' : ''}</td>` +
+              `<td class="num">${fmtRatio(x.paper_ratio)}</td><td class="num${x.p !== null && x.p < 0.05 ? ' sig' : ''}">${fmtP(x.p)}</td>` +
+              `<td class="num" title="${h(x.magnitude ?? '')}">${fmtDelta(x.cliffs_delta)}${x.magnitude ? ` <small>${h(x.magnitude)}</small>` : ''}</td>`,
+          )
+          .join('') +
+        '</tr>',
+    )
+    .join('\n');
+  return `<p class="legend-note">Ratio of medians (first protocol over second; below 1 means the first is faster), the paper's ratio where it has both, the two-sided Mann–Whitney U p-value (bold below 0.05) and Cliff's delta of the first against the second (negative: the first tends to be faster; |δ| ≥ 0.474 is large). ⚠: fewer than ${MIN_RUNS_FOR_COMPARISON} runs on a side.</p>
+<div class="scroll"><table>
+<thead><tr><th rowspan="2">comparison</th><th rowspan="2">protocols</th><th rowspan="2">scenario</th>${head}</tr><tr>${sub}</tr></thead>
+<tbody>
+${rows}
+</tbody></table></div>`;
+}
+
+function renderDistributions(part) {
+  if (!part.blocks.length)
+    return `<p class="note">${part.hasRecords ? 'No successful runs to plot.' : 'Needs results.jsonl.'}</p>`;
+  return (
+    '<p class="legend-note">Per profile, loss and site: the empirical CDF of each metric with every successful run as a dot (dashed lines and triangles: with PEP), and Page Load Time in run order, where drifts and outliers show. Hover a dot for its run.</p>' +
+    part.blocks
+      .map(
+        (b) => `
+<h3>${h(b.title)}</h3>
+<div class="charts">
+${part.keyMetrics.map((km) => `<div class="chart"><div class="chart-title">${h(km.label)} (CDF)</div><div class="chart-box"><canvas data-block="${b.id}" data-metric="${h(km.key)}" data-chart="cdf" role="img" aria-label="${h(`CDF of ${km.label}, ${b.title}`)}"></canvas></div></div>`).join('\n')}
+<div class="chart"><div class="chart-title">Page Load Time by run</div><div class="chart-box"><canvas data-block="${b.id}" data-metric="plt_ms" data-chart="runs" role="img" aria-label="${h(`Page Load Time by run, ${b.title}`)}"></canvas></div></div>
+</div>`,
+      )
+      .join('\n')
+  );
+}
+
+// Links only to files in the results folder: no scheme (javascript:, …),
+// no way up.
+const isRelativePath = (p) =>
+  typeof p === 'string' && /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(p) && !p.split('/').includes('..');
+
+function renderLighthouse(part) {
+  if (!part.lighthouse.length) return '';
+  const cols = [
+    ['first-contentful-paint', 'FCP'],
+    ['largest-contentful-paint', 'LCP'],
+    ['speed-index', 'Speed Index'],
+    ['total-blocking-time', 'TBT'],
+    ['interactive', 'TTI'],
+  ];
+  const rows = part.lighthouse
+    .map(
+      (l) =>
+        `<tr><td>${h(part.label(l.scenario))}</td><td class="num">${l.score === null || l.score === undefined ? '–' : Math.round(l.score * 100)}</td>` +
+        cols.map(([k]) => `<td class="num">${fmtMs(l.metrics?.[k])}</td>`).join('') +
+        `<td class="num">${l.metrics?.['cumulative-layout-shift'] === undefined ? '–' : h(l.metrics['cumulative-layout-shift'].toFixed(3))}</td>` +
+        `<td>${l.error ? `<span class="failed">${h(l.error)}</span>` : ''}${[
+          ['HTML', l.html],
+          ['JSON', l.json],
+        ]
+          .filter(([, p]) => isRelativePath(p))
+          .map(([t, p]) => `<a href="${h(p)}">${t}</a>`)
+          .join(' · ')}</td></tr>`,
+    )
+    .join('\n');
+  return `<section id="lighthouse"><h2>Lighthouse</h2>
+<p class="legend-note">One separate load per scenario (performance category, throttling off: the emulated link is the throttle). Times in ms. The links open the stored reports next to this file.</p>
+<div class="scroll"><table><thead><tr><th>scenario</th><th>score</th>${cols.map(([, l]) => `<th>${h(l)}</th>`).join('')}<th>CLS</th><th>reports</th></tr></thead>
+<tbody>
+${rows}
+</tbody></table></div></section>`;
+}
+
+function renderRuns(part) {
+  return `<p class="legend-note">Every run of every scenario, in ms. Open a run for its whole record as results.jsonl has it${part.hasRecords ? '' : ' (not available: this report was built from summary.json)'}.</p>
+${part.groups
+  .map(
+    (
+      g,
+    ) => `<details id="g${g.index}"><summary><b>${h(part.label(g.scenario))}</b> — ${g.runs} run(s)${g.failed ? `, <span class="failed">${g.failed} failed</span>` : ''}</summary>
+${
+  g.recs.length
+    ? `<div class="scroll"><table><thead><tr><th>run</th><th>ok</th>${part.keyMetrics.map((km) => `<th>${h(km.label)}</th>`).join('')}<th>resources</th><th>protocol seen</th><th>record</th></tr></thead><tbody>
+${g.recs
+  .map(
+    ({ line, record: r }) =>
+      `<tr id="run-g${g.index}-${h(r.run)}">${runCells(r)}` +
+      part.keyMetrics.map((km) => `<td class="num">${fmtMs(r.metrics?.[km.key])}</td>`).join('') +
+      `<td class="num">${h(r.metrics?.resource_count ?? '–')}</td><td>${h(
+        r.protocol_seen
+          ? `${r.protocol_seen.document ?? '?'}; ${Object.entries(r.protocol_seen.resources ?? {})
+              .map(([p, n]) => `${p} ×${n}`)
+              .join(', ')}`
+          : '–',
+      )}</td>` +
+      `${rawRecordCell(line)}</tr>`,
+  )
+  .join('\n')}
+</tbody></table></div>`
+    : '<p class="note">No per-run records.</p>'
+}
+</details>`,
+  )
+  .join('\n')}`;
+}
+
+// The sections are shown for page loads, and for an empty report (they say
+// there is nothing); Lighthouse whenever there are audits.
+const sections = (part) => {
+  const main = `<section id="medians"><h2>Medians</h2>
+<p class="legend-note">Each cell: our median (links to its runs), its bootstrap 95 % interval, and where the scenario is one of Kosek et al. (IFIP Networking 2022, Table II: the kepler page over geo or leo) the paper's median and ours relative to it.</p>
+${renderMatrix(part)}
+</section>
+<section id="comparisons"><h2>Comparisons</h2>
+${renderComparisons(part)}
+</section>
+<section id="distributions"><h2>Distributions</h2>
+${renderDistributions(part)}
+</section>`;
+  return part.lighthouse.length ? `${main}\n${renderLighthouse(part)}` : main;
+};
+
+export const pageloadReport = {
+  build,
+  warnings,
+  lead: { subject: 'page loads in Chromium', unit: 'ms' },
+  withoutRecords: ['distributions', 'p-values'],
+  nav: (part) =>
+    '<a href="#medians">Medians</a><a href="#comparisons">Comparisons</a><a href="#distributions">Distributions</a>' +
+    (part.lighthouse.length ? '<a href="#lighthouse">Lighthouse</a>' : ''),
+  sections,
+  failures: (part) =>
+    runFailures(
+      part.groups,
+      (g) => part.label(g.scenario),
+      (g) => `run-g${g.index}`,
+    ),
+  runsTitle: 'Page loads',
+  runs: renderRuns,
+  // the page's script draws the distributions from these
+  data: (part) => ({
+    metrics: part.keyMetrics.map(({ key, label }) => ({ key, label })),
+    blocks: part.blocks,
+    series: part.series,
+  }),
+};

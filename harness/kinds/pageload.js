@@ -1,0 +1,69 @@
+// Page loads (`satbench bench`): records without a `kind` are these. A
+// scenario is profile × loss × protocol × site; summary.json's page-load
+// groups carry no `kind` (their shape predates kinds).
+import { defineKind } from './generic.js';
+import { pageloadReport } from './pageload-report.js';
+
+// The key bench --resume, shards and compare match runs on.
+export const scenarioKey = (s) => `${s.profile}|${s.loss_pct}|${s.protocol}|${s.site}`;
+
+export const scenarioLabel = (s) => `${s.profile} loss ${s.loss_pct} % ${s.protocol} ${s.site}`;
+
+export const SUMMARY_METRICS = [
+  'response_start_ms',
+  'fcp_ms',
+  'lcp_ms',
+  'plt_ms',
+  'dom_content_loaded_ms',
+  'resource_count',
+  'transfer_bytes',
+];
+
+// The metrics the report's matrix looks at first, with labels and the
+// paper's (Kosek et al. 2022) names for them.
+export const KEY_METRICS = [
+  { key: 'response_start_ms', label: 'Response Start', paper: 'response_start' },
+  { key: 'fcp_ms', label: 'First Contentful Paint', paper: 'fcp' },
+  { key: 'plt_ms', label: 'Page Load Time', paper: 'plt' },
+];
+
+// Pure: every (scenario, run) of the matrix, run-major so that slow drifts
+// of the machine spread over all scenarios instead of hitting one.
+export function expandMatrix({ profiles, losses, protocols, sites, runs }) {
+  const scenarios = [];
+  for (const profile of profiles)
+    for (const loss_pct of losses)
+      for (const protocol of protocols)
+        for (const site of sites) {
+          scenarios.push({ profile, loss_pct, protocol, site });
+        }
+  const out = [];
+  for (let run = 1; run <= runs; run++) for (const scenario of scenarios) out.push({ scenario, run });
+  return out;
+}
+
+// Pure: merge puts page loads back in the matrix's order (a record's
+// position in expandMatrix), when the matrix is a page-load one.
+function matrixOrder(m) {
+  if (
+    !m ||
+    !['profiles', 'losses', 'protocols', 'sites'].every((k) => Array.isArray(m[k])) ||
+    !Number.isInteger(m.runs)
+  )
+    return null;
+  const pos = new Map(expandMatrix(m).map((x, i) => [`${scenarioKey(x.scenario)}#${x.run}`, i]));
+  return (r) => pos.get(`${scenarioKey(r.scenario)}#${r.run}`) ?? Infinity;
+}
+
+export const pageload = defineKind({
+  name: 'pageload',
+  key: scenarioKey,
+  label: scenarioLabel,
+  metricNames: () => SUMMARY_METRICS,
+  keyMetrics: KEY_METRICS,
+  // its metrics are times, counts and bytes: the default (worse when higher) holds
+  budgetMatch: ['profile', 'loss_pct', 'protocol', 'site'],
+  matrixOrder,
+  command: 'bench',
+  report: pageloadReport,
+});
