@@ -11,7 +11,7 @@ use linkem::config::{self, Config};
 use linkem::pcap::PcapWriter;
 use linkem::runtime::{self, Link, Side};
 use nix::sys::signal::Signal;
-use satbench_transport::cli::{self as usage, Stop};
+use satbench_transport::cli as usage;
 use satbench_transport::process::{self, EXIT_OK, EXIT_USAGE};
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -98,18 +98,8 @@ fn run(path: PathBuf) -> Result<(), String> {
 }
 
 fn main() {
-    let path = match usage::parse_from::<Args, _, _>(std::env::args_os()) {
-        Ok(a) => a.config,
-        Err(Stop::Print(text)) => {
-            print!("{text}");
-            process::exit(EXIT_OK)
-        }
-        Err(Stop::Usage(line)) => {
-            eprintln!("linkem: {line}");
-            process::exit(EXIT_USAGE)
-        }
-    };
-    match run(path) {
+    let args: Args = usage::parse();
+    match run(args.config) {
         // The reader threads sit in blocking reads: leave without joining.
         Ok(()) => process::exit(EXIT_OK),
         Err(e) => {

@@ -252,29 +252,32 @@ fn unicast(v: &str) -> Result<Ipv4Addr, String> {
     Ok(a)
 }
 
-/// A whole number from `lo` to `hi`.
-fn int_in(lo: u64, hi: u64) -> impl Fn(&str) -> Result<u64, String> + Clone + Send + Sync {
-    move |v| {
-        let n: u64 = v
-            .parse()
-            .map_err(|_| format!("must be a whole number, got {v:?}"))?;
-        if n < lo || n > hi {
-            return Err(format!("must be between {lo} and {hi}, got {n}"));
-        }
+/// `n` (read from `v`) when it lies from `lo` to `hi`; NaN does not.
+fn within<T: PartialOrd + std::fmt::Display>(n: T, lo: T, hi: T, v: &str) -> Result<T, String> {
+    if lo <= n && n <= hi {
         Ok(n)
+    } else {
+        Err(format!("must be between {lo} and {hi}, got {v}"))
     }
 }
 
-/// A finite number from `lo` to `hi`.
+/// A whole number from `lo` to `hi`.
+fn int_in(lo: u64, hi: u64) -> impl Fn(&str) -> Result<u64, String> + Clone + Send + Sync {
+    move |v| {
+        let n = v
+            .parse()
+            .map_err(|_| format!("must be a whole number, got {v:?}"))?;
+        within(n, lo, hi, v)
+    }
+}
+
+/// A number from `lo` to `hi`.
 fn float_in(lo: f64, hi: f64) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync {
     move |v| {
-        let x: f64 = v
+        let x = v
             .parse()
             .map_err(|_| format!("must be a number, got {v:?}"))?;
-        if !x.is_finite() || x < lo || x > hi {
-            return Err(format!("must be between {lo} and {hi}, got {v}"));
-        }
-        Ok(x)
+        within(x, lo, hi, v)
     }
 }
 
@@ -292,7 +295,7 @@ mod tests {
 
     #[test]
     fn rtt_defaults() {
-        let Command::Rtt(o) = parse(&args(&format!("rtt {NS}"))).unwrap() else {
+        let Command::Rtt(o) = parse(args(&format!("rtt {NS}"))).unwrap() else {
             panic!()
         };
         assert_eq!(o.count, 20);
@@ -306,7 +309,7 @@ mod tests {
 
     #[test]
     fn owd_defaults_and_equals_form() {
-        let Command::Owd(o) = parse(&args(&format!("owd {NS} --port=5000 --count=10"))).unwrap()
+        let Command::Owd(o) = parse(args(&format!("owd {NS} --port=5000 --count=10"))).unwrap()
         else {
             panic!()
         };
@@ -315,10 +318,10 @@ mod tests {
 
     #[test]
     fn rate_needs_mbit_and_computes_payload() {
-        assert!(parse(&args(&format!("rate {NS}")))
+        assert!(parse(args(&format!("rate {NS}")))
             .unwrap_err()
             .contains("--mbit"));
-        let Command::Rate(o) = parse(&args(&format!("rate {NS} --mbit 22.5"))).unwrap() else {
+        let Command::Rate(o) = parse(args(&format!("rate {NS} --mbit 22.5"))).unwrap() else {
             panic!()
         };
         assert_eq!(
@@ -389,7 +392,7 @@ mod tests {
             (&format!("rate {NS} --mbit -1"), "--mbit: must be between"),
             (&format!("rtt {NS} stray"), "unknown argument 'stray'"),
         ] {
-            let err = parse(&args(line)).unwrap_err();
+            let err = parse(args(line)).unwrap_err();
             assert!(err.contains(needle), "{line:?}: {err}");
             assert!(!err.contains('\n'), "{line:?}: {err}");
         }
@@ -398,22 +401,22 @@ mod tests {
     #[test]
     fn owd_refuses_ambiguous_sequence_window() {
         // 10 ms x 256 = 2560 ms < 3000 ms default timeout.
-        let err = parse(&args(&format!(
+        let err = parse(args(&format!(
             "owd {NS} --interval-ms 10 --timeout-ms 3000"
         )))
         .unwrap_err();
         assert!(err.contains("256"), "{err}");
         // Without --timeout-ms the wait shrinks to the window instead.
-        let Command::Owd(o) = parse(&args(&format!("owd {NS}"))).unwrap() else {
+        let Command::Owd(o) = parse(args(&format!("owd {NS}"))).unwrap() else {
             panic!()
         };
         assert_eq!(o.common.timeout_ms, 2560);
-        let Command::Owd(o) = parse(&args(&format!("owd {NS} --interval-ms 20"))).unwrap() else {
+        let Command::Owd(o) = parse(args(&format!("owd {NS} --interval-ms 20"))).unwrap() else {
             panic!()
         };
         assert_eq!(o.common.timeout_ms, 3000);
         let Command::Owd(o) =
-            parse(&args(&format!("owd {NS} --interval-ms 1 --timeout-ms 200"))).unwrap()
+            parse(args(&format!("owd {NS} --interval-ms 1 --timeout-ms 200"))).unwrap()
         else {
             panic!()
         };
@@ -426,12 +429,12 @@ mod tests {
     #[test]
     fn help_and_version_are_printed_not_errors() {
         for line in ["--help", "help", "rate --help", "--version"] {
-            let Ok(Command::Print(text)) = parse(&args(line)) else {
+            let Ok(Command::Print(text)) = parse(args(line)) else {
                 panic!("{line}")
             };
             assert!(!text.is_empty());
         }
-        let Ok(Command::Print(rate)) = parse(&args("rate --help")) else {
+        let Ok(Command::Print(rate)) = parse(args("rate --help")) else {
             panic!()
         };
         for flag in ["--mbit", "--packet-bytes", "--from-netns", "--timeout-ms"] {
