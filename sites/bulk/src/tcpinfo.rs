@@ -96,6 +96,7 @@ impl TcpInfo {
 pub fn read(fd: RawFd) -> std::io::Result<TcpInfo> {
     let mut buf = [0u8; off::WANTED];
     let mut len = buf.len() as libc::socklen_t;
+    // Neither rustix nor nix reads TCP_INFO.
     // SAFETY: buf outlives the call and len is its size.
     let rc = unsafe {
         libc::getsockopt(
