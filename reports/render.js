@@ -52,9 +52,21 @@ export function ordered(values, preferred = []) {
     .map(([v]) => v);
 }
 
-// A per-run table row's first cells (run, ok or its error) and last (the
-// whole record, filled in by the page's script from the embedded records).
-export const runCells = (r) =>
-  `<td class="num">${h(r.run)}</td><td>${r.ok ? 'ok' : `<span class="failed">${h(r.error ?? 'failed')}</span>`}</td>`;
-export const rawRecordCell = (line) =>
-  `<td><details class="raw" data-line="${line}"><summary>results.jsonl line ${line}</summary><pre class="raw"></pre></details></td>`;
+/**
+ * A group's runs as a table: per run its number, ok or its error, the
+ * kind's cells (`head` and `cells(record)`), and its whole record (filled
+ * in by the page's script from the embedded records). Row ids are
+ * `idPrefix`-run, what the failures link to. `recs`: [{line, record}].
+ */
+export function runsTable(recs, idPrefix, head, cells) {
+  if (!recs.length) return '<p class="note">No per-run records.</p>';
+  return `<div class="scroll"><table><thead><tr><th>run</th><th>ok</th>${head}<th>record</th></tr></thead><tbody>
+${recs
+  .map(
+    ({ line, record: r }) =>
+      `<tr id="${idPrefix}-${h(r.run)}"><td class="num">${h(r.run)}</td><td>${r.ok ? 'ok' : `<span class="failed">${h(r.error ?? 'failed')}</span>`}</td>` +
+      `${cells(r)}<td><details class="raw" data-line="${line}"><summary>results.jsonl line ${line}</summary><pre class="raw"></pre></details></td></tr>`,
+  )
+  .join('\n')}
+</tbody></table></div>`;
+}

@@ -3,7 +3,7 @@
 // time, and the runs. build() makes plain data (pure); the rest renders
 // it, escaping every string that comes from input.
 import { MARKS_S, markMetric } from '../results/goodput.js';
-import { h, medianList, ordered, runCells, rawRecordCell } from '../../reports/render.js';
+import { h, medianList, ordered, runsTable } from '../../reports/render.js';
 import { runFailures } from './generic.js';
 
 // The bulk medians the report tabulates, in order; a column shows only when
@@ -244,20 +244,14 @@ ${bulk.groups
       g,
     ) => `<details id="${g.anchor}"><summary><b>${h(bulkLabel(g.scenario))}</b> — ${h(g.runs)} run(s)${g.failed ? `, <span class="failed">${h(g.failed)} failed</span>` : ''}</summary>
 <p class="legend-note">Medians: ${medianList(g.metrics) || 'none'}</p>
-${
-  g.recs.length
-    ? `<div class="scroll"><table><thead><tr><th>run</th><th>ok</th><th>protocol seen</th>${BULK_RUN_COLUMNS.map((c) => `<th>${h(c.label)} <small class="unit">${h(c.unit)}</small></th>`).join('')}<th>record</th></tr></thead><tbody>
-${g.recs
-  .map(
-    ({ line, record: r }) =>
-      `<tr id="run-${g.anchor}-${h(r.run)}">${runCells(r)}<td>${h(typeof r.protocol_seen === 'string' ? r.protocol_seen : r.protocol_seen ? JSON.stringify(r.protocol_seen) : '–')}</td>` +
-      BULK_RUN_COLUMNS.map((c) => `<td class="num">${fmtIn(r.metrics?.[c.key], c)}</td>`).join('') +
-      `${rawRecordCell(line)}</tr>`,
-  )
-  .join('\n')}
-</tbody></table></div>`
-    : '<p class="note">No per-run records.</p>'
-}
+${runsTable(
+  g.recs,
+  `run-${g.anchor}`,
+  `<th>protocol seen</th>${BULK_RUN_COLUMNS.map((c) => `<th>${h(c.label)} <small class="unit">${h(c.unit)}</small></th>`).join('')}`,
+  (r) =>
+    `<td>${h(typeof r.protocol_seen === 'string' ? r.protocol_seen : r.protocol_seen ? JSON.stringify(r.protocol_seen) : '–')}</td>` +
+    BULK_RUN_COLUMNS.map((c) => `<td class="num">${fmtIn(r.metrics?.[c.key], c)}</td>`).join(''),
+)}
 </details>`,
   )
   .join('\n')}`;

@@ -7,7 +7,7 @@
 import { compareSamples, MIN_RUNS_FOR_COMPARISON } from '../core/stats.js';
 import { paperMedian } from '../../reports/paper.js';
 import { runFailures } from './generic.js';
-import { h, fmtMs, fmtRatio, fmtP, fmtDelta, ordered, runCells, rawRecordCell } from '../../reports/render.js';
+import { h, fmtMs, fmtRatio, fmtP, fmtDelta, ordered, runsTable } from '../../reports/render.js';
 
 // Comparisons the report shows: each -pep protocol against the same
 // protocol without PEP, and HTTP/3 against HTTP/1.1 (the paper's).
@@ -58,22 +58,16 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
         g.scenario.protocol === s.protocol,
     );
 
-  const sites = ordered(
-    gi.map((g) => g.scenario.site),
-    m.sites,
-  );
-  const profiles = ordered(
-    gi.map((g) => g.scenario.profile),
-    m.profiles,
-  );
-  const losses = ordered(
-    gi.map((g) => g.scenario.loss_pct),
-    m.losses,
-  );
-  const protocolsAll = ordered(
-    gi.map((g) => g.scenario.protocol),
-    m.protocols,
-  );
+  // a scenario field's values, in the matrix's order
+  const axis = (field, preferred) =>
+    ordered(
+      gi.map((g) => g.scenario[field]),
+      preferred,
+    );
+  const sites = axis('site', m.sites);
+  const profiles = axis('profile', m.profiles);
+  const losses = axis('loss_pct', m.losses);
+  const protocolsAll = axis('protocol', m.protocols);
 
   const matrix = sites.map((site) => {
     const protocols = protocolsAll.filter((p) => gi.some((g) => g.scenario.site === site && g.scenario.protocol === p));
@@ -332,27 +326,20 @@ ${part.groups
     (
       g,
     ) => `<details id="g${g.index}"><summary><b>${h(part.label(g.scenario))}</b> — ${g.runs} run(s)${g.failed ? `, <span class="failed">${g.failed} failed</span>` : ''}</summary>
-${
-  g.recs.length
-    ? `<div class="scroll"><table><thead><tr><th>run</th><th>ok</th>${part.keyMetrics.map((km) => `<th>${h(km.label)}</th>`).join('')}<th>resources</th><th>protocol seen</th><th>record</th></tr></thead><tbody>
-${g.recs
-  .map(
-    ({ line, record: r }) =>
-      `<tr id="run-g${g.index}-${h(r.run)}">${runCells(r)}` +
-      part.keyMetrics.map((km) => `<td class="num">${fmtMs(r.metrics?.[km.key])}</td>`).join('') +
-      `<td class="num">${h(r.metrics?.resource_count ?? '–')}</td><td>${h(
-        r.protocol_seen
-          ? `${r.protocol_seen.document ?? '?'}; ${Object.entries(r.protocol_seen.resources ?? {})
-              .map(([p, n]) => `${p} ×${n}`)
-              .join(', ')}`
-          : '–',
-      )}</td>` +
-      `${rawRecordCell(line)}</tr>`,
-  )
-  .join('\n')}
-</tbody></table></div>`
-    : '<p class="note">No per-run records.</p>'
-}
+${runsTable(
+  g.recs,
+  `run-g${g.index}`,
+  `${part.keyMetrics.map((km) => `<th>${h(km.label)}</th>`).join('')}<th>resources</th><th>protocol seen</th>`,
+  (r) =>
+    part.keyMetrics.map((km) => `<td class="num">${fmtMs(r.metrics?.[km.key])}</td>`).join('') +
+    `<td class="num">${h(r.metrics?.resource_count ?? '–')}</td><td>${h(
+      r.protocol_seen
+        ? `${r.protocol_seen.document ?? '?'}; ${Object.entries(r.protocol_seen.resources ?? {})
+            .map(([p, n]) => `${p} ×${n}`)
+            .join(', ')}`
+        : '–',
+    )}</td>`,
+)}
 </details>`,
   )
   .join('\n')}`;
