@@ -50,3 +50,27 @@ pub fn grow_buffer(sock: &impl AsFd, receive: bool, bytes: usize) -> io::Result<
     };
     Ok(r?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sleeps_until_the_deadline_on_the_same_clock() {
+        let t0 = now_ns();
+        sleep_until(t0 + 2_000_000);
+        assert!(now_ns() >= t0 + 2_000_000);
+        sleep_until(0); // long past: returns at once
+    }
+
+    #[test]
+    fn buffers_grow_past_the_plain_maximum_as_root() {
+        let s = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        grow_buffer(&s, true, 8 << 20).unwrap();
+        grow_buffer(&s, false, 8 << 20).unwrap();
+        let got = sockopt::socket_recv_buffer_size(&s).unwrap();
+        if rustix::process::geteuid().is_root() {
+            assert_eq!(got, 16 << 20, "SO_RCVBUFFORCE, doubled by the kernel");
+        }
+    }
+}

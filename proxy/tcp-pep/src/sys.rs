@@ -96,3 +96,34 @@ pub fn raise_nofile() -> io::Result<u64> {
     }
     Ok(cur.max(max))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixed_buffers_reach_the_socket() {
+        let s = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        set_buffers(&s, Some(65536), None).unwrap();
+        // the kernel doubles what it is given, for its bookkeeping
+        assert_eq!(sockopt::socket_send_buffer_size(&s).unwrap(), 2 * 65536);
+        set_buffers(&s, None, Some(8192)).unwrap();
+        assert_eq!(sockopt::socket_recv_buffer_size(&s).unwrap(), 2 * 8192);
+    }
+
+    #[test]
+    fn the_open_files_limit_ends_at_the_hard_one() {
+        let n = raise_nofile().unwrap();
+        let l = rustix::process::getrlimit(Resource::Nofile);
+        assert_eq!(l.current.unwrap_or(u64::MAX), n);
+        assert_eq!(l.current, l.maximum);
+    }
+
+    #[test]
+    fn a_pipe_is_non_blocking() {
+        let p = Pipe::new(1 << 16).unwrap();
+        let mut buf = [0u8; 4];
+        let e = rustix::io::read(&p.r, &mut buf).unwrap_err();
+        assert_eq!(e, rustix::io::Errno::AGAIN);
+    }
+}
