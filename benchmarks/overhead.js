@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { bench, readResults } from '../harness/pageload/bench.js';
+import { bench } from '../harness/pageload/bench.js';
+import { readResults } from '../harness/results/store.js';
 import { requireNetAdmin } from '../harness/core/sys.js';
 import { median, round } from '../harness/core/stats.js';
 

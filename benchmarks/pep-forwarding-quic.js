@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { run, binPath, spawnReady } from '../harness/core/sys.js';
+import { makeCertificate } from '../harness/core/certificates.js';
 import { median, round } from '../harness/core/stats.js';
 
 const { values: opts } = parseArgs({
@@ -82,7 +83,7 @@ async function main() {
   };
   try {
     for (const n of ['origin', 'gw', 'st']) {
-      await run(binPath('origin'), ['gen-cert', '--name', `${n}.test`, '--ip', HOST, '--out', path.join(dir, n)]);
+      await makeCertificate({ name: `${n}.test`, ip: HOST, dir: path.join(dir, n) });
     }
     const cert = (n, f) => path.join(dir, n, f);
     const [pServer, pGw, pSt] = [await freeUdpPort(), await freeUdpPort(), await freeUdpPort()];

@@ -13,9 +13,9 @@ import { parseArgs } from 'node:util';
 import { createTestbed, startProcess } from '../harness/testbed/testbed.js';
 import { loadProfile } from '../harness/testbed/profiles.js';
 import { run, binPath, requireNetAdmin } from '../harness/core/sys.js';
-import { ADDRESSES } from '../harness/testbed/addressing.js';
-import { SITE_HOST } from '../harness/pageload/runner.js';
-import { startQuicPepChain, QUIC_PORT } from '../harness/pep/quic-chain.js';
+import { ADDRESSES, SITE_HOST } from '../harness/testbed/addressing.js';
+import { originCertificate } from '../harness/servers/origin.js';
+import { startQuicPepChain, PEP_QUIC_PORT } from '../harness/pep/quic-chain.js';
 import { median, round } from '../harness/core/stats.js';
 
 const { values: opts } = parseArgs({
@@ -34,8 +34,7 @@ const SIZE = 10_000_000;
 async function once(mode, i) {
   const tb = await createTestbed({ profile: loadProfile(opts.profile, { lossPct: 0 }), seed: 1 + i });
   try {
-    const certDir = path.join(tb.dir, 'tls');
-    await run(binPath('origin'), ['gen-cert', '--name', SITE_HOST, '--ip', ADDRESSES.server, '--out', certDir]);
+    const tls = await originCertificate(tb);
     // satbulk takes the origin's place on 443/udp, so the chain needs nothing special
     await startProcess(
       tb.state,
@@ -50,11 +49,11 @@ async function once(mode, i) {
         '--addr',
         ADDRESSES.server,
         '--quic-port',
-        String(QUIC_PORT),
+        String(PEP_QUIC_PORT),
         '--cert',
-        path.join(certDir, 'cert.pem'),
+        tls.cert,
         '--key',
-        path.join(certDir, 'key.pem'),
+        tls.key,
       ],
       { logPath: path.join(tb.dir, 'satbulk.log'), what: 'satbulk serve' },
     );
@@ -62,12 +61,12 @@ async function once(mode, i) {
       mode === 'pep'
         ? await startQuicPepChain(tb, {
             siteHost: SITE_HOST,
-            originCertPath: path.join(certDir, 'cert.pem'),
+            originCertPath: tls.cert,
             alpn: ['satbulk'],
             h3: !opts.parallel,
           })
         : null;
-    const [addr, ca] = chain ? [chain.serverAddr, chain.ca] : [ADDRESSES.server, path.join(certDir, 'cert.pem')];
+    const [addr, ca] = chain ? [chain.serverAddr, chain.ca] : [ADDRESSES.server, tls.cert];
     const r = await run(
       'ip',
       [
@@ -78,7 +77,7 @@ async function once(mode, i) {
         'get',
         'quic',
         '--addr',
-        `${addr}:${QUIC_PORT}`,
+        `${addr}:${PEP_QUIC_PORT}`,
         '--name',
         SITE_HOST,
         '--ca',

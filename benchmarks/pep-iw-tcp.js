@@ -14,7 +14,7 @@ import { createTestbed, startProcess } from '../harness/testbed/testbed.js';
 import { loadProfile } from '../harness/testbed/profiles.js';
 import { run, binPath, requireNetAdmin } from '../harness/core/sys.js';
 import { ADDRESSES } from '../harness/testbed/addressing.js';
-import { SITE_HOST } from '../harness/pageload/runner.js';
+import { originCertificate } from '../harness/servers/origin.js';
 import { startTcpPepChain } from '../harness/pep/tcp-chain.js';
 import { median, round } from '../harness/core/stats.js';
 
@@ -34,8 +34,7 @@ const SIZE = 10_000_000;
 async function once(mode, i, root) {
   const tb = await createTestbed({ profile: loadProfile(opts.profile, { lossPct: 0 }), seed: 1 + i });
   try {
-    const certDir = path.join(tb.dir, 'tls');
-    await run(binPath('origin'), ['gen-cert', '--name', SITE_HOST, '--ip', ADDRESSES.server, '--out', certDir]);
+    const tls = await originCertificate(tb);
     await startProcess(
       tb.state,
       'origin',
@@ -51,9 +50,9 @@ async function once(mode, i, root) {
         '--addr',
         ADDRESSES.server,
         '--cert',
-        path.join(certDir, 'cert.pem'),
+        tls.cert,
         '--key',
-        path.join(certDir, 'key.pem'),
+        tls.key,
       ],
       { logPath: path.join(tb.dir, 'origin.log'), what: 'the origin server' },
     );

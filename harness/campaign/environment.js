@@ -1,16 +1,16 @@
 // What a result depends on besides the scenario: software versions, the
-// machine, Chromium's flags, the link profiles. bench records it in
+// machine, Chromium's flags, the link profiles. bench and bulk record it in
 // summary.json's meta.environment; the report shows it. Gathering only:
 // every probe that fails gives null rather than an error.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT, run } from '../core/sys.js';
-import { chromePath } from '../cli/doctor.js';
-import { chromiumArgs, baseProtocol, PROTOCOLS } from '../pageload/runner.js';
-import { pepKind } from '../pep/chain.js';
+import { PROTOCOLS, baseProtocol, pepKind } from '../core/protocols.js';
+import { chromePath, chromiumArgs } from '../browser/chromium.js';
 import { PEP_ADDRESSES } from '../pep/quic-chain.js';
-import { loadProfile, configuredSummary } from '../testbed/profiles.js';
+import { configuredSummary } from '../testbed/profiles.js';
+import { profileCache } from './scenario.js';
 
 export const LIBRARIES = ['puppeteer-core', 'chart.js', 'lighthouse', 'yaml'];
 
@@ -61,11 +61,11 @@ async function git() {
   return { commit: head.stdout.trim(), dirty: status.ok ? status.stdout.trim() !== '' : null };
 }
 
-function profiles(names) {
+function profileSummaries(names, profiles) {
   const out = {};
   for (const name of names) {
     try {
-      const p = loadProfile(name);
+      const p = profiles(name);
       out[name] = { description: p.description?.trim() ?? '', configured: configuredSummary(p), links: p.links };
     } catch {
       out[name] = null;
@@ -74,7 +74,9 @@ function profiles(names) {
   return out;
 }
 
-export async function gatherEnvironment(matrix) {
+// `profiles`: the command's profile reader (campaign/scenario.js), so that
+// no profile file is read again.
+export async function gatherEnvironment(matrix, { profiles = profileCache() } = {}) {
   const chrome = chromePath();
   const ver = fs.existsSync(chrome)
     ? await run(chrome, ['--version', '--no-sandbox'], { allowFail: true, timeoutMs: 20000 })
@@ -93,6 +95,6 @@ export async function gatherEnvironment(matrix) {
     os: osName(),
     cpu: { model: cpus[0]?.model ?? null, cores: cpus.length, memory_gib: Math.round(os.totalmem() / 2 ** 30) },
     chromium_flags: chromiumFlags(matrix.protocols),
-    profiles: profiles(matrix.profiles),
+    profiles: profileSummaries(matrix.profiles, profiles),
   };
 }

@@ -4,13 +4,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { run, hasNetAdmin, ROOT } from '../core/sys.js';
 import { kernelHasNetem, hasTun } from '../testbed/link-backends.js';
+import { chromePath } from '../browser/chromium.js';
+import { parse, print, note } from './args.js';
+
+export const HELP = `Usage: satbench doctor [--json]
+  Check root or CAP_NET_ADMIN, ip netns, /dev/net/tun, tc, nftables, iperf3, ethtool,
+  Chromium and its version, the Rust binaries, TCP congestion controls and kernel netem.
+  Exit 0 when everything required is there, 1 otherwise.`;
 
 const MIN_NODE = [22, 19];
 export const RUST_BINARIES = ['linkem', 'satprobe'];
-
-export function chromePath() {
-  return process.env.CHROME_PATH || '/usr/bin/chromium';
-}
 
 async function version(cmd, args, pattern = /(\d+\.\d+(?:\.\d+)*)/) {
   const r = await run(cmd, args, { allowFail: true, timeoutMs: 20000 });
@@ -117,4 +120,13 @@ export function formatChecks(list) {
       return `${mark}  ${c.name.padEnd(w)}  ${c.detail}${c.fix ? `\n      ${' '.repeat(w)}  → ${c.fix}` : ''}`;
     })
     .join('\n');
+}
+
+export async function doctorCommand(argv) {
+  const { values: v } = parse(argv, {});
+  if (v.help) return note(HELP);
+  const list = await checks();
+  if (v.json) print(list);
+  else process.stdout.write(formatChecks(list) + '\n');
+  process.exitCode = list.every((c) => c.ok || !c.required) ? 0 : 1;
 }

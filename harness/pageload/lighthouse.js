@@ -6,9 +6,8 @@
 // satellite link is the throttle.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { launchChromium, closeChromium, siteUrl } from './runner.js';
+import { siteUrl, withChromium } from '../browser/chromium.js';
 import { LIGHTHOUSE_DIR } from '../results/store.js';
 
 // The audits the report shows (ms, except CLS).
@@ -93,16 +92,15 @@ export async function auditPage(page, url, { dir, name, timeoutMs }) {
  * `error`. Paths in the entry are relative to `outDir`.
  */
 export async function runLighthouse({ clientNs, protocol, spki, serverAddr, timeoutMs = 120000, outDir, scenario }) {
-  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-lighthouse-'));
   const started = Date.now();
-  let browser;
-  // Lighthouse waits for load, then for quiet network and CPU: allow it more than one load.
-  const killer = setTimeout(() => browser?.process()?.kill('SIGKILL'), 3 * timeoutMs);
   try {
-    browser = await launchChromium({ clientNs, protocol, spki, serverAddr, userDataDir, timeoutMs: 3 * timeoutMs });
-    const page = await browser.newPage();
-    const name = reportSlug(scenario);
-    const r = await auditPage(page, siteUrl(protocol), { dir: path.join(outDir, LIGHTHOUSE_DIR), name, timeoutMs });
+    // Lighthouse waits for load, then for quiet network and CPU: allow it more than one load.
+    const browserTimeout = { timeoutMs: 3 * timeoutMs, killAfterMs: 3 * timeoutMs };
+    const r = await withChromium({ clientNs, protocol, spki, serverAddr, ...browserTimeout }, async (browser) => {
+      const page = await browser.newPage();
+      const dir = path.join(outDir, LIGHTHOUSE_DIR);
+      return auditPage(page, siteUrl(protocol), { dir, name: reportSlug(scenario), timeoutMs });
+    });
     return {
       ...r,
       json: `${LIGHTHOUSE_DIR}/${r.json}`,
@@ -112,8 +110,5 @@ export async function runLighthouse({ clientNs, protocol, spki, serverAddr, time
     };
   } catch (e) {
     return { error: `lighthouse: ${e.message.split('\n')[0]}`, wall_ms: Date.now() - started };
-  } finally {
-    clearTimeout(killer);
-    await closeChromium(browser, userDataDir);
   }
 }

@@ -1,5 +1,5 @@
 // Named benchmark matrices (`satbench bench --preset NAME`).
-export const PRESETS = {
+export const BENCH_PRESETS = {
   quick: {
     description: 'kepler over leo and geo, no loss, h1, h1-pep, h3 and h3-pep, 5 runs each (npm run bench)',
     profiles: ['leo', 'geo'],

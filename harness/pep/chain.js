@@ -1,44 +1,42 @@
-// Which PEP chain a `-pep` protocol runs through, and the judgement of
-// whether a run really went through it. The chains themselves live in
-// tcp-pep.js (split TCP: h1-pep, h1s-pep, h2-pep) and quic-pep.js (h3-pep).
-import { baseProtocol } from '../pageload/runner.js';
-
-export const isPep = (protocol) => protocol.endsWith('-pep');
-export const pepKind = (protocol) => (!isPep(protocol) ? null : baseProtocol(protocol) === 'h3' ? 'quic' : 'tcp');
+// One way to start a PEP chain, for page loads (h1-pep … h3-pep) and bulk
+// downloads (tcp-pep, quic-pep) alike, and the judgement of whether a run
+// really went through it. The chains themselves live in tcp-chain.js
+// (split TCP) and quic-chain.js (QUIC).
+import { isPep } from '../core/protocols.js';
+import { startTcpPepChain } from './tcp-chain.js';
+import { startQuicPepChain } from './quic-chain.js';
+import { tcpPepSide, quicPepSide } from './options.js';
 
 /**
- * Starts the chain `protocol` needs in testbed `tb`; null without a PEP.
- * Returns {kind, settings, serverAddr?, stats()}: serverAddr is where
- * Chromium must send the site's name (Proxy-ST for QUIC; the TCP PEP is
- * transparent and leaves it alone). `pep.qlogDir`: the QUIC PEPs write a
- * qlog per connection there.
+ * Starts the chain of `kind` ('tcp', 'quic'; null: none, returns null) in
+ * testbed `tb`. `pep`: {preset, sat, ground} as the command line gives
+ * them (pep/options.js); `qlogDir`: the QUIC PEPs write a qlog per
+ * connection there. `via`: where the chain relays to when it is not the
+ * origin's HTTPS: for QUIC {next, alpn, h3} (see startQuicPepChain), for
+ * TCP {ports} to intercept.
+ * Returns {kind, settings, stats(), …}: for QUIC also serverAddr, port, ca
+ * and spki, where the client must connect and what it must trust (the TCP
+ * PEP is transparent).
  */
-export async function startPepChain(tb, protocol, pep = {}) {
-  const kind = pepKind(protocol);
+export async function startPepChain(tb, kind, { pep = {}, qlogDir = null, via = {} } = {}) {
   const { preset = null, sat = {}, ground = {} } = pep;
   if (kind === 'tcp') {
-    const { startTcpPepChain } = await import('./tcp-chain.js');
-    const { tcpPepSide } = await import('../bulk/bulk.js');
-    return {
-      kind,
-      ...(await startTcpPepChain(tb, {
-        preset: preset ?? 'paper',
-        ...(Object.keys(sat).length ? { sat: tcpPepSide(sat, '--pep-sat') } : {}),
-        ...(Object.keys(ground).length ? { ground: tcpPepSide(ground, '--pep-ground') } : {}),
-      })),
-    };
+    const chain = await startTcpPepChain(tb, {
+      preset: preset ?? 'paper',
+      sat: tcpPepSide(sat, '--pep-sat'),
+      ground: tcpPepSide(ground, '--pep-ground'),
+      ...(via.ports ? { ports: via.ports } : {}),
+    });
+    return { kind, ...chain };
   }
   if (kind === 'quic') {
-    const { startQuicPepChain } = await import('./quic-chain.js');
-    const { quicPepSide } = await import('../bulk/bulk.js');
-    return {
-      kind,
-      ...(await startQuicPepChain(tb, {
-        sat: quicPepSide(sat, '--pep-sat'),
-        ground: quicPepSide(ground, '--pep-ground'),
-        qlogDir: pep.qlogDir ?? null,
-      })),
-    };
+    const chain = await startQuicPepChain(tb, {
+      sat: quicPepSide(sat, '--pep-sat'),
+      ground: quicPepSide(ground, '--pep-ground'),
+      qlogDir,
+      ...via,
+    });
+    return { kind, ...chain };
   }
   return null;
 }

@@ -10,74 +10,29 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
-import { run, binPath } from '../core/sys.js';
+import { binPath } from '../core/sys.js';
+import { makeCertificate } from '../core/certificates.js';
+import { QUIC_KEYS, quicSideText } from '../core/quic-options.js';
 import { alive, requestStats, startProcess } from '../testbed/testbed.js';
-import { ADDRESSES, LINK_PLAN } from '../testbed/addressing.js';
-import { SITE_HOST } from '../pageload/runner.js';
+import { ADDRESSES, LINK_PLAN, SITE_HOST } from '../testbed/addressing.js';
 
 const lan = LINK_PLAN.find((l) => l.name === 'lan');
 const sat = LINK_PLAN.find((l) => l.name === 'sat');
 
-export const QUIC_PORT = 443;
+// Both proxies and the origin listen on the HTTPS port (satbulk has its own).
+export const PEP_QUIC_PORT = 443;
 // Proxy-ST on st's client-facing address, Proxy-GW on gw's satellite address.
 export const PEP_ADDRESSES = { st: lan.bAddr, gw: sat.bAddr };
 export const GW_NAME = 'pep-gw.satbench.test';
 
 // The paper's PEP setting (Kosek et al.): satellite hop NewReno with an
 // initial window of 100; client and server hops unchanged (Cubic, 10).
+// Hop settings are the QUIC options by their keys (transport/quic-options.json).
 export const DEFAULT_HOPS = {
   client: {},
-  satellite: { cc: 'newreno', initialWindow: 100 },
+  satellite: { cc: 'newreno', 'initial-window': 100 },
   server: {},
 };
-
-// Hop option → quic-pep's KEY (QuicOptions::set in sites/origin). Both the
-// camelCase names and the KEYs themselves (as --pep-sat parses them) work.
-const CAMEL = {
-  cc: 'cc',
-  initialWindow: 'initial-window',
-  initialMtu: 'initial-mtu',
-  ackFrequency: 'ack-frequency',
-  ackElicitingThreshold: 'ack-eliciting-threshold',
-  maxAckDelayMs: 'max-ack-delay-ms',
-  bdpBytes: 'bdp-bytes',
-  idleTimeoutMs: 'idle-timeout-ms',
-};
-const KEYS = { ...CAMEL, ...Object.fromEntries(Object.values(CAMEL).map((k) => [k, k])) };
-const CCS = ['cubic', 'newreno', 'bbr'];
-
-/**
- * Pure: one hop's settings → the value of --accept-side / --connect-side,
- * e.g. {cc: 'newreno', initialWindow: 100} → 'cc=newreno,initial-window=100'
- * (or {'initial-window': '100'}, numbers as strings). Empty string when
- * nothing is set (the proxy's defaults: Cubic, 10).
- */
-export function sideFlag(hop = {}, what = 'hop') {
-  const parts = new Map();
-  for (const [k, v] of Object.entries(hop)) {
-    const key = KEYS[k];
-    if (!key)
-      throw new UsageError(
-        `QUIC PEP ${what}: unknown option ${JSON.stringify(k)}; expected ${Object.keys(CAMEL).join(', ')}`,
-      );
-    if (v === undefined || v === null) continue;
-    if (key === 'ack-frequency') {
-      if (v !== true && v !== false && v !== 'true' && v !== 'false')
-        throw new UsageError(`QUIC PEP ${what}: ackFrequency: expected true or false, got ${JSON.stringify(v)}`);
-      if (v === true || v === 'true') parts.set(key, key);
-    } else if (key === 'cc') {
-      if (!CCS.includes(v))
-        throw new UsageError(`QUIC PEP ${what}: cc: expected ${CCS.join(', ')}, got ${JSON.stringify(v)}`);
-      parts.set(key, `cc=${v}`);
-    } else {
-      const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
-      if (!Number.isSafeInteger(n) || n < 0)
-        throw new UsageError(`QUIC PEP ${what}: ${k}: expected a whole number, got ${JSON.stringify(v)}`);
-      parts.set(key, `${key}=${n}`); // a later spelling of the same key wins
-    }
-  }
-  return [...parts.values()].join(',');
-}
 
 // The largest rate and delay a link direction ever has (schedules too),
 // and its queue in bytes (packets counted at 1500 bytes).
@@ -121,25 +76,18 @@ export function resolveHops(hops = {}, profile = null, { sat = {}, ground = {} }
   if (profile) {
     const satBdp = linkBdpBytes(profile, 'satellite');
     const netBdp = linkBdpBytes(profile, 'internet');
-    if (satBdp) fromProfile.satellite.bdpBytes = satBdp;
-    if (netBdp) fromProfile.server.bdpBytes = netBdp;
+    if (satBdp) fromProfile.satellite['bdp-bytes'] = satBdp;
+    if (netBdp) fromProfile.server['bdp-bytes'] = netBdp;
   }
   const extra = { client: ground, satellite: sat, server: ground };
   const out = {};
   for (const h of Object.keys(DEFAULT_HOPS)) {
-    // one spelling per key, so that a later setting replaces an earlier one
-    const merged = {};
-    for (const layer of [DEFAULT_HOPS[h], fromProfile[h], hops[h] ?? {}, extra[h]]) {
-      for (const [k, v] of Object.entries(layer)) {
-        if (!KEYS[k])
-          throw new UsageError(
-            `QUIC PEP ${h} hop: unknown option ${JSON.stringify(k)}; expected ${Object.keys(CAMEL).join(', ')}`,
-          );
-        const camel = Object.keys(CAMEL).find((c) => CAMEL[c] === KEYS[k]);
-        merged[camel] = v;
-      }
-    }
-    out[h] = merged;
+    out[h] = Object.assign({}, DEFAULT_HOPS[h], fromProfile[h], hops[h] ?? {}, extra[h]);
+    for (const k of Object.keys(out[h]))
+      if (!QUIC_KEYS.includes(k))
+        throw new UsageError(
+          `QUIC PEP ${h} hop: unknown option ${JSON.stringify(k)}; expected ${QUIC_KEYS.join(', ')}`,
+        );
   }
   return out;
 }
@@ -166,7 +114,7 @@ export function chainArgs({
       '--label',
       role,
       '--listen',
-      `${PEP_ADDRESSES[role]}:${QUIC_PORT}`,
+      `${PEP_ADDRESSES[role]}:${PEP_QUIC_PORT}`,
       '--cert',
       f.cert,
       '--key',
@@ -179,14 +127,14 @@ export function chainArgs({
       alpn.join(','),
     ];
     if (h3) a.push('--h3');
-    const accept = sideFlag(h[acceptHop], `${acceptHop} hop`);
-    const connect = sideFlag(h[connectHop], `${connectHop} hop`);
+    const accept = quicSideText(h[acceptHop], `QUIC PEP ${acceptHop} hop`);
+    const connect = quicSideText(h[connectHop], `QUIC PEP ${connectHop} hop`);
     if (accept) a.push('--accept-side', accept);
     if (connect) a.push('--connect-side', connect);
     if (qlogDir) a.push('--qlog-dir', qlogDir);
     return a;
   };
-  const gwNext = { addr: ADDRESSES.server, port: QUIC_PORT, name: siteHost, ca: originCertPath, ...next };
+  const gwNext = { addr: ADDRESSES.server, port: PEP_QUIC_PORT, name: siteHost, ca: originCertPath, ...next };
   return {
     gw: [
       ...common('gw', 'satellite', 'server'),
@@ -200,7 +148,7 @@ export function chainArgs({
     st: [
       ...common('st', 'client', 'satellite'),
       '--next-hop',
-      `${PEP_ADDRESSES.gw}:${QUIC_PORT}`,
+      `${PEP_ADDRESSES.gw}:${PEP_QUIC_PORT}`,
       '--next-hop-name',
       GW_NAME,
       '--next-hop-ca',
@@ -219,9 +167,9 @@ export function chainArgs({
  * port, name, ca} names another one (satbulk on its own port). `alpn` is
  * what the chain offers (h3; satbulk for bulk downloads); `h3` picks the
  * handshake mode (next hop first, default) over the parallel one. Each
- * hop's transport is `hops` {client, satellite, server} (see sideFlag)
+ * hop's transport is `hops` {client, satellite, server} (QUIC options)
  * over DEFAULT_HOPS and the windows sized from `profile`; `sat` and
- * `ground` (QuicOptions names, as --pep-sat and --pep-ground give them)
+ * `ground` (as --pep-sat and --pep-ground give them)
  * go on top.
  *
  * Returns { serverAddr (= addr), port, ca, spki, settings, logs, qlogDir,
@@ -247,18 +195,17 @@ export async function startQuicPepChain(
   } = {},
 ) {
   fs.mkdirSync(dir, { recursive: true });
-  const origin = binPath('origin');
   const bin = binPath('quic-pep');
   const files = {};
   for (const [role, name] of [
     ['st', siteHost],
     ['gw', GW_NAME],
   ]) {
-    const certDir = path.join(dir, `${role}-tls`);
-    await run(origin, ['gen-cert', '--name', name, '--ip', PEP_ADDRESSES[role], '--out', certDir]);
+    const tls = await makeCertificate({ name, ip: PEP_ADDRESSES[role], dir: path.join(dir, `${role}-tls`) });
     files[role] = {
-      cert: path.join(certDir, 'cert.pem'),
-      key: path.join(certDir, 'key.pem'),
+      cert: tls.cert,
+      key: tls.key,
+      spki: tls.spki,
       log: path.join(dir, `quic-pep-${role}.log`),
       stats: path.join(dir, `quic-pep-${role}.stats.json`),
     };
@@ -273,7 +220,6 @@ export async function startQuicPepChain(
       what: `the QUIC PEP in ${role}`,
     });
   }
-  const spki = fs.readFileSync(path.join(dir, 'st-tls', 'spki.txt'), 'utf8').trim();
   const readFile = (f) => {
     try {
       return JSON.parse(fs.readFileSync(f, 'utf8'));
@@ -284,9 +230,9 @@ export async function startQuicPepChain(
   return {
     serverAddr: PEP_ADDRESSES.st,
     addr: PEP_ADDRESSES.st,
-    port: QUIC_PORT,
+    port: PEP_QUIC_PORT,
     ca: files.st.cert,
-    spki,
+    spki: files.st.spki,
     settings: { hops: resolved, h3, alpn },
     qlogDir,
     logs: { st: files.st.log, gw: files.gw.log },

@@ -34,34 +34,34 @@ const BIG_MEM = { tcp_wmem: [4096, 16384, 32 * MB], tcp_rmem: [4096, 131072, 32 
  *   B = A with IW 100; C = all 33 MB (32 MiB), IW 10; D = C with IW 100.
  *   The table names no congestion control: Linux's default, Cubic.
  */
-export const PRESETS = {
+export const TCP_PEP_PRESETS = {
   paper: {
     description: 'Kosek et al. 2022: satellite hop NewReno, IW 100; ground hops Cubic, IW 10',
-    sat: { cc: 'reno', iw: 100 },
+    sat: { cc: 'reno', 'initial-window': 100 },
     ground: { cc: 'cubic' },
     mem: null,
   },
   A: {
     description: 'Kuhn et al. 2020 PEP A: wmem 4 MB, rmem 6 MB, core 0.2 MB, IW 10',
-    sat: { cc: 'cubic', iw: 10 },
+    sat: { cc: 'cubic', 'initial-window': 10 },
     ground: { cc: 'cubic' },
     mem: LINUX_DEFAULT_MEM,
   },
   B: {
     description: 'Kuhn et al. 2020 PEP B: wmem 4 MB, rmem 6 MB, core 0.2 MB, IW 100',
-    sat: { cc: 'cubic', iw: 100 },
+    sat: { cc: 'cubic', 'initial-window': 100 },
     ground: { cc: 'cubic' },
     mem: LINUX_DEFAULT_MEM,
   },
   C: {
     description: 'Kuhn et al. 2020 PEP C: all buffers 33 MB, IW 10',
-    sat: { cc: 'cubic', iw: 10 },
+    sat: { cc: 'cubic', 'initial-window': 10 },
     ground: { cc: 'cubic' },
     mem: BIG_MEM,
   },
   D: {
     description: 'Kuhn et al. 2020 PEP D: all buffers 33 MB, IW 100',
-    sat: { cc: 'cubic', iw: 100 },
+    sat: { cc: 'cubic', 'initial-window': 100 },
     ground: { cc: 'cubic' },
     mem: BIG_MEM,
   },
@@ -72,14 +72,14 @@ const MSS = 1448;
 
 /**
  * Pure: a preset plus overrides → the chain's settings.
- * overrides: { sat: {cc, iw, sndbuf, rcvbuf}, ground: {cc, sndbuf, rcvbuf},
+ * overrides: { sat: {cc, initial-window, sndbuf, rcvbuf}, ground: {cc, sndbuf, rcvbuf},
  *   ports: [80, 443] | 'all', idleTimeoutMs, maxConns, pipeBytes, splice }
  */
 export function pepSettings(preset = 'paper', overrides = {}) {
-  const p = PRESETS[preset];
+  const p = TCP_PEP_PRESETS[preset];
   if (!p)
     throw new UsageError(
-      `TCP PEP preset ${JSON.stringify(preset)}: expected one of ${Object.keys(PRESETS).join(', ')}`,
+      `TCP PEP preset ${JSON.stringify(preset)}: expected one of ${Object.keys(TCP_PEP_PRESETS).join(', ')}`,
     );
   const side = (base, over = {}) => {
     const s = { ...base, ...over };
@@ -98,9 +98,10 @@ export function pepSettings(preset = 'paper', overrides = {}) {
     pipe_bytes: overrides.pipeBytes ?? 262144,
     splice: overrides.splice ?? true,
   };
-  if (!Number.isInteger(s.sat.iw) || s.sat.iw < 1 || s.sat.iw > 1000) {
+  const initialWindow = s.sat['initial-window'];
+  if (!Number.isInteger(initialWindow) || initialWindow < 1 || initialWindow > 1000) {
     throw new UsageError(
-      `TCP PEP initial window: expected a whole number of packets between 1 and 1000, got ${JSON.stringify(s.sat.iw)}`,
+      `TCP PEP initial window: expected a whole number of packets between 1 and 1000, got ${JSON.stringify(initialWindow)}`,
     );
   }
   for (const [k, v] of [
@@ -125,8 +126,8 @@ export function pepSettings(preset = 'paper', overrides = {}) {
 // The receiver's first advertised window is what its initial receive
 // buffer allows (about half of tcp_rmem's default with Linux's scaling)
 // and at most initrwnd segments: an IW of 100 needs room for 100 segments.
-export function rmemDefaultFor(iw, current = 131072) {
-  return Math.max(current, 2 ** Math.ceil(Math.log2(iw * MSS * 2.5)));
+export function rmemDefaultFor(initialWindow, current = 131072) {
+  return Math.max(current, 2 ** Math.ceil(Math.log2(initialWindow * MSS * 2.5)));
 }
 
 const satLink = LINK_PLAN.find((l) => l.name === 'sat');
@@ -143,7 +144,9 @@ export function nodePlan(role, s, { statsPath } = {}) {
   if (role !== 'st' && role !== 'gw') throw new Error(`nodePlan: role must be st or gw, got ${role}`);
   const [accept, connect] = role === 'st' ? [s.ground, s.sat] : [s.sat, s.ground];
   const iface = role === 'st' ? lanLink.dev : satLink.dev;
-  const win = ['initcwnd', String(s.sat.iw), 'initrwnd', String(s.sat.iw)];
+  // The satellite hop's initial window: the route's congestion and receive windows.
+  const initialWindow = s.sat['initial-window'];
+  const win = ['initcwnd', String(initialWindow), 'initrwnd', String(initialWindow)];
   const satRoute =
     role === 'st'
       ? (() => {
@@ -155,9 +158,9 @@ export function nodePlan(role, s, { statsPath } = {}) {
   const sysctls = {};
   const rmem = s.mem?.tcp_rmem ?? null;
   if (s.mem) sysctls['net.ipv4.tcp_wmem'] = s.mem.tcp_wmem.join(' ');
-  if (rmem || s.sat.iw > 10) {
+  if (rmem || initialWindow > 10) {
     const r = rmem ? [...rmem] : [4096, 131072, null];
-    r[1] = rmemDefaultFor(s.sat.iw, r[1]);
+    r[1] = rmemDefaultFor(initialWindow, r[1]);
     // Without a preset's maximum, keep the namespace's (written as read).
     sysctls['net.ipv4.tcp_rmem'] = r;
   }

@@ -6,10 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { binPath, run, ROOT } from '../core/sys.js';
-import { ADDRESSES } from '../testbed/addressing.js';
+import { makeCertificate } from '../core/certificates.js';
+import { baseProtocol } from '../core/protocols.js';
+import { ADDRESSES, SITE_HOST } from '../testbed/addressing.js';
 import { startProcess } from '../testbed/testbed.js';
-import { SITE_HOST, baseProtocol } from '../pageload/runner.js';
-import { pathBdpBytes } from '../testbed/profiles.js';
 
 export const ORIGINS = ['rust', 'h2o'];
 
@@ -85,16 +85,19 @@ export async function checkOrigin(origin, protocols) {
   }
 }
 
+// The certificate of the testbed's server (our origin, H2O, satbulk): the
+// site's name on the server's address, in tb.dir/tls (where the QUIC PEP
+// looks for it to trust the origin).
+export const originCertificate = (tb) =>
+  makeCertificate({ name: SITE_HOST, ip: ADDRESSES.server, dir: path.join(tb.dir, 'tls') });
+
 /**
  * Makes the testbed's certificate and starts `origin` serving `siteDir`
  * in the server namespace. `quicArgs` are extra `origin serve` flags (our
  * origin's QUIC transport). Returns {spki} for Chromium's pin.
  */
 export async function startOrigin(tb, { origin = 'rust', siteDir, quicArgs = [] }) {
-  const certDir = path.join(tb.dir, 'tls');
-  await run(binPath('origin'), ['gen-cert', '--name', SITE_HOST, '--ip', ADDRESSES.server, '--out', certDir]);
-  const spki = fs.readFileSync(path.join(certDir, 'spki.txt'), 'utf8').trim();
-  const tls = { cert: path.join(certDir, 'cert.pem'), key: path.join(certDir, 'key.pem') };
+  const tls = await originCertificate(tb);
   const logPath = path.join(tb.dir, 'origin.log');
   const accessLog = path.join(tb.dir, 'origin.requests.log');
   if (origin === 'h2o') {
@@ -102,7 +105,14 @@ export async function startOrigin(tb, { origin = 'rust', siteDir, quicArgs = [] 
     const conf = path.join(tb.dir, 'h2o.conf');
     fs.writeFileSync(
       conf,
-      h2oConfig({ root: siteDir, addr: ADDRESSES.server, ...tls, accessLog, h3: await h2oSupportsH3(bin) }),
+      h2oConfig({
+        root: siteDir,
+        addr: ADDRESSES.server,
+        cert: tls.cert,
+        key: tls.key,
+        accessLog,
+        h3: await h2oSupportsH3(bin),
+      }),
     );
     await startProcess(tb.state, 'origin', ['ip', 'netns', 'exec', tb.ns.server, ...h2oEnv(bin), bin, '-c', conf], {
       logPath,
@@ -135,50 +145,5 @@ export async function startOrigin(tb, { origin = 'rust', siteDir, quicArgs = [] 
       { logPath, what: 'the origin server' },
     );
   }
-  return { spki };
-}
-
-// The transport options `origin serve` (and the other QUIC tools of the
-// workspace) take, by the names of sites/origin's QuicOptions::set.
-export const QUIC_KEYS = [
-  'cc',
-  'initial-window',
-  'initial-mtu',
-  'ack-frequency',
-  'ack-eliciting-threshold',
-  'max-ack-delay-ms',
-  'bdp-bytes',
-  'idle-timeout-ms',
-];
-
-/** Pure: "cc=bbr,initial-window=32" → {cc: 'bbr', 'initial-window': '32'}. */
-export function parseQuicOptions(text, flag) {
-  const out = {};
-  for (const item of text
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean)) {
-    const [key, ...rest] = item.split('=');
-    if (!QUIC_KEYS.includes(key))
-      throw new UsageError(`${flag}: unknown QUIC option ${JSON.stringify(key)}; expected ${QUIC_KEYS.join(', ')}`);
-    out[key] = rest.length ? rest.join('=') : true;
-    if (key === 'cc' && !['cubic', 'newreno', 'bbr'].includes(out.cc))
-      throw new UsageError(`${flag}: cc must be cubic, newreno or bbr, got ${JSON.stringify(out.cc)}`);
-    if (!['cc', 'ack-frequency'].includes(key) && !/^\d+$/.test(String(out[key]))) {
-      throw new UsageError(`${flag}: ${key} expects a whole number, got ${JSON.stringify(out[key])}`);
-    }
-  }
-  return out;
-}
-
-/**
- * Pure: `origin serve` flags for a scenario: its flow-control windows sized
- * to the path's BDP, then the user's QUIC options (which win).
- */
-export function originQuicArgs(profile, quic = {}) {
-  const opts = { ...(pathBdpBytes(profile) ? { 'bdp-bytes': String(pathBdpBytes(profile)) } : {}), ...quic };
-  return Object.entries(opts).flatMap(([k, v]) => {
-    const flag = ['bdp-bytes', 'idle-timeout-ms'].includes(k) ? `--${k}` : `--quic-${k}`;
-    return v === true ? [flag] : [flag, String(v)];
-  });
+  return { spki: tls.spki };
 }

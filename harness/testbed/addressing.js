@@ -46,6 +46,11 @@ export const LINK_PLAN = [
 
 export const ADDRESSES = { client: '198.18.1.2', server: '198.18.3.2', st: '198.18.2.1', gw: '198.18.2.2' };
 
+// The name the browser and the download clients ask for; every origin's
+// certificate carries it, and the client resolves it to the server (or to
+// the QUIC PEP in st).
+export const SITE_HOST = 'satbench.test';
+
 // Routes beyond the connected ones; `default` routes carry the TCP
 // initial windows of the end hosts.
 export const ROUTES = {

@@ -9,8 +9,9 @@ import { writeProfile, isRoot } from './helpers.js';
 import { createTestbed, listNamespaces, startProcess } from '../../harness/testbed/testbed.js';
 import { loadProfile } from '../../harness/testbed/profiles.js';
 import { binPath, run } from '../../harness/core/sys.js';
-import { ADDRESSES } from '../../harness/testbed/addressing.js';
-import { loadPage, SITE_HOST } from '../../harness/pageload/runner.js';
+import { ADDRESSES, SITE_HOST } from '../../harness/testbed/addressing.js';
+import { loadPage } from '../../harness/pageload/load.js';
+import { originCertificate } from '../../harness/servers/origin.js';
 import { startQuicPepChain, PEP_ADDRESSES } from '../../harness/pep/quic-chain.js';
 
 const SHORT = {
@@ -35,8 +36,7 @@ function tinySite() {
 }
 
 async function startOrigin(tb, site) {
-  const certDir = path.join(tb.dir, 'tls');
-  await run(binPath('origin'), ['gen-cert', '--name', SITE_HOST, '--ip', ADDRESSES.server, '--out', certDir]);
+  const tls = await originCertificate(tb);
   await startProcess(
     tb.state,
     'origin',
@@ -52,15 +52,15 @@ async function startOrigin(tb, site) {
       '--addr',
       ADDRESSES.server,
       '--cert',
-      path.join(certDir, 'cert.pem'),
+      tls.cert,
       '--key',
-      path.join(certDir, 'key.pem'),
+      tls.key,
       '--log',
       path.join(tb.dir, 'origin.requests.log'),
     ],
     { logPath: path.join(tb.dir, 'origin.log'), what: 'the origin server' },
   );
-  return path.join(certDir, 'cert.pem');
+  return tls.cert;
 }
 
 // Datagrams of random bytes, some shaped like QUIC long headers, from the client namespace.
@@ -97,8 +97,12 @@ describe('QUIC PEP chain (integration, real Chromium)', function () {
       assert.equal(chain.serverAddr, '198.18.1.1');
       // the short profile's satellite link: 20 Mbit/s × 20 ms plus its queue
       const sat = chain.settings.hops.satellite;
-      assert.deepEqual({ ...sat, bdpBytes: undefined }, { cc: 'newreno', initialWindow: 100, bdpBytes: undefined });
-      assert.ok(sat.bdpBytes > 50000 && sat.bdpBytes < 500000, `satellite hop BDP ${sat.bdpBytes}`);
+      const bdpBytes = sat['bdp-bytes'];
+      assert.deepEqual(
+        { ...sat, 'bdp-bytes': undefined },
+        { cc: 'newreno', 'initial-window': 100, 'bdp-bytes': undefined },
+      );
+      assert.ok(bdpBytes > 50000 && bdpBytes < 500000, `satellite hop BDP ${bdpBytes}`);
 
       // garbage first: it must neither crash Proxy-ST nor leave state behind
       const sent = await sendGarbage(tb.ns.client, PEP_ADDRESSES.st, 443);
@@ -136,7 +140,7 @@ describe('QUIC PEP chain (integration, real Chromium)', function () {
       assert.equal(stats.st.accepted, stats.st.connections, 'garbage was not taken for connections');
       // Proxy-ST's satellite side ran NewReno with IW 100, as its log says
       assert.ok(
-        fs.readFileSync(chain.logs.st, 'utf8').includes(`next hop side: cc=newreno iw=100 window=${2 * sat.bdpBytes} `),
+        fs.readFileSync(chain.logs.st, 'utf8').includes(`next hop side: cc=newreno iw=100 window=${2 * bdpBytes} `),
       );
       // one qlog per connection and side
       const qlogs = fs.readdirSync(qlogDir);

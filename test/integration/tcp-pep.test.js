@@ -13,7 +13,8 @@ import { createTestbed, startProcess } from '../../harness/testbed/testbed.js';
 import { loadProfile } from '../../harness/testbed/profiles.js';
 import { run, binPath } from '../../harness/core/sys.js';
 import { ADDRESSES } from '../../harness/testbed/addressing.js';
-import { loadPage, SITE_HOST } from '../../harness/pageload/runner.js';
+import { loadPage } from '../../harness/pageload/load.js';
+import { originCertificate } from '../../harness/servers/origin.js';
 import { startTcpPepChain } from '../../harness/pep/tcp-chain.js';
 import { writeProfile, alive, until, isRoot } from './helpers.js';
 
@@ -157,9 +158,8 @@ describe('split-TCP PEP chain (integration, real namespaces)', function () {
     if (!isRoot()) this.skip(); // network namespaces need root
     siteDir = site();
     tb = await createTestbed({ profile: loadProfile(writeProfile(SHORT)), link: 'linkem', seed: 7 });
-    const certDir = path.join(tb.dir, 'tls');
-    await run(binPath('origin'), ['gen-cert', '--name', SITE_HOST, '--ip', ADDRESSES.server, '--out', certDir]);
-    spki = fs.readFileSync(path.join(certDir, 'spki.txt'), 'utf8').trim();
+    const tls = await originCertificate(tb);
+    spki = tls.spki;
     await startProcess(
       tb.state,
       'origin',
@@ -175,9 +175,9 @@ describe('split-TCP PEP chain (integration, real namespaces)', function () {
         '--addr',
         ADDRESSES.server,
         '--cert',
-        path.join(certDir, 'cert.pem'),
+        tls.cert,
         '--key',
-        path.join(certDir, 'key.pem'),
+        tls.key,
       ],
       { logPath: path.join(tb.dir, 'origin.log'), what: 'the origin server' },
     );

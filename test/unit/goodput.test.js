@@ -17,18 +17,11 @@ import {
 } from '../../harness/results/goodput.js';
 import { BULK_PRESETS } from '../../harness/bulk/presets.js';
 import { objectivesFor, QUIC4SAT_DOWNLOAD_OBJECTIVES_S } from '../../harness/results/objectives.js';
-import {
-  expandBulkMatrix,
-  validateBulkMatrix,
-  satbulkGetArgs,
-  transferTimeoutS,
-  browserDownload,
-  parsePepSide,
-  tcpPepSide,
-  quicPepSide,
-  formatBulkSummary,
-  everyConnectionEnded,
-} from '../../harness/bulk/bulk.js';
+import { expandBulkMatrix, validateBulkMatrix, transferTimeoutS } from '../../harness/bulk/matrix.js';
+import { satbulkGetArgs, everyConnectionEnded } from '../../harness/bulk/satbulk.js';
+import { browserDownload } from '../../harness/bulk/browser.js';
+import { formatBulkSummary } from '../../harness/bulk/summary-table.js';
+import { parsePepSide, tcpPepSide, quicPepSide } from '../../harness/pep/options.js';
 import { summarize } from '../../harness/analysis/summary.js';
 
 const near = (a, b, eps = 1e-9) => assert.ok(Math.abs(a - b) <= eps, `${a} ≉ ${b}`);
@@ -386,7 +379,7 @@ describe('bulk: matrix and arguments', () => {
   it('PEP hop settings', () => {
     const side = parsePepSide('cc=newreno,initial-window=100', '--pep-sat');
     assert.deepEqual(side, { cc: 'newreno', 'initial-window': '100' });
-    assert.deepEqual(tcpPepSide(side), { cc: 'newreno', iw: 100 });
+    assert.deepEqual(tcpPepSide(side), { cc: 'newreno', 'initial-window': 100 });
     assert.deepEqual(quicPepSide(side), side);
     assert.throws(() => parsePepSide('window=3', '--pep-sat'), /unknown option "window"/);
     assert.throws(() => parsePepSide('initial-window=lots', '--pep-sat'), /whole number/);

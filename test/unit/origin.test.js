@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import YAML from 'yaml';
-import { h2oConfig, parseQuicOptions, originQuicArgs, checkOrigin } from '../../harness/servers/origin.js';
-import { loadProfile, pathBdpBytes } from '../../harness/testbed/profiles.js';
+import { h2oConfig, checkOrigin } from '../../harness/servers/origin.js';
+import { loadProfile } from '../../harness/testbed/profiles.js';
 import { tcpBufferSysctls } from '../../harness/testbed/testbed.js';
 
 describe('origin settings', () => {
@@ -22,27 +22,6 @@ describe('origin settings', () => {
       uniqueKeys: false,
     });
     assert.equal(doc.hosts.default.paths['/']['file.dir'], '/srv/a "b"', 'quotes in a path stay inside the string');
-  });
-
-  it('reads --quic options and refuses unknown ones by name', () => {
-    assert.deepEqual(parseQuicOptions('cc=bbr, initial-window=32,ack-frequency', '--quic'), {
-      cc: 'bbr',
-      'initial-window': '32',
-      'ack-frequency': true,
-    });
-    assert.throws(() => parseQuicOptions('cwnd=3', '--quic'), /--quic: unknown QUIC option "cwnd"; expected cc, /);
-    assert.throws(() => parseQuicOptions('cc=vegas', '--quic'), /cc must be cubic, newreno or bbr/);
-    assert.throws(() => parseQuicOptions('initial-window=ten', '--quic'), /initial-window expects a whole number/);
-  });
-
-  it('sizes the flow-control windows to the path and lets the user override', () => {
-    const geo = loadProfile('geo');
-    assert.equal(pathBdpBytes(geo), (20e6 / 8) * 0.58); // 20 Mbit/s × 580 ms
-    assert.deepEqual(originQuicArgs(geo), ['--bdp-bytes', '1450000']);
-    assert.deepEqual(
-      originQuicArgs(geo, { cc: 'newreno', 'initial-window': '100', 'ack-frequency': true, 'bdp-bytes': '9' }),
-      ['--bdp-bytes', '9', '--quic-cc', 'newreno', '--quic-initial-window', '100', '--quic-ack-frequency'],
-    );
   });
 
   it('raises end-host socket buffers only where the path needs more than the defaults', () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { isPep, pepKind, relayedCounts, checkRelayed } from '../../harness/pep/chain.js';
+import { isPep, pepKind } from '../../harness/core/protocols.js';
+import { relayedCounts, checkRelayed } from '../../harness/pep/chain.js';
 
 describe('PEP chain choice and the through-the-chain check', () => {
   it('sends h3-pep through the QUIC chain and the TCP protocols through the split-TCP chain', () => {

@@ -13,7 +13,7 @@ describe('probe summary', () => {
     assert.equal(plan.rate.forwardMbit, 20);
   });
 
-  it("puts medians, p99 and loss beside the configured values in DESIGN.md's shape", () => {
+  it('puts medians, p99 and loss beside the configured values', () => {
     const rtt = Array.from({ length: 100 }, (_, i) => 580 + i / 100);
     const r = summarizeProbe({
       profile: 'geo',

@@ -6,7 +6,6 @@ import {
   chainArgs,
   linkBdpBytes,
   resolveHops,
-  sideFlag,
 } from '../../harness/pep/quic-chain.js';
 import { parseProfile, withDefaultLimits } from '../../harness/testbed/profiles.js';
 
@@ -21,55 +20,35 @@ function profile(doc) {
 }
 
 describe('QUIC PEP chain plan', () => {
-  it('turns a hop into quic-pep transport options', () => {
-    assert.equal(sideFlag({}), '');
-    assert.equal(sideFlag({ cc: 'newreno', initialWindow: 100 }), 'cc=newreno,initial-window=100');
-    assert.equal(
-      sideFlag({
-        cc: 'bbr',
-        initialMtu: 1400,
-        ackFrequency: true,
-        ackElicitingThreshold: 10,
-        maxAckDelayMs: 25,
-        bdpBytes: 1250000,
-        idleTimeoutMs: 5000,
-      }),
-      'cc=bbr,initial-mtu=1400,ack-frequency,ack-eliciting-threshold=10,max-ack-delay-ms=25,bdp-bytes=1250000,idle-timeout-ms=5000',
-    );
-    assert.equal(sideFlag({ ackFrequency: false, cc: undefined }), '');
-  });
-
   it('refuses what quic-pep would refuse, naming the hop', () => {
-    assert.throws(
-      () => sideFlag({ cc: 'vegas' }, 'satellite hop'),
-      /QUIC PEP satellite hop: cc: expected cubic, newreno, bbr/,
-    );
-    assert.throws(() => sideFlag({ initialWindow: 1.5 }), /initialWindow: expected a whole number/);
-    assert.throws(() => sideFlag({ window: 3 }), /unknown option "window"/);
-    assert.throws(() => sideFlag({ ackFrequency: 'yes' }), /ackFrequency: expected true or false/);
     assert.throws(() => resolveHops({ sat: {} }), /unknown hop "sat"/);
+    assert.throws(
+      () => chainArgs({ hops: { satellite: { cc: 'vegas' } }, files, originCertPath: '/o', siteHost: 's' }),
+      /QUIC PEP satellite hop: cc must be cubic, newreno or bbr, got "vegas"/,
+    );
+    assert.throws(
+      () => chainArgs({ hops: { client: { 'initial-window': 1.5 } }, files, originCertPath: '/o', siteHost: 's' }),
+      /QUIC PEP client hop: initial-window expects a whole number/,
+    );
   });
 
   it('defaults to the paper: satellite hop NewReno with IW 100, client and server hops unchanged', () => {
     assert.deepEqual(resolveHops(), DEFAULT_HOPS);
-    assert.deepEqual(resolveHops({ satellite: { initialWindow: 32 } }).satellite, { cc: 'newreno', initialWindow: 32 });
+    assert.deepEqual(resolveHops({ satellite: { 'initial-window': 32 } }).satellite, {
+      cc: 'newreno',
+      'initial-window': 32,
+    });
     assert.deepEqual(resolveHops({ client: { cc: 'bbr' } }).client, { cc: 'bbr' });
   });
 
-  it('takes the --pep-sat / --pep-ground shape: QuicOptions names, numbers as strings', () => {
-    assert.equal(
-      sideFlag({ 'initial-window': '32', 'ack-frequency': true, cc: 'bbr' }),
-      'initial-window=32,ack-frequency,cc=bbr',
-    );
-    assert.throws(() => sideFlag({ 'initial-window': '3x' }), /expected a whole number/);
+  it('lays the --pep-sat / --pep-ground sides over the hops, the later setting winning', () => {
     const h = resolveHops({}, null, {
       sat: { 'initial-window': '32', cc: 'cubic' },
       ground: { 'idle-timeout-ms': '5000' },
     });
-    assert.deepEqual(h.satellite, { cc: 'cubic', initialWindow: '32' }, 'one spelling per key; the later one wins');
-    assert.deepEqual(h.client, { idleTimeoutMs: '5000' });
-    assert.deepEqual(h.server, { idleTimeoutMs: '5000' });
-    assert.equal(sideFlag(h.satellite), 'cc=cubic,initial-window=32');
+    assert.deepEqual(h.satellite, { cc: 'cubic', 'initial-window': '32' });
+    assert.deepEqual(h.client, { 'idle-timeout-ms': '5000' });
+    assert.deepEqual(h.server, { 'idle-timeout-ms': '5000' });
     assert.throws(() => resolveHops({}, null, { sat: { sndbuf: 1 } }), /satellite hop: unknown option "sndbuf"/);
   });
 
@@ -85,10 +64,10 @@ describe('QUIC PEP chain plan', () => {
     assert.equal(linkBdpBytes(geo, 'satellite'), 1_250_000 + 1_000_000);
     assert.equal(linkBdpBytes(geo, 'internet'), null, 'no rate, no BDP');
     const h = resolveHops({}, geo);
-    assert.equal(h.satellite.bdpBytes, 2_250_000);
-    assert.equal(h.server.bdpBytes, undefined);
+    assert.equal(h.satellite['bdp-bytes'], 2_250_000);
+    assert.equal(h.server['bdp-bytes'], undefined);
     // an explicit setting wins
-    assert.equal(resolveHops({ satellite: { bdpBytes: 5 } }, geo).satellite.bdpBytes, 5);
+    assert.equal(resolveHops({ satellite: { 'bdp-bytes': 5 } }, geo).satellite['bdp-bytes'], 5);
     // a loaded profile with a schedule (schedules come from CSV files)
     const dir = (delay_ms, rate_mbit = null, limit = null, points = null) => ({
       delay_ms,
@@ -114,7 +93,7 @@ describe('QUIC PEP chain plan', () => {
   });
 
   it('builds both command lines: st relays the client hop onto the satellite, gw the satellite onto the server hop', () => {
-    const hops = resolveHops({ satellite: { bdpBytes: 2_000_000 }, server: { idleTimeoutMs: 9000 } });
+    const hops = resolveHops({ satellite: { 'bdp-bytes': 2_000_000 }, server: { 'idle-timeout-ms': 9000 } });
     const { st, gw } = chainArgs({
       hops,
       files,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { chromiumArgs, checkProtocol, checkStatus, deriveMetrics, siteUrl } from '../../harness/pageload/runner.js';
+import { chromiumArgs, siteUrl } from '../../harness/browser/chromium.js';
+import { checkProtocol, checkStatus, deriveMetrics } from '../../harness/pageload/load.js';
 import { expandMatrix } from '../../harness/campaign/matrix.js';
 import { summarize, bootstrapMedianCi } from '../../harness/analysis/summary.js';
 import { renderReport, escapeHtml } from '../../reports/html.js';

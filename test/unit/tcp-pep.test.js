@@ -1,5 +1,12 @@
 import assert from 'node:assert/strict';
-import { PRESETS, TPROXY, pepSettings, nodePlan, nftRuleset, rmemDefaultFor } from '../../harness/pep/tcp-chain.js';
+import {
+  TCP_PEP_PRESETS,
+  TPROXY,
+  pepSettings,
+  nodePlan,
+  nftRuleset,
+  rmemDefaultFor,
+} from '../../harness/pep/tcp-chain.js';
 
 const argOf = (args, flag) => args[args.indexOf(flag) + 1];
 
@@ -7,7 +14,7 @@ describe('split-TCP PEP plan', () => {
   it('defaults to the paper: satellite hop NewReno (reno) with IW 100, ground hops Cubic', () => {
     const s = pepSettings();
     assert.equal(s.preset, 'paper');
-    assert.deepEqual(s.sat, { cc: 'reno', iw: 100 });
+    assert.deepEqual(s.sat, { cc: 'reno', 'initial-window': 100 });
     assert.deepEqual(s.ground, { cc: 'cubic' });
     assert.equal(s.mem, null);
     assert.deepEqual(s.ports, [80, 443]);
@@ -15,15 +22,15 @@ describe('split-TCP PEP plan', () => {
 
   it('has the TCP PEP configurations A–D of Kuhn et al.', () => {
     const MB = 1024 * 1024;
-    assert.deepEqual(Object.keys(PRESETS), ['paper', 'A', 'B', 'C', 'D']);
-    for (const [p, iw, wmax, rmax, core] of [
+    assert.deepEqual(Object.keys(TCP_PEP_PRESETS), ['paper', 'A', 'B', 'C', 'D']);
+    for (const [p, initialWindow, wmax, rmax, core] of [
       ['A', 10, 4 * MB, 6 * MB, 212992],
       ['B', 100, 4 * MB, 6 * MB, 212992],
       ['C', 10, 32 * MB, 32 * MB, 32 * MB],
       ['D', 100, 32 * MB, 32 * MB, 32 * MB],
     ]) {
       const s = pepSettings(p);
-      assert.equal(s.sat.iw, iw, p);
+      assert.equal(s.sat['initial-window'], initialWindow, p);
       assert.equal(s.mem.tcp_wmem[2], wmax, p);
       assert.equal(s.mem.tcp_rmem[2], rmax, p);
       assert.equal(s.mem.core_mem, core, p);
@@ -32,19 +39,19 @@ describe('split-TCP PEP plan', () => {
 
   it('takes overrides and refuses nonsense', () => {
     const s = pepSettings('paper', {
-      sat: { cc: 'newreno', iw: 32 },
+      sat: { cc: 'newreno', 'initial-window': 32 },
       ground: { cc: 'bbr' },
       ports: 'all',
       idleTimeoutMs: 2000,
       maxConns: 3,
       splice: false,
     });
-    assert.deepEqual(s.sat, { cc: 'reno', iw: 32 });
+    assert.deepEqual(s.sat, { cc: 'reno', 'initial-window': 32 });
     assert.equal(s.ground.cc, 'bbr');
     assert.equal(s.ports, 'all');
     assert.equal(s.idle_timeout_ms, 2000);
     assert.throws(() => pepSettings('E'), /preset "E": expected one of paper, A, B, C, D/);
-    assert.throws(() => pepSettings('paper', { sat: { iw: 0 } }), /initial window/);
+    assert.throws(() => pepSettings('paper', { sat: { 'initial-window': 0 } }), /initial window/);
     assert.throws(() => pepSettings('paper', { ground: { cc: 'cubic; rm -rf' } }), /not a congestion control name/);
     assert.throws(() => pepSettings('paper', { ports: [80, 70000] }), /ports/);
     assert.throws(() => pepSettings('paper', { ports: [] }), /ports/);
@@ -129,7 +136,7 @@ describe('split-TCP PEP plan', () => {
     assert.equal(rmemDefaultFor(100, 1 << 20), 1 << 20);
     // the paper preset keeps the namespace's maximum (null: as read)
     assert.deepEqual(nodePlan('st', pepSettings()).sysctls, { 'net.ipv4.tcp_rmem': [4096, 524288, null] });
-    assert.deepEqual(nodePlan('st', pepSettings('paper', { sat: { iw: 10 } })).sysctls, {});
+    assert.deepEqual(nodePlan('st', pepSettings('paper', { sat: { 'initial-window': 10 } })).sysctls, {});
   });
 
   it('writes an nft ruleset that steers only new TCP from the client side, to the listener', () => {

@@ -1,58 +1,13 @@
-// One page load: a fresh Chromium in the client namespace (puppeteer-core
-// over a pipe, the system's Chromium), a first-time visit with a new
-// profile, and the facts the page's performance timeline records. Judging
+// One page load: a fresh Chromium in the client namespace
+// (harness/browser/chromium.js), a first-time visit with a new profile, and
+// the facts the page's performance timeline records. Judging
 // (is this run valid? what are its metrics?) is in the plain functions
 // below; `loadPage` is the I/O.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import puppeteer from 'puppeteer-core';
-import { ADDRESSES } from '../testbed/addressing.js';
-import { chromePath } from '../cli/doctor.js';
-import { which } from '../core/sys.js';
+import { NEXT_HOP, baseProtocol } from '../core/protocols.js';
+import { siteUrl, withChromium } from '../browser/chromium.js';
 import navigation from './page/navigation.js';
 import paint from './page/paint.js';
 import resources from './page/resources.js';
-
-export const SITE_HOST = 'satbench.test';
-export const PROTOCOLS = ['h1', 'h1s', 'h2', 'h3'];
-export const PEP_PROTOCOLS = PROTOCOLS.map((p) => `${p}-pep`);
-const NEXT_HOP = { h1: 'http/1.1', h1s: 'http/1.1', h2: 'h2', h3: 'h3' };
-
-export const baseProtocol = (protocol) => protocol.replace(/-pep$/, '');
-
-export function siteUrl(protocol) {
-  return `${baseProtocol(protocol) === 'h1' ? 'http' : 'https'}://${SITE_HOST}/`;
-}
-
-// Pure: Chromium's command line for one run of `protocol`.
-export function chromiumArgs(protocol, { userDataDir, spki, serverAddr = ADDRESSES.server }) {
-  const p = baseProtocol(protocol);
-  const args = [
-    '--headless=new',
-    '--no-sandbox',
-    '--disable-gpu',
-    // Chromium otherwise keeps calling Google, which this network refuses.
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-    '--no-default-browser-check',
-    '--disable-default-apps',
-    '--mute-audio',
-    '--remote-debugging-pipe',
-    `--user-data-dir=${userDataDir}`,
-    '--window-size=1280,1024',
-    `--host-resolver-rules=MAP ${SITE_HOST} ${serverAddr}`,
-    // Cleartext h1 must stay cleartext: no automatic upgrade to HTTPS.
-    '--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,HttpsFirstModeV2ForTypicallySecureUsers',
-  ];
-  if (p !== 'h1') args.push(`--ignore-certificate-errors-spki-list=${spki}`);
-  if (p === 'h3') args.push('--enable-quic', `--origin-to-force-quic-on=${SITE_HOST}:443`);
-  else args.push('--disable-quic');
-  if (p === 'h1s') args.push('--disable-http2');
-  return args;
-}
 
 // Pure: whether the document and every resource came over the protocol
 // asked for (and over cleartext when h1 was asked); the counts seen.
@@ -95,7 +50,7 @@ export function checkStatus(nav, allResources) {
   return { ok: problems.length === 0, error: problems.length ? `HTTP error status: ${problems.join('; ')}` : null };
 }
 
-// Pure: DESIGN.md's metrics from the raw entries, relative to navigation
+// Pure: the run's metrics (docs/architecture.md names them) from the raw entries, relative to navigation
 // start (startTime 0 of the navigation entry).
 // Chromium fetches /favicon.ico on its own; it shows in the timeline only
 // when it finishes before we read it, so it is left out of the page's count.
@@ -120,44 +75,12 @@ export function deriveMetrics(nav, paints, lcp, allResources) {
   };
 }
 
-// A fresh Chromium in the client namespace, driven over a pipe; used by
-// page loads and by Lighthouse (harness/pageload/lighthouse.js).
-export function launchChromium({ clientNs, protocol, spki, serverAddr, userDataDir, timeoutMs = 120000 }) {
-  return puppeteer.launch({
-    executablePath: which('ip'), // runs Chromium in the client namespace: `ip netns exec NS chromium …`
-    ignoreDefaultArgs: true,
-    pipe: true,
-    args: [
-      'netns',
-      'exec',
-      clientNs,
-      chromePath(),
-      ...chromiumArgs(protocol, { userDataDir, spki, serverAddr }),
-      'about:blank',
-    ],
-    timeout: 30000,
-    protocolTimeout: timeoutMs + 10000,
-  });
-}
-
-// Closes a Chromium of launchChromium (killing it if it does not answer)
-// and removes its profile, so no run inherits another's state.
-export async function closeChromium(browser, userDataDir) {
-  try {
-    await browser?.close();
-  } catch {
-    browser?.process()?.kill('SIGKILL');
-  }
-  fs.rmSync(userDataDir, { recursive: true, force: true });
-}
-
 /**
  * Loads `siteUrl(protocol)` once in a fresh Chromium inside `clientNs`;
  * the site's name resolves to `serverAddr` (the origin, or Proxy-ST).
  * Never throws for a failed load: the record says ok:false and why.
  */
 export async function loadPage({ clientNs, protocol, spki, serverAddr, timeoutMs = 120000 }) {
-  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-chromium-'));
   const started = Date.now();
   const record = {
     ok: false,
@@ -170,21 +93,20 @@ export async function loadPage({ clientNs, protocol, spki, serverAddr, timeoutMs
     resources: [],
     errors: [],
   };
-  let browser;
-  const killer = setTimeout(() => browser?.process()?.kill('SIGKILL'), timeoutMs + 15000); // a hung browser
   try {
-    browser = await launchChromium({ clientNs, protocol, spki, serverAddr, userDataDir, timeoutMs });
-    const page = await browser.newPage();
-    page.on('requestfailed', (r) => record.errors.push({ url: r.url(), error: r.failure()?.errorText ?? 'failed' }));
-    page.on('pageerror', (e) => record.errors.push({ error: `page: ${e.message}` }));
-    const t0 = Date.now();
-    await page.goto(siteUrl(protocol), { waitUntil: 'load', timeout: timeoutMs });
-    record.load_wall_ms = Date.now() - t0;
-    record.navigation = await page.evaluate(navigation);
-    const p = await page.evaluate(paint);
-    record.paints = p.paints;
-    record.lcp = p.lcp;
-    record.resources = await page.evaluate(resources);
+    await withChromium({ clientNs, protocol, spki, serverAddr, timeoutMs }, async (browser) => {
+      const page = await browser.newPage();
+      page.on('requestfailed', (r) => record.errors.push({ url: r.url(), error: r.failure()?.errorText ?? 'failed' }));
+      page.on('pageerror', (e) => record.errors.push({ error: `page: ${e.message}` }));
+      const t0 = Date.now();
+      await page.goto(siteUrl(protocol), { waitUntil: 'load', timeout: timeoutMs });
+      record.load_wall_ms = Date.now() - t0;
+      record.navigation = await page.evaluate(navigation);
+      const p = await page.evaluate(paint);
+      record.paints = p.paints;
+      record.lcp = p.lcp;
+      record.resources = await page.evaluate(resources);
+    });
     const check = checkProtocol(protocol, record.navigation, record.resources);
     record.protocol_seen = check.seen;
     record.metrics = deriveMetrics(record.navigation, record.paints, record.lcp, record.resources);
@@ -194,8 +116,6 @@ export async function loadPage({ clientNs, protocol, spki, serverAddr, timeoutMs
   } catch (e) {
     record.error = e.message.split('\n')[0];
   } finally {
-    clearTimeout(killer);
-    await closeChromium(browser, userDataDir);
     record.wall_ms = Date.now() - started;
   }
   return record;

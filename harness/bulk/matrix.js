@@ -1,0 +1,86 @@
+// The scenarios of `satbench bulk` (profiles × losses × protocols, each a
+// download of a duration or a size), what each protocol means, and the
+// checks made before anything runs. Every problem is a UsageError that names
+// the flag and what it expects.
+import { UsageError } from '../core/errors.js';
+import { binPath } from '../core/sys.js';
+import { checkPepOptions } from '../pep/options.js';
+import { profileCache } from '../campaign/scenario.js';
+
+export const BULK_PROTOCOLS = ['quic', 'quic-pep', 'tcp', 'tcp-pep', 'browser-h1', 'browser-h2', 'browser-h3'];
+
+export const isBrowser = (p) => p.startsWith('browser-');
+// browser-h2 → h2, the page-load protocol whose Chromium flags it shares.
+export const browserProtocol = (p) => p.replace(/^browser-/, '');
+// The PEP chain a bulk protocol goes through: 'quic', 'tcp' or null.
+export const bulkPepKind = (p) => ({ 'quic-pep': 'quic', 'tcp-pep': 'tcp' })[p] ?? null;
+
+/** Pure: every (scenario, run) of a bulk matrix, run-major (as bench's). */
+export function expandBulkMatrix({
+  profiles,
+  losses,
+  protocols,
+  runs,
+  duration_s: durationS = null,
+  size_bytes: sizeBytes = null,
+}) {
+  const scenarios = [];
+  for (const profile of profiles)
+    for (const loss of losses)
+      for (const protocol of protocols) {
+        scenarios.push({
+          profile,
+          loss_pct: loss ?? null,
+          protocol,
+          ...(sizeBytes ? { size_bytes: sizeBytes } : { duration_s: durationS }),
+        });
+      }
+  const out = [];
+  for (let r = 1; r <= runs; r++) for (const scenario of scenarios) out.push({ scenario, run: r });
+  return out;
+}
+
+/** Pure but for reading the profiles. */
+export function validateBulkMatrix(m, { profiles = profileCache() } = {}) {
+  for (const p of m.protocols) {
+    if (!BULK_PROTOCOLS.includes(p))
+      throw new UsageError(
+        `--protocol: unknown bulk protocol ${JSON.stringify(p)}; expected ${BULK_PROTOCOLS.join(', ')}`,
+      );
+  }
+  if (!m.protocols.length) throw new UsageError('--protocol: name at least one protocol');
+  for (const l of m.losses)
+    if (l !== null && !(l >= 0 && l <= 100))
+      throw new UsageError(`--loss: expected percentages between 0 and 100, got ${l}`);
+  for (const p of m.profiles) profiles(p); // unknown names fail here, before anything runs
+  if ((m.duration_s == null) === (m.size_bytes == null))
+    throw new UsageError('give --duration or --size (one of them)');
+  if (m.duration_s != null && !(m.duration_s > 0))
+    throw new UsageError(`--duration: expected seconds > 0, got ${m.duration_s}`);
+  if (m.size_bytes != null && !(Number.isInteger(m.size_bytes) && m.size_bytes >= 1))
+    throw new UsageError(`--size: expected a whole number of bytes >= 1, got ${m.size_bytes}`);
+  if (!Number.isInteger(m.runs) || m.runs < 1)
+    throw new UsageError(`-n: expected a whole number of runs >= 1, got ${m.runs}`);
+  return m;
+}
+
+/**
+ * The matrix and the settings together: the PEP options suit the chains
+ * the protocols use, and the binaries the protocols need are built. Needs
+ * no privileges.
+ */
+export function checkBulk(matrix, { pep = {} } = {}, options = {}) {
+  validateBulkMatrix(matrix, options);
+  checkPepOptions(pep, matrix.protocols.map(bulkPepKind).filter(Boolean));
+  for (const p of matrix.protocols) binPath(isBrowser(p) ? 'origin' : 'satbulk');
+}
+
+/**
+ * Pure: how long a download may take before it counts as stalled: the
+ * duration and 30 s, or four times the size at the link rate and a minute.
+ */
+export function transferTimeoutS(scenario, linkMbps) {
+  if (scenario.duration_s) return scenario.duration_s + 30;
+  if (!linkMbps) return 600;
+  return Math.ceil((4 * scenario.size_bytes * 8) / (linkMbps * 1e6)) + 60;
+}

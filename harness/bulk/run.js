@@ -1,0 +1,86 @@
+// One bulk run: a fresh testbed, one download (satbulk, directly or
+// through a PEP chain, or Chromium), and the run's record (kind "bulk"):
+// the goodput bins, the metrics harness/results/goodput.js derives from
+// them, and the objectives of the profile when it has some. Everything the
+// run needs comes resolved in `plan` (campaign/scenario.js).
+import { UsageError } from '../core/errors.js';
+import { createTestbed } from '../testbed/testbed.js';
+import { downloadMetrics, judgeRun } from '../results/goodput.js';
+import { objectivesFor } from '../results/objectives.js';
+import { satbulkRun } from './satbulk.js';
+import { browserRun } from './browser.js';
+
+const DOWNLOAD_FIELDS = [
+  'connect_ms',
+  'ttfb_ms',
+  'bytes',
+  'duration_ms',
+  'complete',
+  'requested_bytes',
+  'requested_duration_ms',
+  't0_unix_ms',
+  'addr',
+  'transport',
+];
+
+// Pure: a bulk scenario in a progress line.
+export function scenarioName(s) {
+  const what = s.size_bytes ? `${s.size_bytes / 1e6} MB` : `${s.duration_s} s`;
+  return `${s.profile} loss ${s.loss_pct ?? 'as profile'} % ${s.protocol} ${what}`;
+}
+
+// Pure: a bulk record's result in a progress line.
+export const describeRun = (rec) =>
+  rec.ok
+    ? `${(rec.metrics.bytes / 1e6).toFixed(1)} MB in ${(rec.metrics.duration_ms / 1000).toFixed(1)} s`
+    : `failed (${rec.error})`;
+
+/**
+ * Runs `plan` (a resolved bulk scenario: profile, linkMbps, bdpBytes,
+ * pepKind, browser, quic, quicClient, tcp, pep, binMs, link, seed,
+ * settings) once as run `runNo`. A download that fails for any reason but
+ * bad input is a record with ok false; a testbed that cannot be built
+ * throws (and ends the campaign).
+ */
+export async function bulkRun(plan, runNo) {
+  const { scenario, linkMbps, seed } = plan;
+  const base = {
+    kind: 'bulk',
+    scenario,
+    run: runNo,
+    seed: seed + runNo,
+    link_rate_mbps: linkMbps,
+    settings: plan.settings,
+  };
+  const tb = await createTestbed({ profile: plan.profile, link: plan.link, seed: seed + runNo, tcp: plan.tcp });
+  base.link = tb.backend;
+  try {
+    let r;
+    try {
+      r = plan.browser ? await browserRun(tb, plan) : await satbulkRun(tb, plan);
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      return { ...base, ok: false, error: e.message.split('\n')[0], link_stats: await tb.linkStats() };
+    }
+    const { dl } = r;
+    const metrics = downloadMetrics(dl, { linkMbps });
+    if (r.sender?.slow_start_exit_ms != null) metrics.sender_slow_start_exit_ms = r.sender.slow_start_exit_ms;
+    if (r.sender?.max_cwnd) metrics.sender_max_cwnd_bytes = r.sender.max_cwnd;
+    const objectives = objectivesFor(scenario.profile);
+    return {
+      ...base,
+      ok: Boolean(dl.ok),
+      error: dl.ok ? null : (dl.error ?? 'the download failed'),
+      protocol_seen: r.protocol_seen,
+      metrics,
+      objectives: objectives ? judgeRun(metrics, objectives) : null,
+      goodput: { bin_ms: dl.bin_ms, bins: dl.bins },
+      download: Object.fromEntries(DOWNLOAD_FIELDS.filter((k) => dl[k] !== undefined).map((k) => [k, dl[k]])),
+      sender: r.sender,
+      pep: r.pep,
+      link_stats: await tb.linkStats(),
+    };
+  } finally {
+    await tb.destroy();
+  }
+}

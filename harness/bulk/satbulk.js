@@ -1,0 +1,154 @@
+// A satbulk download (quic, tcp, quic-pep, tcp-pep): `satbulk serve` in
+// the server namespace (sites/bulk), `satbulk get` in the client namespace,
+// directly or through a PEP chain: quic-pep connects to Proxy-ST, whose
+// Proxy-GW connects to satbulk; the split-TCP PEPs intercept the
+// connection to satbulk's TCP port on its way. The sender traces its
+// congestion window; the receiver counts bytes per bin from t0, just before
+// connecting.
+import fs from 'node:fs';
+import path from 'node:path';
+import { binPath, run } from '../core/sys.js';
+import { originQuicArgs } from '../core/quic-options.js';
+import { ADDRESSES, SITE_HOST } from '../testbed/addressing.js';
+import { startProcess } from '../testbed/testbed.js';
+import { originCertificate } from '../servers/origin.js';
+import { startPepChain } from '../pep/chain.js';
+import { condenseTrace } from '../results/goodput.js';
+import { transferTimeoutS } from './matrix.js';
+
+// satbulk's ports (the QUIC PEPs and our origin have 443). The split-TCP
+// PEP is told to intercept SATBULK_TCP_PORT.
+export const SATBULK_QUIC_PORT = 4434;
+export const SATBULK_TCP_PORT = 5201;
+export const DEFAULT_BIN_MS = 100;
+
+/** Pure: `satbulk get` arguments for a scenario. */
+export function satbulkGetArgs(scenario, { addr, ca, binMs = DEFAULT_BIN_MS, quicArgs = [], timeoutS }) {
+  const proto = scenario.protocol.startsWith('quic') ? 'quic' : 'tcp';
+  const a = ['get', proto, '--addr', addr, '--json', '--bin-ms', String(binMs)];
+  a.push(
+    ...(scenario.size_bytes ? ['--bytes', String(scenario.size_bytes)] : ['--duration', String(scenario.duration_s)]),
+  );
+  if (timeoutS) a.push('--timeout', String(timeoutS));
+  if (proto === 'quic') a.push('--ca', ca, '--name', SITE_HOST, ...quicArgs);
+  return a;
+}
+
+const wait = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function readTrace(file) {
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l)];
+      } catch {
+        return []; // a line cut by teardown
+      }
+    });
+}
+
+// The sender writes a connection's last trace line once the client has
+// gone; through a PEP that news crosses the satellite first.
+export function everyConnectionEnded(lines) {
+  const ended = new Set(lines.filter((l) => l.final).map((l) => l.conn));
+  return lines.length > 0 && lines.every((l) => ended.has(l.conn));
+}
+
+async function traceWhenFinal(file, ms) {
+  const end = Date.now() + ms;
+  let lines = readTrace(file);
+  while (Date.now() < end && !everyConnectionEnded(lines)) {
+    await wait(50);
+    lines = readTrace(file);
+  }
+  return lines;
+}
+
+// Where the chain of `kind` relays to: satbulk, not an HTTPS origin.
+function chainToSatbulk(kind, cert) {
+  if (kind === 'quic')
+    return {
+      next: { addr: ADDRESSES.server, port: SATBULK_QUIC_PORT, name: SITE_HOST, ca: cert },
+      // satbulk is not HTTP/3: the chain's parallel handshakes
+      alpn: ['satbulk'],
+      h3: false,
+    };
+  return { ports: [SATBULK_TCP_PORT] };
+}
+
+/**
+ * One satbulk download in testbed `tb` for `plan` (a resolved bulk
+ * scenario). Returns {dl (satbulk get's JSON), sender, protocol_seen, pep}.
+ */
+export async function satbulkRun(tb, plan) {
+  const { scenario } = plan;
+  const tls = await originCertificate(tb);
+  const tracePath = path.join(tb.dir, 'satbulk.trace.jsonl');
+  const bin = binPath('satbulk');
+  await startProcess(
+    tb.state,
+    'satbulk',
+    [
+      'ip',
+      'netns',
+      'exec',
+      tb.ns.server,
+      bin,
+      'serve',
+      '--addr',
+      ADDRESSES.server,
+      '--quic-port',
+      String(SATBULK_QUIC_PORT),
+      '--tcp-port',
+      String(SATBULK_TCP_PORT),
+      '--cert',
+      tls.cert,
+      '--key',
+      tls.key,
+      '--trace',
+      tracePath,
+      ...originQuicArgs(plan.quic, plan),
+    ],
+    { logPath: path.join(tb.dir, 'satbulk.log'), what: 'the satbulk server' },
+  );
+
+  let addr = `${ADDRESSES.server}:${scenario.protocol.startsWith('quic') ? SATBULK_QUIC_PORT : SATBULK_TCP_PORT}`;
+  let ca = tls.cert;
+  const chain = await startPepChain(tb, plan.pepKind, { pep: plan.pep, via: chainToSatbulk(plan.pepKind, tls.cert) });
+  if (chain?.kind === 'quic') {
+    addr = `${chain.serverAddr}:${chain.port}`;
+    ca = chain.ca;
+  }
+  const timeoutS = transferTimeoutS(scenario, plan.linkMbps);
+  const clientQuic = originQuicArgs(plan.quicClient, plan);
+  const r = await run(
+    'ip',
+    [
+      'netns',
+      'exec',
+      tb.ns.client,
+      bin,
+      ...satbulkGetArgs(scenario, { addr, ca, binMs: plan.binMs, quicArgs: clientQuic, timeoutS }),
+    ],
+    { allowFail: true, timeoutMs: (timeoutS + 30) * 1000 },
+  );
+  let dl;
+  try {
+    dl = JSON.parse(r.stdout);
+  } catch {
+    throw new Error(
+      `satbulk get failed: ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ') || `exit ${r.code}`}`,
+    );
+  }
+  const lines = await traceWhenFinal(tracePath, chain ? 5000 : 2000);
+  return {
+    dl,
+    sender: condenseTrace(lines, dl.t0_unix_ms || null),
+    protocol_seen: dl.protocol === 'quic' ? (dl.alpn ?? null) : 'tcp',
+    pep: chain ? { settings: chain.settings ?? null, stats: await chain.stats() } : null,
+  };
+}

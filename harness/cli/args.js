@@ -1,0 +1,64 @@
+// What every command shares: parsing its options (an unknown or malformed
+// one is a UsageError), printing, and the option values more than one
+// command reads (--cc/--initcwnd, the PEP options, comma lists, numbers).
+import { parseArgs } from 'node:util';
+import { UsageError } from '../core/errors.js';
+import { parsePepOptions } from '../pep/options.js';
+
+/** --help, --json and `options`; positionals allowed, anything else refused. */
+export function parse(argv, options) {
+  try {
+    return parseArgs({
+      args: argv,
+      options: { help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' }, ...options },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (e) {
+    throw new UsageError(e.message);
+  }
+}
+
+export const print = (obj) => process.stdout.write(JSON.stringify(obj, null, 2) + '\n');
+export const note = (msg) => process.stderr.write(`${msg}\n`);
+
+export function integer(v, flag, min) {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min)
+    throw new UsageError(`${flag}: expected a whole number >= ${min}, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+export const list = (v) =>
+  v
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+
+// The end hosts' TCP (--cc, --initcwnd), shared by testbed, bench and bulk.
+export const TCP_OPTIONS = { cc: { type: 'string' }, initcwnd: { type: 'string' } };
+export function tcpOptions(v) {
+  const tcp = {};
+  if (v.cc) tcp.cc = v.cc;
+  if (v.initcwnd) tcp.initcwnd = tcp.initrwnd = integer(v.initcwnd, '--initcwnd', 1);
+  return tcp;
+}
+
+// The PEP chains' settings (--pep-preset, --pep-sat, --pep-ground), shared by bench and bulk.
+export const PEP_OPTIONS = {
+  'pep-preset': { type: 'string' },
+  'pep-sat': { type: 'string' },
+  'pep-ground': { type: 'string' },
+};
+export const pepOptions = (v) =>
+  parsePepOptions({ preset: v['pep-preset'], sat: v['pep-sat'], ground: v['pep-ground'] });
+
+// Where a campaign's results go: --resume DIR, --out DIR or out/KIND-TIMESTAMP.
+export const outDirOf = (v, kind) =>
+  v.resume ?? v.out ?? `out/${kind}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+
+// A campaign's last words: where its results are and how many runs failed.
+export function noteResults(outDir, summary) {
+  const failed = summary.groups.reduce((a, g) => a + g.failed, 0);
+  note(`results in ${outDir}/ (results.jsonl, summary.json, index.html); ${failed} failed run(s)`);
+}

@@ -1,0 +1,147 @@
+// `satbench bench`: page loads in Chromium over a matrix of scenarios.
+// Every option is checked (the matrix too) before privileges are, and
+// before anything runs.
+import { UsageError } from '../core/errors.js';
+import { requireNetAdmin } from '../core/sys.js';
+import { percent } from '../core/units.js';
+import { parseQuicOptions } from '../core/quic-options.js';
+import { checkLinkBackend } from '../testbed/link-backends.js';
+import { parseShard } from '../campaign/matrix.js';
+import { profileCache } from '../campaign/scenario.js';
+import { BENCH_PRESETS } from '../pageload/presets.js';
+import { checkBench } from '../pageload/matrix.js';
+import { bench } from '../pageload/bench.js';
+import {
+  parse,
+  print,
+  note,
+  integer,
+  list,
+  tcpOptions,
+  pepOptions,
+  outDirOf,
+  noteResults,
+  TCP_OPTIONS,
+  PEP_OPTIONS,
+} from './args.js';
+
+export const HELP = `Usage: satbench bench [--preset NAME] [--profile LIST] [--loss LIST] [--protocol LIST]
+                      [--site NAME|DIR] [-n RUNS] [--out DIR] [--resume DIR] [--seed N]
+                      [--link auto|linkem|netem] [--timeout SECONDS] [--origin rust|h2o]
+                      [--quic LIST] [--h3-priorities P] [--cc NAME] [--initcwnd N] [--pep-preset NAME]
+                      [--pep-sat LIST] [--pep-ground LIST] [--qlog] [--shard I/N] [--lighthouse]
+                      [--json]
+  Load a page in a fresh Chromium over every scenario of the matrix (profiles × losses ×
+  protocols × sites), RUNS times each, a fresh testbed and origin per run. Writes
+  DIR/results.jsonl (a line per run, flushed as it ends), DIR/summary.json, DIR/index.html.
+
+Options:
+  --preset NAME     quick (the default: kepler, leo and geo, loss 0, h1, h1-pep, h3, h3-pep, 5 runs) or
+                    ifip2022 (the paper's matrix); the options below override its parts
+  --profile LIST    link profiles, comma-separated (see \`satbench profiles\`)
+  --loss LIST       satellite-link loss in percent, comma-separated (0,0.01,0.1,1)
+  --protocol LIST   h1 (HTTP/1.1 cleartext), h1s (HTTP/1.1 over TLS), h2, h3, and each with
+                    -pep (h1-pep, …, h3-pep): through the PEP chain in st and gw
+  --site NAME|DIR   a reference site (kepler, deutschmann-small, deutschmann-large,
+                    kuhn-a, kuhn-b) or a directory with an index.html
+  -n RUNS           runs per scenario
+  --out DIR         where results go (default out/bench-TIMESTAMP)
+  --resume DIR      continue an interrupted matrix in DIR without repeating finished runs
+  --timeout S       a page load taking longer fails that run (default 120)
+  --origin NAME     rust (ours: h1, h1s, h2, h3; the default) or h2o (Debian's H2O 2.2.5:
+                    h1, h1s, h2; h3 only if the installed H2O has it)
+  --quic LIST       our origin's QUIC transport, KEY=VALUE comma-separated: cc=cubic|newreno|bbr,
+                    initial-window=PACKETS (10), initial-mtu=BYTES, ack-frequency,
+                    ack-eliciting-threshold=N, max-ack-delay-ms=MS, bdp-bytes=BYTES (flow-control
+                    windows are 2 × this; default: the profile's rate × RTT), idle-timeout-ms=MS
+  --h3-priorities P how our origin orders HTTP/3 responses: rfc9218 (the default: Chromium's
+                    urgency first, non-incremental ones whole and in request order),
+                    incremental-last (non-incremental first, the rest round-robin) or off
+                    (all round-robin, as a server that ignores priorities)
+  --cc NAME         TCP congestion control of the end hosts (default cubic; newreno = reno)
+  --initcwnd N      TCP initial congestion and receive window of the end hosts (default 10)
+  --pep-preset NAME for the -pep protocols over TCP, the split-TCP PEP's preset: paper (the
+                    default: satellite hop NewReno, initial window 100; ground hops Cubic, 10)
+                    or A, B, C, D (Kuhn et al. 2020, Table III)
+  --pep-sat LIST    the PEPs' satellite hop, KEY=VALUE comma-separated: cc, initial-window, and
+                    the --quic keys (h3-pep) or sndbuf, rcvbuf (h1-pep, h1s-pep, h2-pep)
+  --pep-ground LIST the PEPs' client and server hops, the same keys
+  --qlog            the QUIC PEPs write a qlog per connection under DIR/qlog/SCENARIO-runN/
+  --shard I/N       run only slice I of N of the matrix (every N-th run, round-robin);
+                    \`satbench merge\` joins the slices
+  --lighthouse      with each scenario's first run, a separate Lighthouse load (performance
+                    only, no throttling: the link is the throttle); DIR/lighthouse/*.report.{json,html}
+  --json            print summary.json to stdout
+Exit 0 when the matrix ran (failed runs are counted and reported), 2 on a harness error.`;
+
+const OPTIONS = {
+  preset: { type: 'string', default: 'quick' },
+  profile: { type: 'string' },
+  loss: { type: 'string' },
+  protocol: { type: 'string' },
+  site: { type: 'string' },
+  n: { type: 'string', short: 'n' },
+  out: { type: 'string' },
+  resume: { type: 'string' },
+  seed: { type: 'string', default: '1' },
+  link: { type: 'string', default: 'auto' },
+  timeout: { type: 'string', default: '120' },
+  origin: { type: 'string', default: 'rust' },
+  quic: { type: 'string' },
+  ...TCP_OPTIONS,
+  shard: { type: 'string' },
+  lighthouse: { type: 'boolean' },
+  ...PEP_OPTIONS,
+  'h3-priorities': { type: 'string' },
+  qlog: { type: 'boolean' },
+};
+
+/** The matrix and the settings of the command line (a UsageError names a bad option). */
+export function benchInput(v) {
+  const preset = BENCH_PRESETS[v.preset];
+  if (!preset)
+    throw new UsageError(
+      `--preset: unknown preset ${JSON.stringify(v.preset)}; presets: ${Object.keys(BENCH_PRESETS).join(', ')}`,
+    );
+  checkLinkBackend(v.link);
+  const matrix = {
+    profiles: v.profile ? list(v.profile) : preset.profiles,
+    losses: v.loss ? list(v.loss).map((x) => percent(x, '--loss')) : preset.losses,
+    protocols: v.protocol ? list(v.protocol) : preset.protocols,
+    sites: v.site ? [v.site] : preset.sites,
+    runs: v.n ? integer(v.n, '-n', 1) : preset.runs,
+  };
+  const settings = {
+    link: v.link,
+    seed: integer(v.seed, '--seed', 0),
+    timeoutMs: integer(v.timeout, '--timeout', 1) * 1000,
+    origin: v.origin,
+    quic: v.quic ? parseQuicOptions(v.quic, '--quic') : {},
+    tcp: tcpOptions(v),
+    pep: { ...pepOptions(v), qlog: Boolean(v.qlog) },
+    h3Priorities: v['h3-priorities'] ?? null,
+    shard: v.shard ? parseShard(v.shard) : null,
+    lighthouse: Boolean(v.lighthouse),
+  };
+  return { matrix, settings };
+}
+
+export async function benchCommand(argv) {
+  const { values: v } = parse(argv, OPTIONS);
+  if (v.help) return note(HELP);
+  const { matrix, settings } = benchInput(v);
+  const profiles = profileCache();
+  await checkBench(matrix, settings, { profiles });
+  requireNetAdmin('bench');
+  const outDir = outDirOf(v, 'bench');
+  const summary = await bench(matrix, {
+    ...settings,
+    outDir,
+    resume: Boolean(v.resume),
+    onProgress: note,
+    meta: { preset: v.preset, argv },
+    profiles,
+  });
+  noteResults(outDir, summary);
+  if (v.json) print(summary);
+}

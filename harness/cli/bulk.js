@@ -1,0 +1,141 @@
+// `satbench bulk`: downloads over QUIC, TCP and Chromium, with and without
+// PEPs, over a matrix of scenarios. Every option is checked (the matrix
+// too) before privileges are, and before anything runs.
+import { UsageError } from '../core/errors.js';
+import { requireNetAdmin } from '../core/sys.js';
+import { percent, durationMs, sizeBytes } from '../core/units.js';
+import { parseQuicOptions } from '../core/quic-options.js';
+import { checkLinkBackend } from '../testbed/link-backends.js';
+import { profileCache } from '../campaign/scenario.js';
+import { BULK_PRESETS, BULK_DEFAULTS } from '../bulk/presets.js';
+import { checkBulk } from '../bulk/matrix.js';
+import { bulk } from '../bulk/bulk.js';
+import { formatBulkSummary } from '../bulk/summary-table.js';
+import {
+  parse,
+  print,
+  note,
+  integer,
+  list,
+  tcpOptions,
+  pepOptions,
+  outDirOf,
+  noteResults,
+  TCP_OPTIONS,
+  PEP_OPTIONS,
+} from './args.js';
+
+export const HELP = `Usage: satbench bulk [--preset NAME] [--profile LIST] [--loss LIST] [--protocol LIST]
+                     [--duration S | --size BYTES] [-n RUNS] [--out DIR] [--resume DIR] [--seed N]
+                     [--link auto|linkem|netem] [--bin-ms MS] [--quic LIST] [--quic-client LIST]
+                     [--cc NAME] [--initcwnd N] [--pep-preset NAME] [--pep-sat LIST]
+                     [--pep-ground LIST] [--json]
+  Download over every scenario of the matrix (profiles × losses × protocols), RUNS times each,
+  a fresh testbed per run, and count the bytes received per --bin-ms from just before connecting.
+  Writes DIR/results.jsonl (a line per run, kind "bulk", flushed as it ends), DIR/summary.json
+  (per scenario: medians of bytes at 1, 3, 5, 10 s, time to 90 % of the link rate, time to 2, 10,
+  100 MB, the goodput curve averaged over runs, the PEP/no-PEP ratio, objectives) and index.html.
+
+Options:
+  --preset NAME     ifip2022-goodput (geo, leo; loss 0, 0.01, 0.1, 1 %; 15 s; quic, quic-pep, tcp,
+                    tcp-pep; 10 runs) or quic4sat (the six quic4sat-* profiles, 100 MB, 3 runs, the
+                    draft's objectives met or missed). Without: geo, loss 0, quic and tcp, 10 s, 3 runs
+  --protocol LIST   quic, tcp (satbulk, end to end), quic-pep, tcp-pep (through the PEP chains),
+                    browser-h1, browser-h2, browser-h3 (Chromium fetching one large file)
+  --duration S      download for S seconds (10, 15s, 500ms)
+  --size BYTES      download BYTES (100MB, 2000000); replaces --duration
+  --loss LIST       satellite-link loss in percent; default: the profile's own
+  --bin-ms MS       bin length of the goodput curve (default 100)
+  --quic LIST       the sender's QUIC (satbulk, and the origin for browser-h3), KEY=VALUE
+                    comma-separated: cc=cubic|newreno|bbr, initial-window=PACKETS,
+                    initial-mtu=BYTES, ack-frequency, ack-eliciting-threshold=N, max-ack-delay-ms=MS,
+                    bdp-bytes=BYTES (default: the profile's rate × RTT), idle-timeout-ms=MS
+  --quic-client LIST  the receiver's QUIC, the same keys (its flow-control windows, ACK frequency)
+  --cc NAME         TCP congestion control of the end hosts (default cubic; newreno = reno)
+  --initcwnd N      TCP initial congestion and receive window of the end hosts (default 10)
+  --pep-preset NAME the split-TCP PEP's preset: paper (default: satellite hop NewReno, IW 100),
+                    A, B, C, D (Kuhn et al. 2020)
+  --pep-sat LIST    the PEPs' satellite hop, KEY=VALUE: cc, initial-window, and the QUIC keys
+                    above (quic-pep) or sndbuf, rcvbuf (tcp-pep)
+  --pep-ground LIST the PEPs' client and server hops, the same keys
+  --out DIR         where results go (default out/bulk-TIMESTAMP); --resume DIR continues one
+  --json            print summary.json to stdout (else a table of the medians)
+Exit 0 when the matrix ran (failed runs are counted and reported), 2 on a harness error.`;
+
+const OPTIONS = {
+  preset: { type: 'string' },
+  profile: { type: 'string' },
+  loss: { type: 'string' },
+  protocol: { type: 'string' },
+  duration: { type: 'string' },
+  size: { type: 'string' },
+  n: { type: 'string', short: 'n' },
+  out: { type: 'string' },
+  resume: { type: 'string' },
+  seed: { type: 'string', default: '1' },
+  link: { type: 'string', default: 'auto' },
+  'bin-ms': { type: 'string', default: '100' },
+  quic: { type: 'string' },
+  'quic-client': { type: 'string' },
+  ...TCP_OPTIONS,
+  ...PEP_OPTIONS,
+};
+
+// `--duration`: seconds without a unit, or with one (500ms, 15s).
+export function seconds(v, flag) {
+  const n = /^\s*\d+(\.\d+)?\s*$/.test(v) ? Number(v) : durationMs(v, flag) / 1000;
+  if (!(n > 0)) throw new UsageError(`${flag}: expected a duration > 0, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+/** The matrix and the settings of the command line (a UsageError names a bad option). */
+export function bulkInput(v) {
+  const preset = v.preset ? BULK_PRESETS[v.preset] : BULK_DEFAULTS;
+  if (!preset)
+    throw new UsageError(
+      `--preset: unknown bulk preset ${JSON.stringify(v.preset)}; presets: ${Object.keys(BULK_PRESETS).join(', ')}`,
+    );
+  if (v.duration && v.size) throw new UsageError('give --duration or --size, not both');
+  checkLinkBackend(v.link);
+  const size = v.size ? Math.round(sizeBytes(v.size, '--size')) : null;
+  const duration = v.duration ? seconds(v.duration, '--duration') : null;
+  const matrix = {
+    profiles: v.profile ? list(v.profile) : preset.profiles,
+    losses: v.loss ? list(v.loss).map((x) => percent(x, '--loss')) : preset.losses,
+    protocols: v.protocol ? list(v.protocol) : preset.protocols,
+    duration_s: size ? null : (duration ?? preset.duration_s),
+    size_bytes: duration ? null : (size ?? preset.size_bytes),
+    runs: v.n ? integer(v.n, '-n', 1) : preset.runs,
+  };
+  const settings = {
+    link: v.link,
+    seed: integer(v.seed, '--seed', 0),
+    binMs: integer(v['bin-ms'], '--bin-ms', 1),
+    quic: v.quic ? parseQuicOptions(v.quic, '--quic') : {},
+    quicClient: v['quic-client'] ? parseQuicOptions(v['quic-client'], '--quic-client') : {},
+    tcp: tcpOptions(v),
+    pep: pepOptions(v),
+  };
+  return { matrix, settings };
+}
+
+export async function bulkCommand(argv) {
+  const { values: v } = parse(argv, OPTIONS);
+  if (v.help) return note(HELP);
+  const { matrix, settings } = bulkInput(v);
+  const profiles = profileCache();
+  checkBulk(matrix, settings, { profiles });
+  requireNetAdmin('bulk');
+  const outDir = outDirOf(v, 'bulk');
+  const summary = await bulk(matrix, {
+    ...settings,
+    outDir,
+    resume: Boolean(v.resume),
+    onProgress: note,
+    meta: { preset: v.preset ?? null, argv },
+    profiles,
+  });
+  noteResults(outDir, summary);
+  if (v.json) print(summary);
+  else process.stdout.write(formatBulkSummary(summary) + '\n');
+}

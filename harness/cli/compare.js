@@ -1,0 +1,42 @@
+// `satbench compare BASELINE CURRENT`: judge CURRENT against BASELINE and a
+// budget; exit 1 on a regression.
+import fs from 'node:fs';
+import { UsageError } from '../core/errors.js';
+import { loadResultSet } from '../analysis/outputs.js';
+import { compareResults, readBudget, DEFAULT_BUDGET, formatText, toMarkdown, toJUnit } from '../analysis/compare.js';
+import { parse, print, note } from './args.js';
+
+export const HELP = `Usage: satbench compare BASELINE CURRENT [--budget FILE] [--junit FILE] [--markdown FILE] [--json]
+  BASELINE and CURRENT are results folders (their results.jsonl is used, else summary.json),
+  results.jsonl files or summary.json files. For every scenario in both and every metric with
+  a limit: the ratio of medians, the two-sided Mann–Whitney U p-value, Cliff's delta.
+  A slowdown (higher times, lower rates) fails when it is over the budget's max_slowdown_pct
+  AND significant (p < alpha; with a summary.json side: the medians' 95 % intervals do not
+  overlap); a median over max_median or under min_median fails outright.
+  Without --budget: 10 % on response_start_ms, fcp_ms, plt_ms.
+
+Options:
+  --budget FILE     YAML or JSON: {alpha, metrics: {METRIC: {max_median, min_median, max_slowdown_pct}},
+                    scenarios: [{match: {profile, loss_pct, protocol, site}, metrics: {…}}]}
+  --junit FILE      write JUnit XML (a test suite per scenario, a test case per metric)
+  --markdown FILE   write a summary for a pull-request comment
+  --json            print the comparison as JSON
+Exit 0 when nothing regressed, 1 when a check failed, 2 when an input is unusable.`;
+
+export async function compareCommand(argv) {
+  const { values: v, positionals } = parse(argv, {
+    budget: { type: 'string' },
+    junit: { type: 'string' },
+    markdown: { type: 'string' },
+  });
+  if (v.help) return note(HELP);
+  if (positionals.length !== 2)
+    throw new UsageError('compare: name BASELINE and CURRENT (results folders, results.jsonl or summary.json)');
+  const budget = v.budget ? readBudget(v.budget) : DEFAULT_BUDGET;
+  const res = compareResults(loadResultSet(positionals[0]), loadResultSet(positionals[1]), budget);
+  if (v.junit) fs.writeFileSync(v.junit, toJUnit(res));
+  if (v.markdown) fs.writeFileSync(v.markdown, toMarkdown(res));
+  if (v.json) print(res);
+  else process.stdout.write(formatText(res) + '\n');
+  process.exitCode = res.failed ? 1 : 0;
+}

@@ -1,0 +1,153 @@
+// `satbench testbed up|down|status|probe`: build, remove, list or measure
+// an emulated testbed.
+import { UsageError } from '../core/errors.js';
+import { requireNetAdmin } from '../core/sys.js';
+import { percent } from '../core/units.js';
+import { loadProfile, configuredSummary } from '../testbed/profiles.js';
+import { checkLinkBackend } from '../testbed/link-backends.js';
+import { createTestbed, destroyTestbed, listTestbeds } from '../testbed/testbed.js';
+import { probeTestbed } from '../testbed/probe.js';
+import { parse, print, note, integer, tcpOptions, TCP_OPTIONS } from './args.js';
+
+export const HELP = `Usage:
+  satbench testbed up --profile NAME [--loss PCT] [--link auto|linkem|netem] [--seed N]
+                      [--name ID] [--cc NAME] [--initcwnd N] [--pcap DIR] [--json]
+      Build a testbed and leave it running: client ─ st ═ satellite ═ gw ─ internet ─ server,
+      namespaces sbt-ID-client, sbt-ID-st, sbt-ID-gw, sbt-ID-server (198.18.0.0/15).
+  satbench testbed down ID... | --all
+      Remove testbeds: their processes, namespaces and state.
+  satbench testbed status [--json]
+      List the testbeds on this machine.
+  satbench testbed probe --profile NAME [--loss PCT] [--link ...] [--seed N] [--count N] [--json]
+      Build a testbed, measure RTT (median, p99 over --count echoes, at least 20), one-way
+      delay per direction (1-byte UDP datagrams), loss and throughput, print them beside the
+      configured values, and remove the testbed.
+
+Options:
+  --profile NAME|FILE  a built-in profile (see \`satbench profiles\`) or a .yaml/.json file
+  --loss PCT           random loss on the satellite link, both directions, in percent;
+                       replaces the profile's satellite loss
+  --link BACKEND       auto (kernel netem when the kernel has it, else linkem), linkem, netem
+  --seed N             seed of the emulator's random loss and jitter (default 1)
+  --cc NAME            TCP congestion control of every namespace (default cubic; newreno = reno)
+  --initcwnd N         TCP initial congestion and receive window of the end hosts (default 10)
+  --pcap DIR           linkem writes a pcap of each side of each link under DIR
+  --json               print JSON`;
+
+const OPTIONS = {
+  profile: { type: 'string' },
+  loss: { type: 'string' },
+  link: { type: 'string', default: 'auto' },
+  seed: { type: 'string', default: '1' },
+  name: { type: 'string' },
+  ...TCP_OPTIONS,
+  pcap: { type: 'string' },
+  count: { type: 'string' },
+  all: { type: 'boolean' },
+};
+
+const SUBCOMMANDS = ['up', 'down', 'status', 'probe'];
+
+// The testbed `up` and `probe` build, checked before anything runs.
+function testbedOptions(v) {
+  if (!v.profile) throw new UsageError('--profile is required (see `satbench profiles`)');
+  checkLinkBackend(v.link);
+  const lossPct = v.loss === undefined ? undefined : percent(v.loss, '--loss');
+  return {
+    profile: loadProfile(v.profile, { lossPct }),
+    link: v.link,
+    seed: integer(v.seed, '--seed', 0),
+    id: v.name,
+    tcp: tcpOptions(v),
+    pcapDir: v.pcap,
+  };
+}
+
+export async function testbedCommand(argv) {
+  const [sub, ...rest] = argv;
+  const { values: v, positionals } = parse(rest, OPTIONS);
+  if (v.help || !sub || sub === '--help' || sub === '-h') return note(HELP);
+  if (!SUBCOMMANDS.includes(sub))
+    throw new UsageError(`testbed: unknown subcommand ${JSON.stringify(sub)}; expected up, down, status or probe`);
+  if (sub === 'down' && !v.all && !positionals.length)
+    throw new UsageError('testbed down: name the testbed ids (see `satbench testbed status`) or pass --all');
+  const opts = sub === 'up' || sub === 'probe' ? testbedOptions(v) : null;
+  const count = sub === 'probe' && v.count !== undefined ? integer(v.count, '--count', 20) : 20;
+  requireNetAdmin(`testbed ${sub}`);
+  if (sub === 'status') return status(v);
+  if (sub === 'down') return down(v.all, positionals);
+  if (sub === 'up') return up(opts, v);
+  return probe(opts, count, v);
+}
+
+async function status(v) {
+  const list = await listTestbeds();
+  if (v.json) return print(list);
+  if (!list.length) return note('no testbeds');
+  for (const t of list) {
+    const procs = t.processes.map((p) => `${p.role}:${p.pid}${p.alive ? '' : '(gone)'}`).join(' ');
+    const owner =
+      t.owner_pid === null ? 'detached (testbed up)' : `owner pid ${t.owner_pid}${t.owner_alive ? '' : ' (gone)'}`;
+    process.stdout.write(
+      `${t.id}  profile ${t.profile ?? '?'}  link ${t.backend ?? '?'}  ${owner}  namespaces ${t.namespaces.length}/4  ${procs}\n`,
+    );
+  }
+}
+
+async function down(all, ids) {
+  const known = (await listTestbeds()).map((t) => t.id);
+  if (all && !known.length)
+    throw new UsageError('testbed down: name the testbed ids (see `satbench testbed status`) or pass --all');
+  for (const id of all ? known : ids) {
+    if (!known.includes(id)) throw new UsageError(`no testbed ${id} (see \`satbench testbed status\`)`);
+    await destroyTestbed(id);
+    note(`removed testbed ${id}`);
+  }
+}
+
+async function up(opts, v) {
+  const tb = await createTestbed({ ...opts, detached: true });
+  const info = {
+    id: tb.id,
+    backend: tb.backend,
+    profile: tb.profile.name,
+    namespaces: tb.ns,
+    configured: configuredSummary(tb.profile),
+  };
+  if (v.json) return print(info);
+  process.stdout.write(`testbed ${tb.id} is up (profile ${tb.profile.name}, link ${tb.backend})\n`);
+  for (const [node, ns] of Object.entries(tb.ns)) process.stdout.write(`  ${node.padEnd(6)} ip netns exec ${ns} …\n`);
+  process.stdout.write(`remove it with: satbench testbed down ${tb.id}\n`);
+}
+
+async function probe(opts, count, v) {
+  const tb = await createTestbed(opts);
+  try {
+    const result = await probeTestbed(tb, { rttCount: count }, (step) => note(`probe ${tb.profile.name}: ${step}`));
+    result.link_stats = await tb.linkStats();
+    if (v.json) print(result);
+    else process.stdout.write(formatProbe(result) + '\n');
+  } finally {
+    await tb.destroy();
+  }
+}
+
+// Pure: `testbed probe`'s table, configured beside measured.
+export function formatProbe(r) {
+  const c = r.configured;
+  const m = r.measured;
+  const rows = [
+    ['', 'configured', 'measured'],
+    ['RTT ms (median / p99)', c.rtt_ms, `${m.rtt_ms.median} / ${m.rtt_ms.p99}`],
+    ['one-way forward ms', c.one_way_ms.forward, `${m.one_way_ms.forward.median} / ${m.one_way_ms.forward.p99}`],
+    ['one-way return ms', c.one_way_ms.return, `${m.one_way_ms.return.median} / ${m.one_way_ms.return.p99}`],
+    ['forward Mbit/s', c.forward_mbps ?? 'unlimited', m.forward_mbps ?? '-'],
+    ['return Mbit/s', c.return_mbps ?? 'unlimited', m.return_mbps ?? '-'],
+    ['loss % forward', c.loss_pct, `${m.loss_pct} (of ${m.loss_samples.forward})`],
+    ['loss % return', c.return_loss_pct, `${m.return_loss_pct} (of ${m.loss_samples.return})`],
+  ];
+  return (
+    `profile ${r.profile}, link ${r.link}\n` +
+    rows.map(([a, b, d]) => `  ${String(a).padEnd(24)}${String(b).padEnd(14)}${d}`).join('\n')
+  );
+}

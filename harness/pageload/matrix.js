@@ -1,0 +1,53 @@
+// What `satbench bench` checks before anything runs: the matrix (profiles ×
+// losses × protocols × sites × runs) and the settings that could only fail
+// later, in the middle of a campaign. Every problem is a UsageError that
+// names the flag and what it expects.
+import fs from 'node:fs';
+import path from 'node:path';
+import { UsageError } from '../core/errors.js';
+import { PROTOCOLS, PEP_PROTOCOLS, pepKind } from '../core/protocols.js';
+import { checkOrigin } from '../servers/origin.js';
+import { checkPepOptions } from '../pep/options.js';
+import { profileCache } from '../campaign/scenario.js';
+import { listSites } from '../../sites/generate.js';
+
+// How our origin may order HTTP/3 responses (--h3-priorities); rfc9218 is its default.
+export const H3_PRIORITIES = ['rfc9218', 'incremental-last', 'off'];
+
+/** Pure but for reading the profiles and looking for site folders. */
+export function validateBenchMatrix(m, { profiles = profileCache() } = {}) {
+  for (const p of m.protocols) {
+    if (!PROTOCOLS.includes(p) && !PEP_PROTOCOLS.includes(p))
+      throw new UsageError(
+        `--protocol: unknown protocol ${JSON.stringify(p)}; expected ${[...PROTOCOLS, ...PEP_PROTOCOLS].join(', ')}`,
+      );
+  }
+  for (const l of m.losses)
+    if (!(l >= 0 && l <= 100)) throw new UsageError(`--loss: expected percentages between 0 and 100, got ${l}`);
+  for (const p of m.profiles) profiles(p); // unknown names fail here, before anything runs
+  const known = listSites();
+  for (const s of m.sites) {
+    if (!known.includes(s) && !fs.existsSync(path.join(s, 'index.html'))) {
+      throw new UsageError(
+        `--site ${s}: neither a reference site (${known.join(', ')}) nor a directory with an index.html`,
+      );
+    }
+  }
+  if (!Number.isInteger(m.runs) || m.runs < 1)
+    throw new UsageError(`-n: expected a whole number of runs >= 1, got ${m.runs}`);
+  return m;
+}
+
+/**
+ * The matrix and the settings together: the origin can serve the
+ * protocols, the PEP options suit the chains the protocols use, the HTTP/3
+ * priorities are known. Asks H2O about HTTP/3 when it is the origin; needs
+ * no privileges.
+ */
+export async function checkBench(matrix, { origin = 'rust', pep = {}, h3Priorities = null } = {}, options = {}) {
+  validateBenchMatrix(matrix, options);
+  if (h3Priorities !== null && !H3_PRIORITIES.includes(h3Priorities))
+    throw new UsageError(`--h3-priorities: expected ${H3_PRIORITIES.join(', ')}, got ${JSON.stringify(h3Priorities)}`);
+  checkPepOptions(pep, matrix.protocols.map(pepKind).filter(Boolean));
+  await checkOrigin(origin, matrix.protocols);
+}

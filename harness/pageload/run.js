@@ -1,0 +1,83 @@
+// One page-load run: a fresh testbed, the origin (and the PEP chain for a
+// -pep protocol), one load in a fresh Chromium, the run's record. Everything
+// the run needs comes resolved in `plan` (campaign/scenario.js).
+import path from 'node:path';
+import { originQuicArgs } from '../core/quic-options.js';
+import { createTestbed } from '../testbed/testbed.js';
+import { startOrigin } from '../servers/origin.js';
+import { startPepChain, relayedCounts, checkRelayed } from '../pep/chain.js';
+import { scenarioKey } from '../kinds/pageload.js';
+import { loadPage } from './load.js';
+import { runLighthouse } from './lighthouse.js';
+
+// Pure: a page-load record's result in a progress line.
+export const describeRun = (rec) => (rec.ok ? `PLT ${Math.round(rec.metrics.plt_ms)} ms` : `failed (${rec.error})`);
+
+// Pure: where the QUIC PEPs of one run write their qlogs (bench --qlog).
+export const qlogDirOf = (outDir, scenario, runNo) =>
+  path.join(outDir, 'qlog', `${scenarioKey(scenario).replace(/[^\w.-]+/g, '_')}-run${runNo}`);
+
+/**
+ * Runs `plan` (a resolved page-load scenario: profile, siteDir, pepKind,
+ * origin, quic, h3Priorities, tcp, pep, link, seed, timeoutMs) once as run
+ * `runNo`. `outDir`: bench's folder (qlogs, Lighthouse reports);
+ * `lighthouse`: with the scenario's first run, a separate Lighthouse load.
+ * A failed page load is a record with ok false; a testbed, origin or PEP
+ * that does not start throws (and ends the campaign).
+ */
+export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = false } = {}) {
+  const { scenario, profile, seed } = plan;
+  const t = [Date.now()];
+  const lap = () => t.push(Date.now()) && t[t.length - 1] - t[t.length - 2];
+  const tb = await createTestbed({ profile, link: plan.link, seed: seed + runNo, tcp: plan.tcp });
+  const phases = { testbed_ms: lap() };
+  let rec;
+  try {
+    const h3Priorities = plan.h3Priorities ? ['--h3-priorities', plan.h3Priorities] : [];
+    const { spki } = await startOrigin(tb, {
+      origin: plan.origin,
+      siteDir: plan.siteDir,
+      quicArgs: [...originQuicArgs(plan.quic, plan), ...h3Priorities],
+    });
+    const qlogDir = plan.pep.qlog && outDir ? qlogDirOf(outDir, scenario, runNo) : null;
+    const chain = await startPepChain(tb, plan.pepKind, { pep: plan.pep, qlogDir });
+    phases.origin_ms = lap();
+    const load = {
+      clientNs: tb.ns.client,
+      protocol: scenario.protocol,
+      spki: chain?.spki ?? spki,
+      serverAddr: chain?.serverAddr,
+      timeoutMs: plan.timeoutMs,
+    };
+    const page = await loadPage(load);
+    phases.browser_ms = lap();
+    rec = {
+      scenario,
+      run: runNo,
+      seed: seed + runNo,
+      link: tb.backend,
+      origin: plan.origin,
+      ...page,
+      link_stats: await tb.linkStats(),
+    };
+    if (chain) {
+      const stats = await chain.stats();
+      rec.pep = { kind: chain.kind, settings: chain.settings, relayed: relayedCounts(stats), stats };
+      const through = checkRelayed(scenario.protocol, rec.pep.relayed);
+      if (rec.ok && !through.ok) Object.assign(rec, { ok: false, error: through.error });
+    }
+    // --lighthouse: once per scenario, with its first run, a separate load
+    // after the measured one (whose record and counters are taken).
+    if (lighthouse && outDir && runNo === 1) {
+      rec.lighthouse = await runLighthouse({ ...load, outDir, scenario });
+      phases.lighthouse_ms = lap();
+    }
+  } finally {
+    await tb.destroy();
+  }
+  phases.teardown_ms = lap();
+  // What the harness costs per run besides the page load itself.
+  rec.run_wall_ms = t[t.length - 1] - t[0];
+  rec.phases = phases;
+  return rec;
+}

@@ -1,0 +1,85 @@
+// The PEP chains' settings as the user gives them (--pep-preset, --pep-sat,
+// --pep-ground; bench and bulk alike): one side's KEY=VALUE list for the
+// satellite hop, one for both ground hops. The QUIC PEP takes the QUIC
+// options (transport/quic-options.json), the split-TCP PEP cc,
+// initial-window, sndbuf and rcvbuf. Parsed and checked before anything
+// runs; the chains take the sides as they come out of here.
+import { UsageError } from '../core/errors.js';
+import { QUIC_KEYS, checkQuicOption, keyValueItems } from '../core/quic-options.js';
+import { pepSettings } from './tcp-chain.js';
+
+export const TCP_PEP_KEYS = ['cc', 'initial-window', 'sndbuf', 'rcvbuf'];
+export const PEP_KEYS = [...new Set([...QUIC_KEYS, ...TCP_PEP_KEYS])];
+
+/** Pure: "cc=newreno,initial-window=100" → {cc: 'newreno', 'initial-window': '100'}. */
+export function parsePepSide(text, flag) {
+  const out = {};
+  for (const [key, value] of keyValueItems(text)) {
+    if (!PEP_KEYS.includes(key))
+      throw new UsageError(`${flag}: unknown option ${JSON.stringify(key)}; expected ${PEP_KEYS.join(', ')}`);
+    if (key !== 'cc' && key !== 'ack-frequency' && !/^\d+$/.test(String(value)))
+      throw new UsageError(`${flag}: ${key} expects a whole number, got ${JSON.stringify(value)}`);
+    out[key] = value;
+  }
+  return out;
+}
+
+/** Pure: a side as the split-TCP chain takes it (numbers as numbers), or why it cannot. */
+export function tcpPepSide(side = {}, flag = '--pep-sat') {
+  const out = {};
+  for (const [k, v] of Object.entries(side)) {
+    if (!TCP_PEP_KEYS.includes(k))
+      throw new UsageError(`${flag}: ${k} is a QUIC option; the split-TCP PEP takes ${TCP_PEP_KEYS.join(', ')}`);
+    out[k] = k === 'cc' ? v : Number(v);
+  }
+  return out;
+}
+
+/** Pure: a side as the QUIC chain takes it (the QUIC options' keys), or why it cannot. */
+export function quicPepSide(side = {}, flag = '--pep-sat') {
+  for (const [k, v] of Object.entries(side)) {
+    if (!QUIC_KEYS.includes(k))
+      throw new UsageError(`${flag}: ${k} is a TCP option; the QUIC PEP takes ${QUIC_KEYS.join(', ')}`);
+    checkQuicOption(k, v, flag);
+  }
+  return { ...side };
+}
+
+/** Pure: the command line's PEP options → {preset, sat, ground}. */
+export function parsePepOptions({ preset, sat, ground }) {
+  return {
+    preset: preset ?? null,
+    sat: sat ? parsePepSide(sat, '--pep-sat') : {},
+    ground: ground ? parsePepSide(ground, '--pep-ground') : {},
+  };
+}
+
+/**
+ * Pure: fails now, naming the flag, when a chain of `kinds` ('tcp',
+ * 'quic') could not start with `pep`'s settings.
+ */
+export function checkPepOptions(pep, kinds) {
+  const { preset = null, sat = {}, ground = {} } = pep;
+  if (kinds.includes('tcp')) {
+    const p = preset ?? 'paper';
+    const s = { sat: tcpPepSide(sat, '--pep-sat'), ground: tcpPepSide(ground, '--pep-ground') };
+    naming('--pep-preset', () => pepSettings(p));
+    naming('--pep-sat', () => pepSettings(p, { sat: s.sat }));
+    naming('--pep-ground', () => pepSettings(p, { ground: s.ground }));
+  }
+  if (kinds.includes('quic')) {
+    quicPepSide(sat, '--pep-sat');
+    quicPepSide(ground, '--pep-ground');
+  }
+  return pep;
+}
+
+// The chain's own checks, with the flag that fed them in front.
+function naming(flag, check) {
+  try {
+    return check();
+  } catch (e) {
+    if (e instanceof UsageError) throw new UsageError(`${flag}: ${e.message}`);
+    throw e;
+  }
+}

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import {
+  QUIC_KEYS,
+  QUIC_OPTIONS_FILE,
+  parseQuicOptions,
+  originQuicArgs,
+  quicSideText,
+  checkQuicOption,
+  oneOf,
+} from '../../harness/core/quic-options.js';
+import { PEP_KEYS } from '../../harness/pep/options.js';
+import { loadProfile, pathBdpBytes } from '../../harness/testbed/profiles.js';
+
+describe('QUIC options (transport/quic-options.json)', () => {
+  it('takes its keys from the table the Rust tools read', () => {
+    const table = JSON.parse(fs.readFileSync(QUIC_OPTIONS_FILE, 'utf8'));
+    assert.deepEqual(
+      QUIC_KEYS,
+      table.options.map((o) => o.key),
+    );
+    assert.ok(QUIC_KEYS.includes('initial-window') && QUIC_KEYS.includes('bdp-bytes'));
+    for (const k of QUIC_KEYS) assert.ok(PEP_KEYS.includes(k), `--pep-sat takes ${k}`);
+  });
+
+  it('reads --quic options and refuses unknown ones by name', () => {
+    assert.deepEqual(parseQuicOptions('cc=bbr, initial-window=32,ack-frequency', '--quic'), {
+      cc: 'bbr',
+      'initial-window': '32',
+      'ack-frequency': true,
+    });
+    assert.throws(() => parseQuicOptions('cwnd=3', '--quic'), /--quic: unknown QUIC option "cwnd"; expected cc, /);
+    assert.throws(
+      () => parseQuicOptions('cc=vegas', '--quic'),
+      /--quic: cc must be cubic, newreno or bbr, got "vegas"/,
+    );
+    assert.throws(
+      () => parseQuicOptions('initial-window=ten', '--quic'),
+      /--quic: initial-window expects a whole number/,
+    );
+    assert.throws(() => parseQuicOptions('ack-frequency=2', '--quic'), /--quic: ack-frequency takes no value/);
+  });
+
+  it('checks a value by its kind, numbers as numbers or digits', () => {
+    assert.equal(checkQuicOption('bdp-bytes', 5, 'x'), 5);
+    assert.equal(checkQuicOption('bdp-bytes', '5', 'x'), '5');
+    assert.throws(() => checkQuicOption('bdp-bytes', 1.5, 'hop'), /hop: bdp-bytes expects a whole number, got 1.5/);
+    assert.throws(() => checkQuicOption('bdp-bytes', -1, 'hop'), /whole number/);
+    assert.equal(oneOf(['a', 'b', 'c']), 'a, b or c');
+    assert.equal(oneOf(['a']), 'a');
+  });
+
+  it('sizes the flow-control windows to the path and lets the user override', () => {
+    const geo = loadProfile('geo');
+    const bdpBytes = pathBdpBytes(geo);
+    assert.equal(bdpBytes, (20e6 / 8) * 0.58); // 20 Mbit/s × 580 ms
+    assert.deepEqual(originQuicArgs({}, { bdpBytes }), ['--quic-bdp-bytes', '1450000']);
+    assert.deepEqual(originQuicArgs({}, { bdpBytes: null }), []);
+    assert.deepEqual(
+      originQuicArgs({ cc: 'newreno', 'initial-window': '100', 'ack-frequency': true, 'bdp-bytes': '9' }, { bdpBytes }),
+      ['--quic-bdp-bytes', '9', '--quic-cc', 'newreno', '--quic-initial-window', '100', '--quic-ack-frequency'],
+    );
+  });
+
+  it("writes a side of quic-pep's --accept-side/--connect-side", () => {
+    assert.equal(quicSideText({}), '');
+    assert.equal(quicSideText({ cc: 'newreno', 'initial-window': 100 }), 'cc=newreno,initial-window=100');
+    assert.equal(
+      quicSideText({ 'ack-frequency': true, 'max-ack-delay-ms': '25' }),
+      'ack-frequency,max-ack-delay-ms=25',
+    );
+    assert.equal(quicSideText({ 'ack-frequency': false, cc: undefined }), '');
+    assert.throws(() => quicSideText({ cc: 'vegas' }, 'QUIC PEP satellite hop'), /QUIC PEP satellite hop: cc must be/);
+    assert.throws(() => quicSideText({ window: 3 }, 'hop'), /hop: unknown QUIC option "window"/);
+  });
+});
