@@ -2,7 +2,7 @@
 // download of a duration or a size), what each protocol means, and the
 // checks made before anything runs. Every problem is a UsageError that names
 // the flag and what it expects.
-import { UsageError } from '../core/errors.js';
+import { UsageError, withFlag } from '../core/errors.js';
 import { binPath } from '../core/sys.js';
 import { checkPepOptions } from '../pep/options.js';
 import { profileCache } from '../campaign/scenario.js';
@@ -52,7 +52,7 @@ export function validateBulkMatrix(m, { profiles = profileCache() } = {}) {
   for (const l of m.losses)
     if (l !== null && !(l >= 0 && l <= 100))
       throw new UsageError(`--loss: expected percentages between 0 and 100, got ${l}`);
-  for (const p of m.profiles) profiles(p); // unknown names fail here, before anything runs
+  for (const p of m.profiles) withFlag('--profile', () => profiles(p)); // unknown names fail here, before anything runs
   if ((m.duration_s == null) === (m.size_bytes == null))
     throw new UsageError('give --duration or --size (one of them)');
   if (m.duration_s != null && !(m.duration_s > 0))

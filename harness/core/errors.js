@@ -7,3 +7,15 @@ export class UsageError extends Error {
     this.name = 'UsageError';
   }
 }
+
+// Runs `check`; a UsageError it throws gets `flag` in front, so that the
+// user learns which option fed the value (a profile file's own message
+// names the file, not --profile).
+export function withFlag(flag, check) {
+  try {
+    return check();
+  } catch (e) {
+    if (e instanceof UsageError && !e.message.startsWith(`${flag}`)) throw new UsageError(`${flag}: ${e.message}`);
+    throw e;
+  }
+}

@@ -4,7 +4,7 @@
 // names the flag and what it expects.
 import fs from 'node:fs';
 import path from 'node:path';
-import { UsageError } from '../core/errors.js';
+import { UsageError, withFlag } from '../core/errors.js';
 import { PROTOCOLS, PEP_PROTOCOLS, pepKind } from '../core/protocols.js';
 import { checkOrigin } from '../servers/origin.js';
 import { checkPepOptions } from '../pep/options.js';
@@ -24,7 +24,7 @@ export function validateBenchMatrix(m, { profiles = profileCache() } = {}) {
   }
   for (const l of m.losses)
     if (!(l >= 0 && l <= 100)) throw new UsageError(`--loss: expected percentages between 0 and 100, got ${l}`);
-  for (const p of m.profiles) profiles(p); // unknown names fail here, before anything runs
+  for (const p of m.profiles) withFlag('--profile', () => profiles(p)); // unknown names fail here, before anything runs
   const known = listSites();
   for (const s of m.sites) {
     if (!known.includes(s) && !fs.existsSync(path.join(s, 'index.html'))) {

@@ -4,7 +4,7 @@
 // options (transport/quic-options.json), the split-TCP PEP cc,
 // initial-window, sndbuf and rcvbuf. Parsed and checked before anything
 // runs; the chains take the sides as they come out of here.
-import { UsageError } from '../core/errors.js';
+import { UsageError, withFlag } from '../core/errors.js';
 import { QUIC_KEYS, checkQuicOption, keyValueItems } from '../core/quic-options.js';
 import { pepSettings } from './tcp-chain.js';
 
@@ -63,23 +63,13 @@ export function checkPepOptions(pep, kinds) {
   if (kinds.includes('tcp')) {
     const p = preset ?? 'paper';
     const s = { sat: tcpPepSide(sat, '--pep-sat'), ground: tcpPepSide(ground, '--pep-ground') };
-    naming('--pep-preset', () => pepSettings(p));
-    naming('--pep-sat', () => pepSettings(p, { sat: s.sat }));
-    naming('--pep-ground', () => pepSettings(p, { ground: s.ground }));
+    withFlag('--pep-preset', () => pepSettings(p));
+    withFlag('--pep-sat', () => pepSettings(p, { sat: s.sat }));
+    withFlag('--pep-ground', () => pepSettings(p, { ground: s.ground }));
   }
   if (kinds.includes('quic')) {
     quicPepSide(sat, '--pep-sat');
     quicPepSide(ground, '--pep-ground');
   }
   return pep;
-}
-
-// The chain's own checks, with the flag that fed them in front.
-function naming(flag, check) {
-  try {
-    return check();
-  } catch (e) {
-    if (e instanceof UsageError) throw new UsageError(`${flag}: ${e.message}`);
-    throw e;
-  }
 }

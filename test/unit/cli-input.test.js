@@ -1,0 +1,78 @@
+// The command line checks its input before it asks for privileges: bad
+// input gets one line naming the option and exit 2 even without
+// CAP_NET_ADMIN, and good input then gets the line that says root is needed.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { CLI } from '../integration/helpers.js';
+
+// As root: the same user without CAP_NET_ADMIN (as the testbed integration test does).
+function unprivileged(args) {
+  const [cmd, pre] =
+    process.getuid() === 0
+      ? ['setpriv', ['--bounding-set=-net_admin', '--inh-caps=-net_admin', process.execPath]]
+      : [process.execPath, []];
+  return new Promise((resolve) => {
+    execFile(cmd, [...pre, CLI, ...args], { timeout: 30000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? err.code : 0, stdout, stderr }),
+    );
+  });
+}
+
+const outDir = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-cli-')), 'r');
+
+describe('satbench checks input before privileges', function () {
+  this.timeout(60000);
+  const cases = [
+    ['bench', ['--protocol', 'h4'], /--protocol: unknown protocol "h4"/],
+    ['bench', ['--profile', 'mars'], /--profile: unknown profile "mars"/],
+    ['bench', ['--site', 'nosuchsite'], /--site nosuchsite: neither a reference site/],
+    ['bench', ['--quic', 'cc=vegas'], /--quic: cc must be cubic, newreno or bbr, got "vegas"/],
+    ['bench', ['--h3-priorities', 'fifo'], /--h3-priorities: expected rfc9218, incremental-last, off/],
+    ['bench', ['--shard', '3/2'], /--shard: expected i\/n with 1 <= i <= n/],
+    ['bench', ['--pep-sat', 'window=1'], /--pep-sat: unknown option "window"/],
+    ['bench', ['--protocol', 'h1-pep', '--pep-preset', 'Z'], /--pep-preset: TCP PEP preset "Z"/],
+    ['bench', ['--link', 'wire'], /--link/],
+    ['bench', ['-n', '0'], /-n: expected a whole number >= 1, got "0"/],
+    ['bulk', ['--protocol', 'h3'], /--protocol: unknown bulk protocol "h3"/],
+    ['bulk', ['--duration', '0'], /--duration: expected a duration > 0/],
+    ['bulk', ['--protocol', 'quic-pep', '--pep-sat', 'sndbuf=1'], /--pep-sat: sndbuf is a TCP option/],
+    ['bulk', ['--quic-client', 'initial-window=x'], /--quic-client: initial-window expects a whole number/],
+    ['bulk', ['--bin-ms', '0'], /--bin-ms: expected a whole number >= 1/],
+    ['testbed', ['up', '--profile', 'geo', '--loss', '120'], /--loss: expected a percentage between 0 and 100/],
+    ['testbed', ['probe', '--profile', 'geo', '--count', '3'], /--count: expected a whole number >= 20/],
+    ['testbed', ['down'], /testbed down: name the testbed ids/],
+  ];
+  for (const [cmd, args, message] of cases) {
+    it(`${cmd} ${args.join(' ')}: exit 2, one line naming the option`, async () => {
+      const out = outDir();
+      const r = await unprivileged([cmd, ...args, ...(cmd === 'testbed' ? [] : ['--out', out])]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, message);
+      assert.doesNotMatch(r.stderr, /needs root/);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.ok(!fs.existsSync(out), 'nothing may be written');
+    });
+  }
+
+  for (const args of [
+    ['bench', '--profile', 'leo', '--protocol', 'h1,h3-pep', '-n', '1'],
+    ['bulk', '--protocol', 'quic,tcp-pep', '--duration', '1'],
+  ]) {
+    it(`${args.join(' ')}: good input, then the one line saying root is needed`, async () => {
+      const r = await unprivileged([...args, '--out', outDir()]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, new RegExp(`^satbench: ${args[0]} builds network namespaces and needs root`));
+    });
+  }
+
+  it('has help for every command, beside its options', async () => {
+    for (const cmd of ['bench', 'bulk', 'testbed', 'doctor', 'cleanup', 'profiles', 'report', 'compare', 'merge']) {
+      const r = await unprivileged([cmd, '--help']);
+      assert.equal(r.code, 0, `${cmd}: ${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`^Usage:[\\s\\S]*satbench ${cmd}`), cmd);
+    }
+  });
+});

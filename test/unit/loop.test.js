@@ -1,0 +1,202 @@
+// The campaign loop (bench and bulk): records on disk run by run, --resume,
+// the progress lines and their time-left estimate, errors.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { UsageError } from '../../harness/core/errors.js';
+import { openResults, runCampaign } from '../../harness/campaign/loop.js';
+import { timeLeftMs, fmtDuration } from '../../harness/campaign/progress.js';
+import { scenarioLabel } from '../../harness/kinds/pageload.js';
+import { describeRun as describePageload } from '../../harness/pageload/run.js';
+import { scenarioName as bulkName, describeRun as describeBulk } from '../../harness/bulk/run.js';
+
+const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-loop-'));
+const lines = (file) =>
+  fs.existsSync(file)
+    ? fs
+        .readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
+const sc = (protocol, profile = 'geo') => ({ profile, loss_pct: 0, protocol, site: 'kepler' });
+// Two scenarios, two runs each, run-major as expandMatrix gives them.
+const ITEMS = [
+  { scenario: sc('h1'), run: 1 },
+  { scenario: sc('h1-pep'), run: 1 },
+  { scenario: sc('h1'), run: 2 },
+  { scenario: sc('h1-pep'), run: 2 },
+];
+const PLT = { h1: 10218, 'h1-pep': 4000 };
+
+// A fake clock that each fake run advances by its scenario's duration.
+function fakeRuns(durations = { h1: 60000, 'h1-pep': 6000 }) {
+  let t = 0;
+  const calls = [];
+  return {
+    now: () => t,
+    calls,
+    runOne: async (item) => {
+      calls.push(item);
+      t += durations[item.scenario.protocol];
+      return { scenario: item.scenario, run: item.run, ok: true, metrics: { plt_ms: PLT[item.scenario.protocol] } };
+    },
+  };
+}
+
+function campaign(dir, fake, extra = {}) {
+  const progress = [];
+  const { file, done } = openResults(dir, { resume: extra.resume ?? false, kind: extra.kind ?? 'pageload' });
+  const run = runCampaign({
+    kind: 'pageload',
+    items: ITEMS,
+    done,
+    resultsFile: file,
+    runOne: fake.runOne,
+    name: scenarioLabel,
+    describe: describePageload,
+    runs: 2,
+    onProgress: (l) => progress.push(l),
+    now: fake.now,
+    ...extra.options,
+  });
+  return { file, progress, run };
+}
+
+describe('campaign loop', () => {
+  it("appends each run's record in order and on disk before the next run starts", async () => {
+    const dir = tmp();
+    const file = path.join(dir, 'results.jsonl');
+    const fake = fakeRuns();
+    const onDisk = [];
+    const { run } = campaign(dir, {
+      ...fake,
+      runOne: async (item) => {
+        onDisk.push(lines(file).length);
+        return fake.runOne(item);
+      },
+    });
+    assert.equal(await run, 4);
+    assert.deepEqual(onDisk, [0, 1, 2, 3]);
+    assert.deepEqual(
+      lines(file).map((r) => [r.scenario.protocol, r.run]),
+      [
+        ['h1', 1],
+        ['h1-pep', 1],
+        ['h1', 2],
+        ['h1-pep', 2],
+      ],
+    );
+  });
+
+  it('names each finished run with its own scenario and result', async () => {
+    const { progress, run } = campaign(tmp(), fakeRuns());
+    await run;
+    assert.equal(progress.length, 8, 'a line as each run starts and one as it ends');
+    assert.match(progress[0], /^\[1\/4\] geo loss 0 % h1 kepler: run 1 of 2 · about \? left$/);
+    assert.equal(progress[1], '[1/4] geo loss 0 % h1 kepler: run 1 of 2 done · PLT 10218 ms');
+    assert.match(progress[2], /^\[2\/4\] geo loss 0 % h1-pep kepler: run 1 of 2 · about /);
+    assert.doesNotMatch(progress[2], /PLT/, "the line naming the next run carries no other run's result");
+    assert.equal(progress[3], '[2/4] geo loss 0 % h1-pep kepler: run 1 of 2 done · PLT 4000 ms');
+  });
+
+  it("estimates the time left from each scenario's own mean run time", async () => {
+    const { progress, run } = campaign(tmp(), fakeRuns({ h1: 60000, 'h1-pep': 6000 }));
+    await run;
+    // before run 2: only h1 has run (60 s); h1-pep counts the overall mean, 60 s: 3 × 60 s = 3 min
+    assert.match(progress[2], /about 3 min left$/);
+    // before run 3: h1 60 s + h1-pep 6 s
+    assert.match(progress[4], /about 66 s left$/);
+    // before run 4: h1-pep alone, 6 s (the mean of all runs so far would say 42 s)
+    assert.match(progress[6], /about 6 s left$/);
+  });
+
+  it('time left: per scenario where it has runs, the overall mean elsewhere, null before any', () => {
+    assert.equal(timeLeftMs(['a', 'b'], new Map()), null);
+    const d = new Map([
+      ['a', [10, 30]],
+      ['b', [100]],
+    ]);
+    assert.equal(timeLeftMs(['a', 'a', 'b'], d), 20 + 20 + 100);
+    assert.equal(timeLeftMs(['c'], d), 140 / 3);
+    assert.equal(timeLeftMs([], d), 0);
+    assert.equal(fmtDuration(89000), '89 s');
+    assert.equal(fmtDuration(180000), '3 min');
+  });
+
+  it('--resume skips the runs already in results.jsonl, of its own kind only', async () => {
+    const dir = tmp();
+    const file = path.join(dir, 'results.jsonl');
+    fs.writeFileSync(
+      file,
+      [
+        { scenario: sc('h1'), run: 1, ok: true },
+        { scenario: sc('h1-pep'), run: 1, ok: false }, // failed runs count as done too
+        { kind: 'bulk', scenario: sc('h1'), run: 2, ok: true }, // another kind's run is not this one
+      ]
+        .map((r) => JSON.stringify(r))
+        .join('\n') + '\n',
+    );
+    const fake = fakeRuns();
+    const { progress, run } = campaign(dir, fake, { resume: true });
+    assert.equal(await run, 2);
+    assert.deepEqual(
+      fake.calls.map((x) => [x.scenario.protocol, x.run]),
+      [
+        ['h1', 2],
+        ['h1-pep', 2],
+      ],
+    );
+    assert.match(progress[0], /^\[1\/2\] geo loss 0 % h1 kepler: run 2 of 2/);
+    assert.equal(lines(file).length, 5);
+  });
+
+  it('refuses an existing results.jsonl without --resume, saying how to continue it', () => {
+    const dir = tmp();
+    fs.writeFileSync(path.join(dir, 'results.jsonl'), '');
+    assert.throws(
+      () => openResults(dir, { kind: 'pageload' }),
+      (e) =>
+        e instanceof UsageError &&
+        e.message ===
+          `${path.join(dir, 'results.jsonl')} exists: continue it with --resume ${dir}, or pick another --out`,
+    );
+    const fresh = path.join(tmp(), 'a', 'b');
+    assert.deepEqual(openResults(fresh, { kind: 'bulk' }).done, new Set());
+    assert.ok(fs.statSync(fresh).isDirectory());
+  });
+
+  it("ends the campaign on a run's error, keeping the records before it", async () => {
+    for (const error of [new UsageError('--pep-sat: bad'), new Error('the origin did not start')]) {
+      const dir = tmp();
+      const fake = fakeRuns();
+      let n = 0;
+      const { file, run } = campaign(dir, {
+        ...fake,
+        runOne: async (item) => {
+          if (++n === 2) throw error;
+          return fake.runOne(item);
+        },
+      });
+      await assert.rejects(run, (e) => e === error);
+      assert.equal(lines(file).length, 1);
+    }
+  });
+
+  it('words the results of both kinds of run', () => {
+    assert.equal(describePageload({ ok: true, metrics: { plt_ms: 1234.4 } }), 'PLT 1234 ms');
+    assert.equal(describePageload({ ok: false, error: 'timeout' }), 'failed (timeout)');
+    assert.equal(describeBulk({ ok: true, metrics: { bytes: 12.34e6, duration_ms: 10000 } }), '12.3 MB in 10.0 s');
+    assert.equal(describeBulk({ ok: false, error: 'stalled' }), 'failed (stalled)');
+    assert.equal(
+      bulkName({ profile: 'geo', loss_pct: null, protocol: 'quic', duration_s: 10 }),
+      'geo loss as profile % quic 10 s',
+    );
+    assert.equal(
+      bulkName({ profile: 'leo', loss_pct: 1, protocol: 'tcp', size_bytes: 100e6 }),
+      'leo loss 1 % tcp 100 MB',
+    );
+  });
+});

@@ -1,0 +1,184 @@
+// What bench and bulk refuse before anything runs: every refusal names the
+// flag and says what it expected.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { UsageError } from '../../harness/core/errors.js';
+import { validateBenchMatrix, checkBench } from '../../harness/pageload/matrix.js';
+import { validateBulkMatrix, checkBulk } from '../../harness/bulk/matrix.js';
+import { checkPepOptions, parsePepOptions } from '../../harness/pep/options.js';
+import { profileCache, scenarioResolver } from '../../harness/campaign/scenario.js';
+import { expandMatrix } from '../../harness/kinds/pageload.js';
+import { pepKind } from '../../harness/core/protocols.js';
+import { loadProfile, pathBdpBytes, configuredSummary } from '../../harness/testbed/profiles.js';
+
+const BENCH = { profiles: ['geo'], losses: [0], protocols: ['h1', 'h3-pep'], sites: ['kepler'], runs: 2 };
+const BULK = {
+  profiles: ['geo'],
+  losses: [0],
+  protocols: ['quic', 'tcp-pep'],
+  duration_s: 10,
+  size_bytes: null,
+  runs: 1,
+};
+
+// A UsageError whose message starts with the flag and matches `expected`.
+const refusal = (flag, expected) => (e) => {
+  assert.ok(e instanceof UsageError, `${e}`);
+  assert.ok(e.message.startsWith(`${flag}`), `names ${flag}: ${e.message}`);
+  assert.match(e.message, expected);
+  return true;
+};
+
+describe('bench: matrix validation', () => {
+  it('accepts the quick matrix', () => {
+    assert.equal(validateBenchMatrix(BENCH), BENCH);
+  });
+
+  for (const [what, change, flag, expected] of [
+    [
+      'an unknown protocol',
+      { protocols: ['h4'] },
+      '--protocol',
+      /unknown protocol "h4"; expected h1, h1s, h2, h3, h1-pep/,
+    ],
+    ['a loss over 100 %', { losses: [101] }, '--loss', /expected percentages between 0 and 100, got 101/],
+    ['a negative loss', { losses: [-1] }, '--loss', /expected percentages between 0 and 100/],
+    ['an unknown profile', { profiles: ['mars'] }, '--profile', /unknown profile "mars"; built-in profiles: .*geo/],
+    ['an unknown site', { sites: ['nosuchsite'] }, '--site', /neither a reference site \(kepler, .*\) nor a directory/],
+    ['no runs', { runs: 0 }, '-n', /expected a whole number of runs >= 1, got 0/],
+    ['fractional runs', { runs: 1.5 }, '-n', /expected a whole number of runs >= 1/],
+  ]) {
+    it(`refuses ${what}`, () => {
+      assert.throws(() => validateBenchMatrix({ ...BENCH, ...change }), refusal(flag, expected));
+    });
+  }
+
+  it('takes a site folder with an index.html, and not one without', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-site-'));
+    assert.throws(() => validateBenchMatrix({ ...BENCH, sites: [dir] }), refusal('--site', /index.html/));
+    fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html>');
+    validateBenchMatrix({ ...BENCH, sites: [dir] });
+  });
+
+  it('refuses settings that would fail only in the middle of the campaign', async () => {
+    await assert.rejects(
+      checkBench(BENCH, { h3Priorities: 'fifo' }),
+      refusal('--h3-priorities', /expected rfc9218, incremental-last, off, got "fifo"/),
+    );
+    await assert.rejects(
+      checkBench(BENCH, { origin: 'nginx' }),
+      refusal('--origin', /unknown origin "nginx"; expected rust, h2o/),
+    );
+    // h3-pep runs the QUIC PEP: a TCP key is refused now, not at the first h3-pep run
+    const tcpKey = parsePepOptions({ sat: 'sndbuf=1000' });
+    await assert.rejects(
+      checkBench(BENCH, { pep: tcpKey }),
+      refusal('--pep-sat', /sndbuf is a TCP option; the QUIC PEP takes cc, /),
+    );
+    await checkBench({ ...BENCH, protocols: ['h1-pep'] }, { pep: tcpKey });
+    await checkBench(BENCH, { h3Priorities: 'off', pep: parsePepOptions({ sat: 'cc=bbr' }) });
+  });
+});
+
+describe('bulk: matrix validation', () => {
+  it('accepts the default matrix and a profile-loss (null) one', () => {
+    assert.equal(validateBulkMatrix(BULK), BULK);
+    validateBulkMatrix({ ...BULK, losses: [null], duration_s: null, size_bytes: 1000 });
+  });
+
+  for (const [what, change, flag, expected] of [
+    [
+      'an unknown protocol',
+      { protocols: ['h3'] },
+      '--protocol',
+      /unknown bulk protocol "h3"; expected quic, quic-pep, tcp/,
+    ],
+    ['no protocol', { protocols: [] }, '--protocol', /name at least one protocol/],
+    ['a loss over 100 %', { losses: [200] }, '--loss', /expected percentages between 0 and 100, got 200/],
+    ['an unknown profile', { profiles: ['mars'] }, '--profile', /unknown profile "mars"/],
+    ['neither duration nor size', { duration_s: null }, 'give --duration or --size', /one of them/],
+    ['both duration and size', { size_bytes: 5 }, 'give --duration or --size', /one of them/],
+    ['a duration of 0', { duration_s: 0 }, '--duration', /expected seconds > 0, got 0/],
+    ['a fractional size', { duration_s: null, size_bytes: 1.5 }, '--size', /expected a whole number of bytes >= 1/],
+    ['no runs', { runs: 0 }, '-n', /expected a whole number of runs >= 1, got 0/],
+  ]) {
+    it(`refuses ${what}`, () => {
+      assert.throws(() => validateBulkMatrix({ ...BULK, ...change }), refusal(flag, expected));
+    });
+  }
+
+  it('checks the PEP options against the chains the protocols use', () => {
+    const quicKey = parsePepOptions({ ground: 'ack-frequency' });
+    assert.throws(
+      () => checkBulk(BULK, { pep: quicKey }),
+      refusal(
+        '--pep-ground',
+        /ack-frequency is a QUIC option; the split-TCP PEP takes cc, initial-window, sndbuf, rcvbuf/,
+      ),
+    );
+    assert.throws(
+      () => checkBulk(BULK, { pep: parsePepOptions({ preset: 'E' }) }),
+      refusal('--pep-preset', /TCP PEP preset "E": expected one of paper, A, B, C, D/),
+    );
+    assert.throws(
+      () => checkBulk(BULK, { pep: parsePepOptions({ sat: 'initial-window=5000' }) }),
+      refusal('--pep-sat', /initial window: expected a whole number of packets between 1 and 1000, got 5000/),
+    );
+    assert.throws(
+      () => checkBulk({ ...BULK, protocols: ['quic-pep'] }, { pep: parsePepOptions({ sat: 'cc=reno' }) }),
+      refusal('--pep-sat', /cc must be cubic, newreno or bbr, got "reno"/),
+    );
+    // without a chain that uses them, the options are not judged (as before)
+    checkPepOptions(parsePepOptions({ sat: 'sndbuf=1', preset: 'E' }), []);
+  });
+
+  it('parses the PEP sides, naming the flag of a bad key or value', () => {
+    assert.throws(
+      () => parsePepOptions({ sat: 'window=3' }),
+      refusal('--pep-sat', /unknown option "window"; expected cc, /),
+    );
+    assert.throws(
+      () => parsePepOptions({ ground: 'bdp-bytes=lots' }),
+      refusal('--pep-ground', /bdp-bytes expects a whole number/),
+    );
+  });
+});
+
+describe('scenarios resolved once', () => {
+  it('reads each (profile, loss) once for the whole command, and resolves each scenario once', () => {
+    const read = [];
+    const profiles = profileCache((name, opts) => {
+      read.push([name, opts.lossPct ?? null]);
+      return loadProfile(name, opts);
+    });
+    const matrix = { ...BENCH, profiles: ['geo', 'leo'], losses: [0, 1] };
+    validateBenchMatrix(matrix, { profiles });
+    const plan = scenarioResolver({
+      settings: { origin: 'rust', quic: { cc: 'bbr' } },
+      profiles,
+      facts: (s) => ({ pepKind: pepKind(s.protocol) }),
+    });
+    for (const item of expandMatrix(matrix)) plan(item.scenario);
+    assert.deepEqual(read, [
+      ['geo', null],
+      ['leo', null],
+      ['geo', 0],
+      ['geo', 1],
+      ['leo', 0],
+      ['leo', 1],
+    ]);
+    const s = { profile: 'geo', loss_pct: 1, protocol: 'h3-pep', site: 'kepler' };
+    const p = plan(s);
+    assert.equal(plan({ ...s }), p, 'the same object for an equal scenario');
+    assert.deepEqual(p.scenario, s);
+    assert.ok(
+      Math.abs(configuredSummary(p.profile).loss_pct - 1) < 0.01,
+      'the scenario loss replaces the profile loss',
+    );
+    assert.equal(p.linkMbps, 20);
+    assert.equal(p.bdpBytes, pathBdpBytes(loadProfile('geo', { lossPct: 1 })));
+    assert.deepEqual([p.origin, p.quic, p.pepKind], ['rust', { cc: 'bbr' }, 'quic']);
+  });
+});
