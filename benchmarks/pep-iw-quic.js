@@ -8,13 +8,13 @@
 // runs and their ratio (the issue asks for at least 2 on geo).
 // Usage: node benchmarks/pep-iw-quic.js [--profile geo] [--runs 3] [--seconds 3] [--parallel] [--json]
 //   --parallel: the chain's default handshake mode instead of --h3
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createTestbed, startProcess } from '../harness/testbed/testbed.js';
+import { createTestbed } from '../harness/testbed/testbed.js';
 import { loadProfile } from '../harness/testbed/profiles.js';
 import { run, binPath, requireNetAdmin } from '../harness/core/sys.js';
 import { ADDRESSES, SITE_HOST } from '../harness/testbed/addressing.js';
 import { originCertificate } from '../harness/servers/origin.js';
+import { startSatbulkServer, satbulkGetArgs } from '../harness/bulk/satbulk.js';
 import { startQuicPepChain, PEP_QUIC_PORT } from '../harness/pep/quic-chain.js';
 import { median, round } from '../harness/core/stats.js';
 
@@ -36,27 +36,7 @@ async function once(mode, i) {
   try {
     const tls = await originCertificate(tb);
     // satbulk takes the origin's place on 443/udp, so the chain needs nothing special
-    await startProcess(
-      tb.state,
-      'satbulk',
-      [
-        'ip',
-        'netns',
-        'exec',
-        tb.ns.server,
-        binPath('satbulk'),
-        'serve',
-        '--addr',
-        ADDRESSES.server,
-        '--quic-port',
-        String(PEP_QUIC_PORT),
-        '--cert',
-        tls.cert,
-        '--key',
-        tls.key,
-      ],
-      { logPath: path.join(tb.dir, 'satbulk.log'), what: 'satbulk serve' },
-    );
+    await startSatbulkServer(tb, { tls, quicPort: PEP_QUIC_PORT });
     const chain =
       mode === 'pep'
         ? await startQuicPepChain(tb, {
@@ -67,31 +47,12 @@ async function once(mode, i) {
           })
         : null;
     const [addr, ca] = chain ? [chain.serverAddr, chain.ca] : [ADDRESSES.server, tls.cert];
-    const r = await run(
-      'ip',
-      [
-        'netns',
-        'exec',
-        tb.ns.client,
-        binPath('satbulk'),
-        'get',
-        'quic',
-        '--addr',
-        `${addr}:${PEP_QUIC_PORT}`,
-        '--name',
-        SITE_HOST,
-        '--ca',
-        ca,
-        '--bytes',
-        String(SIZE),
-        '--bin-ms',
-        '100',
-        '--timeout',
-        '120',
-        '--json',
-      ],
-      { allowFail: true, timeoutMs: 180000 },
-    );
+    const download = { protocol: 'quic', size_bytes: SIZE };
+    const get = satbulkGetArgs(download, { addr: `${addr}:${PEP_QUIC_PORT}`, ca, binMs: 100, timeoutS: 120 });
+    const r = await run('ip', ['netns', 'exec', tb.ns.client, binPath('satbulk'), ...get], {
+      allowFail: true,
+      timeoutMs: 180000,
+    });
     const j = JSON.parse(r.stdout);
     if (!j.ok) throw new Error(`${mode} run ${i + 1}: satbulk get: ${j.error}`);
     const bins = Math.round((seconds * 1000) / j.bin_ms);

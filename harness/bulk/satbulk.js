@@ -81,6 +81,23 @@ function chainToSatbulk(kind, cert) {
 }
 
 /**
+ * Starts `satbulk serve` in the server namespace of `tb` with the
+ * certificate `tls` ({cert, key}); `tracePath`: the sender's trace;
+ * `quicArgs`: its QUIC transport flags.
+ */
+export async function startSatbulkServer(
+  tb,
+  { tls, quicPort = SATBULK_QUIC_PORT, tcpPort = SATBULK_TCP_PORT, tracePath = null, quicArgs = [] },
+) {
+  const args = ['--addr', ADDRESSES.server, '--quic-port', String(quicPort), '--tcp-port', String(tcpPort)];
+  args.push('--cert', tls.cert, '--key', tls.key, ...(tracePath ? ['--trace', tracePath] : []), ...quicArgs);
+  await startProcess(tb.state, 'satbulk', ['ip', 'netns', 'exec', tb.ns.server, binPath('satbulk'), 'serve', ...args], {
+    logPath: path.join(tb.dir, 'satbulk.log'),
+    what: 'the satbulk server',
+  });
+}
+
+/**
  * One satbulk download in testbed `tb` for `plan` (a resolved bulk
  * scenario). Returns {dl (satbulk get's JSON), sender, protocol_seen, pep}.
  */
@@ -88,33 +105,7 @@ export async function satbulkRun(tb, plan) {
   const { scenario } = plan;
   const tls = await originCertificate(tb);
   const tracePath = path.join(tb.dir, 'satbulk.trace.jsonl');
-  const bin = binPath('satbulk');
-  await startProcess(
-    tb.state,
-    'satbulk',
-    [
-      'ip',
-      'netns',
-      'exec',
-      tb.ns.server,
-      bin,
-      'serve',
-      '--addr',
-      ADDRESSES.server,
-      '--quic-port',
-      String(SATBULK_QUIC_PORT),
-      '--tcp-port',
-      String(SATBULK_TCP_PORT),
-      '--cert',
-      tls.cert,
-      '--key',
-      tls.key,
-      '--trace',
-      tracePath,
-      ...originQuicArgs(plan.quic, plan),
-    ],
-    { logPath: path.join(tb.dir, 'satbulk.log'), what: 'the satbulk server' },
-  );
+  await startSatbulkServer(tb, { tls, tracePath, quicArgs: originQuicArgs(plan.quic, plan) });
 
   let addr = `${ADDRESSES.server}:${scenario.protocol.startsWith('quic') ? SATBULK_QUIC_PORT : SATBULK_TCP_PORT}`;
   let ca = tls.cert;
@@ -131,7 +122,7 @@ export async function satbulkRun(tb, plan) {
       'netns',
       'exec',
       tb.ns.client,
-      bin,
+      binPath('satbulk'),
       ...satbulkGetArgs(scenario, { addr, ca, binMs: plan.binMs, quicArgs: clientQuic, timeoutS }),
     ],
     { allowFail: true, timeoutMs: (timeoutS + 30) * 1000 },

@@ -52,13 +52,3 @@ export const PEP_OPTIONS = {
 };
 export const pepOptions = (v) =>
   parsePepOptions({ preset: v['pep-preset'], sat: v['pep-sat'], ground: v['pep-ground'] });
-
-// Where a campaign's results go: --resume DIR, --out DIR or out/KIND-TIMESTAMP.
-export const outDirOf = (v, kind) =>
-  v.resume ?? v.out ?? `out/${kind}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-
-// A campaign's last words: where its results are and how many runs failed.
-export function noteResults(outDir, summary) {
-  const failed = summary.groups.reduce((a, g) => a + g.failed, 0);
-  note(`results in ${outDir}/ (results.jsonl, summary.json, index.html); ${failed} failed run(s)`);
-}

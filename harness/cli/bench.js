@@ -2,28 +2,14 @@
 // Every option is checked (the matrix too) before privileges are, and
 // before anything runs.
 import { UsageError } from '../core/errors.js';
-import { requireNetAdmin } from '../core/sys.js';
-import { percent } from '../core/units.js';
 import { parseQuicOptions } from '../core/quic-options.js';
 import { checkLinkBackend } from '../testbed/link-backends.js';
 import { parseShard } from '../campaign/matrix.js';
-import { profileCache } from '../campaign/scenario.js';
 import { BENCH_PRESETS } from '../pageload/presets.js';
 import { checkBench } from '../pageload/matrix.js';
 import { bench } from '../pageload/bench.js';
-import {
-  parse,
-  print,
-  note,
-  integer,
-  list,
-  tcpOptions,
-  pepOptions,
-  outDirOf,
-  noteResults,
-  TCP_OPTIONS,
-  PEP_OPTIONS,
-} from './args.js';
+import { integer, tcpOptions, pepOptions } from './args.js';
+import { campaignCommand, matrixAxes } from './campaign.js';
 
 export const HELP = `Usage: satbench bench [--preset NAME] [--profile LIST] [--loss LIST] [--protocol LIST]
                       [--site NAME|DIR] [-n RUNS] [--out DIR] [--resume DIR] [--seed N]
@@ -74,24 +60,14 @@ Options:
   --json            print summary.json to stdout
 Exit 0 when the matrix ran (failed runs are counted and reported), 2 on a harness error.`;
 
+// Besides the options of every campaign (cli/campaign.js).
 const OPTIONS = {
   preset: { type: 'string', default: 'quick' },
-  profile: { type: 'string' },
-  loss: { type: 'string' },
-  protocol: { type: 'string' },
   site: { type: 'string' },
-  n: { type: 'string', short: 'n' },
-  out: { type: 'string' },
-  resume: { type: 'string' },
-  seed: { type: 'string', default: '1' },
-  link: { type: 'string', default: 'auto' },
   timeout: { type: 'string', default: '120' },
   origin: { type: 'string', default: 'rust' },
-  quic: { type: 'string' },
-  ...TCP_OPTIONS,
   shard: { type: 'string' },
   lighthouse: { type: 'boolean' },
-  ...PEP_OPTIONS,
   'h3-priorities': { type: 'string' },
   qlog: { type: 'boolean' },
 };
@@ -104,13 +80,9 @@ export function benchInput(v) {
       `--preset: unknown preset ${JSON.stringify(v.preset)}; presets: ${Object.keys(BENCH_PRESETS).join(', ')}`,
     );
   checkLinkBackend(v.link);
-  const matrix = {
-    profiles: v.profile ? list(v.profile) : preset.profiles,
-    losses: v.loss ? list(v.loss).map((x) => percent(x, '--loss')) : preset.losses,
-    protocols: v.protocol ? list(v.protocol) : preset.protocols,
-    sites: v.site ? [v.site] : preset.sites,
-    runs: v.n ? integer(v.n, '-n', 1) : preset.runs,
-  };
+  const { profiles, losses, protocols, runs } = matrixAxes(v, preset);
+  // in summary.json's key order of old
+  const matrix = { profiles, losses, protocols, sites: v.site ? [v.site] : preset.sites, runs };
   const settings = {
     link: v.link,
     seed: integer(v.seed, '--seed', 0),
@@ -126,22 +98,12 @@ export function benchInput(v) {
   return { matrix, settings };
 }
 
-export async function benchCommand(argv) {
-  const { values: v } = parse(argv, OPTIONS);
-  if (v.help) return note(HELP);
-  const { matrix, settings } = benchInput(v);
-  const profiles = profileCache();
-  await checkBench(matrix, settings, { profiles });
-  requireNetAdmin('bench');
-  const outDir = outDirOf(v, 'bench');
-  const summary = await bench(matrix, {
-    ...settings,
-    outDir,
-    resume: Boolean(v.resume),
-    onProgress: note,
-    meta: { preset: v.preset, argv },
-    profiles,
+export const benchCommand = (argv) =>
+  campaignCommand(argv, {
+    name: 'bench',
+    help: HELP,
+    options: OPTIONS,
+    input: benchInput,
+    check: checkBench,
+    run: bench,
   });
-  noteResults(outDir, summary);
-  if (v.json) print(summary);
-}

@@ -2,28 +2,15 @@
 // PEPs, over a matrix of scenarios. Every option is checked (the matrix
 // too) before privileges are, and before anything runs.
 import { UsageError } from '../core/errors.js';
-import { requireNetAdmin } from '../core/sys.js';
-import { percent, durationMs, sizeBytes } from '../core/units.js';
+import { durationMs, sizeBytes } from '../core/units.js';
 import { parseQuicOptions } from '../core/quic-options.js';
 import { checkLinkBackend } from '../testbed/link-backends.js';
-import { profileCache } from '../campaign/scenario.js';
 import { BULK_PRESETS, BULK_DEFAULTS } from '../bulk/presets.js';
 import { checkBulk } from '../bulk/matrix.js';
 import { bulk } from '../bulk/bulk.js';
 import { formatBulkSummary } from '../bulk/summary-table.js';
-import {
-  parse,
-  print,
-  note,
-  integer,
-  list,
-  tcpOptions,
-  pepOptions,
-  outDirOf,
-  noteResults,
-  TCP_OPTIONS,
-  PEP_OPTIONS,
-} from './args.js';
+import { integer, tcpOptions, pepOptions } from './args.js';
+import { campaignCommand, matrixAxes } from './campaign.js';
 
 export const HELP = `Usage: satbench bulk [--preset NAME] [--profile LIST] [--loss LIST] [--protocol LIST]
                      [--duration S | --size BYTES] [-n RUNS] [--out DIR] [--resume DIR] [--seed N]
@@ -62,23 +49,12 @@ Options:
   --json            print summary.json to stdout (else a table of the medians)
 Exit 0 when the matrix ran (failed runs are counted and reported), 2 on a harness error.`;
 
+// Besides the options of every campaign (cli/campaign.js).
 const OPTIONS = {
-  preset: { type: 'string' },
-  profile: { type: 'string' },
-  loss: { type: 'string' },
-  protocol: { type: 'string' },
   duration: { type: 'string' },
   size: { type: 'string' },
-  n: { type: 'string', short: 'n' },
-  out: { type: 'string' },
-  resume: { type: 'string' },
-  seed: { type: 'string', default: '1' },
-  link: { type: 'string', default: 'auto' },
   'bin-ms': { type: 'string', default: '100' },
-  quic: { type: 'string' },
   'quic-client': { type: 'string' },
-  ...TCP_OPTIONS,
-  ...PEP_OPTIONS,
 };
 
 // `--duration`: seconds without a unit, or with one (500ms, 15s).
@@ -99,13 +75,14 @@ export function bulkInput(v) {
   checkLinkBackend(v.link);
   const size = v.size ? Math.round(sizeBytes(v.size, '--size')) : null;
   const duration = v.duration ? seconds(v.duration, '--duration') : null;
+  const { profiles, losses, protocols, runs } = matrixAxes(v, preset);
   const matrix = {
-    profiles: v.profile ? list(v.profile) : preset.profiles,
-    losses: v.loss ? list(v.loss).map((x) => percent(x, '--loss')) : preset.losses,
-    protocols: v.protocol ? list(v.protocol) : preset.protocols,
+    profiles,
+    losses,
+    protocols,
     duration_s: size ? null : (duration ?? preset.duration_s),
     size_bytes: duration ? null : (size ?? preset.size_bytes),
-    runs: v.n ? integer(v.n, '-n', 1) : preset.runs,
+    runs,
   };
   const settings = {
     link: v.link,
@@ -119,23 +96,13 @@ export function bulkInput(v) {
   return { matrix, settings };
 }
 
-export async function bulkCommand(argv) {
-  const { values: v } = parse(argv, OPTIONS);
-  if (v.help) return note(HELP);
-  const { matrix, settings } = bulkInput(v);
-  const profiles = profileCache();
-  checkBulk(matrix, settings, { profiles });
-  requireNetAdmin('bulk');
-  const outDir = outDirOf(v, 'bulk');
-  const summary = await bulk(matrix, {
-    ...settings,
-    outDir,
-    resume: Boolean(v.resume),
-    onProgress: note,
-    meta: { preset: v.preset ?? null, argv },
-    profiles,
+export const bulkCommand = (argv) =>
+  campaignCommand(argv, {
+    name: 'bulk',
+    help: HELP,
+    options: OPTIONS,
+    input: bulkInput,
+    check: checkBulk,
+    run: bulk,
+    show: (summary) => process.stdout.write(formatBulkSummary(summary) + '\n'),
   });
-  noteResults(outDir, summary);
-  if (v.json) print(summary);
-  else process.stdout.write(formatBulkSummary(summary) + '\n');
-}
