@@ -10,7 +10,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 /* global Chart -- the report's inlined Chart.js, in page.evaluate() */
 import puppeteer from 'puppeteer-core';
-import { chromePath } from '../../harness/cli/doctor.js';
+import { chromePath } from '../../harness/browser/chromium.js';
 import { ROOT } from '../../harness/core/sys.js';
 import { scenarioKey } from '../../harness/kinds/pageload.js';
 import { gatherEnvironment } from '../../harness/campaign/environment.js';
