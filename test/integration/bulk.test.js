@@ -163,7 +163,10 @@ describe('bulk downloads (integration)', function () {
       checkTimed(rec, 2);
       // each proxy relayed the download's connection (stats per role: st, gw)
       for (const role of ['st', 'gw']) {
-        assert.ok(rec.pep.stats[role].connections >= 1, `${protocol}: ${role} relayed ${JSON.stringify(rec.pep.stats[role])}`);
+        assert.ok(
+          rec.pep.stats[role].connections >= 1,
+          `${protocol}: ${role} relayed ${JSON.stringify(rec.pep.stats[role])}`,
+        );
       }
     }
   });
