@@ -1,5 +1,5 @@
 // The paper's medians (Kosek et al., IFIP Networking 2022, Table II) that
-// the report puts beside ours: a copy of shared/reference/ifip2022-table2.json.
+// the report puts beside ours, from reference/ifip2022-table2.json.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 export function loadReference() {
-  return JSON.parse(fs.readFileSync(path.join(HERE, 'reference/ifip2022-table2.json'), 'utf8'));
+  return JSON.parse(fs.readFileSync(path.join(HERE, '../reference/ifip2022-table2.json'), 'utf8'));
 }
 
 // The paper's median for a scenario, or null: the kepler page over the

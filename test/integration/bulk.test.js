@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { satbench, writeProfile, isRoot } from './helpers.js';
+import { satbench, writeProfile } from './helpers.js';
 import { listNamespaces } from '../../harness/testbed/testbed.js';
 
 const SHORT = {
@@ -58,10 +58,6 @@ function checkTimed(rec, seconds) {
 }
 
 describe('bulk downloads (integration)', function () {
-  before(function () {
-    if (!isRoot()) this.skip();
-  });
-
   it('downloads for 2 s over quic, tcp, browser-h1, browser-h2 and browser-h3', async () => {
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-bulk-')), 'r');
     const r = await satbench(

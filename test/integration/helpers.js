@@ -52,5 +52,3 @@ export async function until(fn, ms = 10000) {
     await new Promise((r) => setTimeout(r, 50));
   }
 }
-
-export const isRoot = () => process.getuid() === 0;

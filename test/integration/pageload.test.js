@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { satbench, writeProfile, isRoot } from './helpers.js';
+import { satbench, writeProfile } from './helpers.js';
 import { listNamespaces } from '../../harness/testbed/testbed.js';
 
 const SHORT = {
@@ -27,10 +27,6 @@ function tinySite() {
 }
 
 describe('page loads (integration, real Chromium)', function () {
-  before(function () {
-    if (!isRoot()) this.skip();
-  });
-
   it('loads a page over h1, h1s, h2 and h3, each over the protocol asked for', async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-bench-'));
     const r = await satbench(
@@ -127,10 +123,6 @@ describe('page loads (integration, real Chromium)', function () {
 });
 
 describe('bench refuses bad input before anything starts', function () {
-  before(function () {
-    if (!isRoot()) this.skip();
-  });
-
   const emptyDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-nosite-'));
   const cases = [
     [['--protocol', 'h4'], /--protocol: unknown protocol "h4"; expected h1, h1s, h2, h3/],

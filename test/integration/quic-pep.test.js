@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { writeProfile, isRoot } from './helpers.js';
+import { writeProfile } from './helpers.js';
 import { createTestbed, listNamespaces, startProcess } from '../../harness/testbed/testbed.js';
 import { loadProfile } from '../../harness/testbed/profiles.js';
 import { binPath, run } from '../../harness/core/sys.js';
@@ -82,10 +82,6 @@ async function sendGarbage(ns, addr, port) {
 }
 
 describe('QUIC PEP chain (integration, real Chromium)', function () {
-  before(function () {
-    if (!isRoot()) this.skip();
-  });
-
   it('loads a page over h3 through Proxy-ST and Proxy-GW, and the proxies count it', async function () {
     this.timeout(120000);
     const tb = await createTestbed({ profile: loadProfile(writeProfile(SHORT)), link: 'linkem' });

@@ -14,7 +14,7 @@ import { chromePath } from '../../harness/browser/chromium.js';
 import { ROOT } from '../../harness/core/sys.js';
 import { scenarioKey } from '../../harness/kinds/pageload.js';
 import { gatherEnvironment } from '../../harness/campaign/environment.js';
-import { satbench, writeProfile, isRoot } from './helpers.js';
+import { satbench, writeProfile } from './helpers.js';
 import { scenarios, makeRecords, writeResultsDir, bulkScenarios, makeBulkRecords } from '../fixtures.js';
 
 const EVIL = '<script>alert(1)</script>';
@@ -100,7 +100,6 @@ describe('report in a browser (integration, headless Chromium)', function () {
   let browser;
 
   before(async function () {
-    if (!fs.existsSync(chromePath())) this.skip();
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-report-'));
     const matrix = {
       profiles: ['geo', 'leo'],
@@ -199,7 +198,6 @@ describe('bulk report in a browser (integration, headless Chromium, fixture reco
   let browser;
 
   before(async function () {
-    if (!fs.existsSync(chromePath())) this.skip();
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-report-bulk-'));
     const matrix = {
       profiles: ['geo', 'quic4sat-medium', 'quic4sat-large', EVIL],
@@ -347,10 +345,6 @@ describe('bulk report in a browser (integration, headless Chromium, fixture reco
 });
 
 describe('bench --shard, --lighthouse and merge (integration, real Chromium)', function () {
-  before(function () {
-    if (!isRoot()) this.skip();
-  });
-
   it('two shards with Lighthouse merge into one result whose report links every audit', async function () {
     this.timeout(600000); // six testbeds, two Lighthouse audits
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-shards-'));

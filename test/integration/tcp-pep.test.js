@@ -16,7 +16,7 @@ import { ADDRESSES } from '../../harness/testbed/addressing.js';
 import { loadPage } from '../../harness/pageload/load.js';
 import { originCertificate } from '../../harness/servers/origin.js';
 import { startTcpPepChain } from '../../harness/pep/tcp-chain.js';
-import { writeProfile, alive, until, isRoot } from './helpers.js';
+import { writeProfile, alive, until } from './helpers.js';
 
 const SHORT = {
   satellite: { forward: { delay: '10ms', rate: '20mbit' }, return: { delay: '10ms', rate: '20mbit' } },
@@ -155,7 +155,6 @@ describe('split-TCP PEP chain (integration, real namespaces)', function () {
   let spki;
 
   before(async function () {
-    if (!isRoot()) this.skip(); // network namespaces need root
     siteDir = site();
     tb = await createTestbed({ profile: loadProfile(writeProfile(SHORT)), link: 'linkem', seed: 7 });
     const tls = await originCertificate(tb);

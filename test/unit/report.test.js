@@ -10,7 +10,6 @@ import { loadReference, paperMedian } from '../../reports/paper.js';
 import { comparisonPairs } from '../../harness/kinds/pageload-report.js';
 import { summarize } from '../../harness/analysis/summary.js';
 import { reportFolder } from '../../harness/analysis/outputs.js';
-import { ROOT } from '../../harness/core/sys.js';
 import { scenarios, makeRecords, writeResultsDir } from '../fixtures.js';
 
 const EVIL = '<script>alert(1)</script>';
@@ -32,12 +31,6 @@ describe('report', () => {
     },
     groups: summarize(records),
   };
-
-  it('the stored reference is shared/reference/ifip2022-table2.json', function () {
-    const shared = path.resolve(ROOT, '../shared/reference/ifip2022-table2.json');
-    if (!fs.existsSync(shared)) this.skip();
-    assert.deepEqual(loadReference(), JSON.parse(fs.readFileSync(shared, 'utf8')));
-  });
 
   it("puts the paper's median beside ours only where the scenario matches", () => {
     const ref = loadReference();
