@@ -10,11 +10,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createTestbed, startProcess } from '../harness/testbed/testbed.js';
+import { createTestbed } from '../harness/testbed/testbed.js';
 import { loadProfile } from '../harness/testbed/profiles.js';
-import { run, binPath, requireNetAdmin } from '../harness/core/sys.js';
+import { run, requireNetAdmin } from '../harness/core/sys.js';
 import { ADDRESSES } from '../harness/testbed/addressing.js';
-import { originCertificate } from '../harness/servers/origin.js';
+import { startOrigin } from '../harness/servers/origin.js';
 import { startTcpPepChain } from '../harness/pep/tcp-chain.js';
 import { median, round } from '../harness/core/stats.js';
 
@@ -34,28 +34,7 @@ const SIZE = 10_000_000;
 async function once(mode, i, root) {
   const tb = await createTestbed({ profile: loadProfile(opts.profile, { lossPct: 0 }), seed: 1 + i });
   try {
-    const tls = await originCertificate(tb);
-    await startProcess(
-      tb.state,
-      'origin',
-      [
-        'ip',
-        'netns',
-        'exec',
-        tb.ns.server,
-        binPath('origin'),
-        'serve',
-        '--root',
-        root,
-        '--addr',
-        ADDRESSES.server,
-        '--cert',
-        tls.cert,
-        '--key',
-        tls.key,
-      ],
-      { logPath: path.join(tb.dir, 'origin.log'), what: 'the origin server' },
-    );
+    await startOrigin(tb, { siteDir: root });
     const chain = mode === 'pep' ? await startTcpPepChain(tb, { preset: opts.preset }) : null;
     // -m: curl stops after `seconds` from its start (connection set-up included).
     const r = await run(

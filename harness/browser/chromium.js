@@ -20,21 +20,27 @@ export function siteUrl(protocol) {
   return `${baseProtocol(protocol) === 'h1' ? 'http' : 'https'}://${SITE_HOST}/`;
 }
 
+// Every Chromium of ours, as root and headless: without the networking
+// flags it keeps calling Google, which this network refuses, and every
+// request seen would no longer be the page's.
+export const QUIET_CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--no-default-browser-check',
+  '--disable-default-apps',
+  '--mute-audio',
+];
+
 // Pure: Chromium's command line for one run of `protocol`.
 export function chromiumArgs(protocol, { userDataDir, spki, serverAddr = ADDRESSES.server }) {
   const p = baseProtocol(protocol);
   const args = [
     '--headless=new',
-    '--no-sandbox',
-    '--disable-gpu',
-    // Chromium otherwise keeps calling Google, which this network refuses.
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-    '--no-default-browser-check',
-    '--disable-default-apps',
-    '--mute-audio',
+    ...QUIET_CHROMIUM_FLAGS,
     '--remote-debugging-pipe',
     `--user-data-dir=${userDataDir}`,
     '--window-size=1280,1024',

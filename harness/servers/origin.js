@@ -94,7 +94,8 @@ export const originCertificate = (tb) =>
 /**
  * Makes the testbed's certificate and starts `origin` serving `siteDir`
  * in the server namespace. `quicArgs` are extra `origin serve` flags (our
- * origin's QUIC transport). Returns {spki} for Chromium's pin.
+ * origin's QUIC transport). Returns {spki} for Chromium's pin and the
+ * certificate's path (the QUIC PEP trusts the origin by it).
  */
 export async function startOrigin(tb, { origin = 'rust', siteDir, quicArgs = [] }) {
   const tls = await originCertificate(tb);
@@ -145,5 +146,5 @@ export async function startOrigin(tb, { origin = 'rust', siteDir, quicArgs = [] 
       { logPath, what: 'the origin server' },
     );
   }
-  return { spki: tls.spki };
+  return { spki: tls.spki, cert: tls.cert };
 }

@@ -6,12 +6,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { writeProfile } from './helpers.js';
-import { createTestbed, listNamespaces, startProcess } from '../../harness/testbed/testbed.js';
+import { createTestbed, listNamespaces } from '../../harness/testbed/testbed.js';
 import { loadProfile } from '../../harness/testbed/profiles.js';
-import { binPath, run } from '../../harness/core/sys.js';
-import { ADDRESSES, SITE_HOST } from '../../harness/testbed/addressing.js';
+import { run } from '../../harness/core/sys.js';
+import { SITE_HOST } from '../../harness/testbed/addressing.js';
 import { loadPage } from '../../harness/pageload/load.js';
-import { originCertificate } from '../../harness/servers/origin.js';
+import { startOrigin } from '../../harness/servers/origin.js';
 import { startQuicPepChain, PEP_ADDRESSES } from '../../harness/pep/quic-chain.js';
 
 const SHORT = {
@@ -33,34 +33,6 @@ function tinySite() {
     Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64'),
   );
   return dir;
-}
-
-async function startOrigin(tb, site) {
-  const tls = await originCertificate(tb);
-  await startProcess(
-    tb.state,
-    'origin',
-    [
-      'ip',
-      'netns',
-      'exec',
-      tb.ns.server,
-      binPath('origin'),
-      'serve',
-      '--root',
-      site,
-      '--addr',
-      ADDRESSES.server,
-      '--cert',
-      tls.cert,
-      '--key',
-      tls.key,
-      '--log',
-      path.join(tb.dir, 'origin.requests.log'),
-    ],
-    { logPath: path.join(tb.dir, 'origin.log'), what: 'the origin server' },
-  );
-  return tls.cert;
 }
 
 // Datagrams of random bytes, some shaped like QUIC long headers, from the client namespace.
@@ -87,7 +59,7 @@ describe('QUIC PEP chain (integration, real Chromium)', function () {
     const tb = await createTestbed({ profile: loadProfile(writeProfile(SHORT)), link: 'linkem' });
     const qlogDir = path.join(tb.dir, 'qlog');
     try {
-      const originCert = await startOrigin(tb, tinySite());
+      const { cert: originCert } = await startOrigin(tb, { siteDir: tinySite() });
       const chain = await startQuicPepChain(tb, { siteHost: SITE_HOST, originCertPath: originCert, qlogDir });
       assert.equal(chain.ca, path.join(tb.dir, 'quic-pep', 'st-tls', 'cert.pem'));
       assert.equal(chain.serverAddr, '198.18.1.1');

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 /* global Chart -- the report's inlined Chart.js, in page.evaluate() */
 import puppeteer from 'puppeteer-core';
-import { chromePath } from '../../harness/browser/chromium.js';
+import { chromePath, QUIET_CHROMIUM_FLAGS } from '../../harness/browser/chromium.js';
 import { ROOT } from '../../harness/core/sys.js';
 import { scenarioKey } from '../../harness/kinds/pageload.js';
 import { gatherEnvironment } from '../../harness/campaign/environment.js';
@@ -25,19 +25,7 @@ function launchBrowser() {
     executablePath: chromePath(),
     headless: true,
     pipe: true,
-    // No calls to Google from the browser itself, so that every request seen is the page's.
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--no-default-browser-check',
-      '--disable-default-apps',
-      '--mute-audio',
-      '--window-size=1366,900',
-    ],
+    args: [...QUIET_CHROMIUM_FLAGS, '--window-size=1366,900'],
   });
 }
 

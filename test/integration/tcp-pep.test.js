@@ -14,7 +14,7 @@ import { loadProfile } from '../../harness/testbed/profiles.js';
 import { run, binPath } from '../../harness/core/sys.js';
 import { ADDRESSES } from '../../harness/testbed/addressing.js';
 import { loadPage } from '../../harness/pageload/load.js';
-import { originCertificate } from '../../harness/servers/origin.js';
+import { startOrigin } from '../../harness/servers/origin.js';
 import { startTcpPepChain } from '../../harness/pep/tcp-chain.js';
 import { writeProfile, alive, until } from './helpers.js';
 
@@ -157,29 +157,7 @@ describe('split-TCP PEP chain (integration, real namespaces)', function () {
   before(async function () {
     siteDir = site();
     tb = await createTestbed({ profile: loadProfile(writeProfile(SHORT)), link: 'linkem', seed: 7 });
-    const tls = await originCertificate(tb);
-    spki = tls.spki;
-    await startProcess(
-      tb.state,
-      'origin',
-      [
-        'ip',
-        'netns',
-        'exec',
-        tb.ns.server,
-        binPath('origin'),
-        'serve',
-        '--root',
-        siteDir,
-        '--addr',
-        ADDRESSES.server,
-        '--cert',
-        tls.cert,
-        '--key',
-        tls.key,
-      ],
-      { logPath: path.join(tb.dir, 'origin.log'), what: 'the origin server' },
-    );
+    ({ spki } = await startOrigin(tb, { siteDir }));
     await startProcess(
       tb.state,
       'sink',
