@@ -11,6 +11,8 @@ import {
 } from '../../harness/core/quic-options.js';
 import { PEP_KEYS } from '../../harness/pep/options.js';
 import { loadProfile, pathBdpBytes } from '../../harness/testbed/profiles.js';
+import { HELP as BENCH_HELP } from '../../harness/cli/bench.js';
+import { HELP as BULK_HELP } from '../../harness/cli/bulk.js';
 
 describe('QUIC options (transport/quic-options.json)', () => {
   it('takes its keys from the table the Rust tools read', () => {
@@ -21,6 +23,15 @@ describe('QUIC options (transport/quic-options.json)', () => {
     );
     assert.ok(QUIC_KEYS.includes('initial-window') && QUIC_KEYS.includes('bdp-bytes'));
     for (const k of QUIC_KEYS) assert.ok(PEP_KEYS.includes(k), `--pep-sat takes ${k}`);
+  });
+
+  it('bench --help and bulk --help name every key of the table', () => {
+    for (const [cmd, help] of [
+      ['bench', BENCH_HELP],
+      ['bulk', BULK_HELP],
+    ]) {
+      for (const k of QUIC_KEYS) assert.ok(help.includes(k), `${cmd} --help does not name ${k}`);
+    }
   });
 
   it('reads --quic options and refuses unknown ones by name', () => {
