@@ -16,7 +16,7 @@ say() { printf 'satbench setup: %s\n' "$*" >&2; }
 # ethtool: checks and offload settings; fonts: so pages paint text;
 # libyaml and libssl: what the unpacked H2O below links against.
 apt_packages=(chromium iproute2 nftables iperf3 iputils-ping ethtool procps
-              ca-certificates fonts-liberation libyaml-0-2 libssl3)
+              ca-certificates fonts-liberation libyaml-0-2 libssl3 openvpn)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

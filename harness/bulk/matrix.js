@@ -7,13 +7,24 @@ import { binPath } from '../core/sys.js';
 import { checkPepOptions } from '../pep/options.js';
 import { profileCache } from '../campaign/scenario.js';
 
-export const BULK_PROTOCOLS = ['quic', 'quic-pep', 'tcp', 'tcp-pep', 'browser-h1', 'browser-h2', 'browser-h3'];
+export const BULK_PROTOCOLS = [
+  'quic',
+  'quic-pep',
+  'tcp',
+  'tcp-pep',
+  'quic-vpn',
+  'tcp-vpn',
+  'browser-h1',
+  'browser-h2',
+  'browser-h3',
+];
 
 export const isBrowser = (p) => p.startsWith('browser-');
 // browser-h2 → h2, the page-load protocol whose Chromium flags it shares.
 export const browserProtocol = (p) => p.replace(/^browser-/, '');
-// The PEP chain a bulk protocol goes through: 'quic', 'tcp' or null.
-export const bulkPepKind = (p) => ({ 'quic-pep': 'quic', 'tcp-pep': 'tcp' })[p] ?? null;
+// The chain a bulk protocol goes through: 'quic', 'tcp' (the PEPs), 'vpn' (the tunnel) or null.
+export const bulkPepKind = (p) =>
+  ({ 'quic-pep': 'quic', 'tcp-pep': 'tcp', 'quic-vpn': 'vpn', 'tcp-vpn': 'vpn' })[p] ?? null;
 
 /** Pure: every (scenario, run) of a bulk matrix, run-major (as bench's). */
 export function expandBulkMatrix({

@@ -7,6 +7,7 @@ import { UsageError } from '../core/errors.js';
 import { createTestbed } from '../testbed/testbed.js';
 import { downloadMetrics, judgeRun } from '../results/goodput.js';
 import { objectivesFor } from '../results/objectives.js';
+import { checkThrough } from '../pep/chain.js';
 import { satbulkRun } from './satbulk.js';
 import { browserRun } from './browser.js';
 
@@ -67,10 +68,12 @@ export async function bulkRun(plan, runNo) {
     if (r.sender?.slow_start_exit_ms != null) metrics.sender_slow_start_exit_ms = r.sender.slow_start_exit_ms;
     if (r.sender?.max_cwnd) metrics.sender_max_cwnd_bytes = r.sender.max_cwnd;
     const objectives = objectivesFor(scenario.profile);
+    // a -vpn download counts only if it crossed the tunnel
+    const through = r.pep?.kind === 'vpn' ? checkThrough(scenario.protocol, r.pep) : { ok: true };
     return {
       ...base,
-      ok: Boolean(dl.ok),
-      error: dl.ok ? null : (dl.error ?? 'the download failed'),
+      ok: Boolean(dl.ok) && through.ok,
+      error: !dl.ok ? (dl.error ?? 'the download failed') : (through.error ?? null),
       protocol_seen: r.protocol_seen,
       metrics,
       objectives: objectives ? judgeRun(metrics, objectives) : null,

@@ -1,6 +1,6 @@
-// A satbulk download (quic, tcp, quic-pep, tcp-pep): `satbulk serve` in
-// the server namespace (sites/bulk), `satbulk get` in the client namespace,
-// directly or through a PEP chain: quic-pep connects to Proxy-ST, whose
+// A satbulk download (quic, tcp, quic-pep, tcp-pep, quic-vpn, tcp-vpn):
+// `satbulk serve` in the server namespace (sites/bulk), `satbulk get` in the
+// client namespace, directly, through the VPN tunnel or through a PEP chain: quic-pep connects to Proxy-ST, whose
 // Proxy-GW connects to satbulk; the split-TCP PEPs intercept the
 // connection to satbulk's TCP port on its way. The sender traces its
 // congestion window; the receiver counts bytes per bin from t0, just before
@@ -12,7 +12,7 @@ import { originQuicArgs } from '../core/quic-options.js';
 import { ADDRESSES, SITE_HOST } from '../testbed/addressing.js';
 import { startProcess } from '../testbed/testbed.js';
 import { originCertificate } from '../servers/origin.js';
-import { startPepChain } from '../pep/chain.js';
+import { startPepChain, pepRecord } from '../pep/chain.js';
 import { condenseTrace } from '../results/goodput.js';
 import { transferTimeoutS } from './matrix.js';
 
@@ -140,6 +140,6 @@ export async function satbulkRun(tb, plan) {
     dl,
     sender: condenseTrace(lines, dl.t0_unix_ms || null),
     protocol_seen: dl.protocol === 'quic' ? (dl.alpn ?? null) : 'tcp',
-    pep: chain ? { settings: chain.settings ?? null, stats: await chain.stats() } : null,
+    pep: chain ? pepRecord(chain, await chain.stats()) : null,
   };
 }

@@ -27,7 +27,8 @@ Options:
   --profile LIST    link profiles, comma-separated (see \`satbench profiles\`)
   --loss LIST       satellite-link loss in percent, comma-separated (0,0.01,0.1,1)
   --protocol LIST   h1 (HTTP/1.1 cleartext), h1s (HTTP/1.1 over TLS), h2, h3, and each with
-                    -pep (h1-pep, …, h3-pep): through the PEP chain in st and gw
+                    -pep (h1-pep, …, h3-pep): through the PEP chain in st and gw, or with
+                    -vpn (h1-vpn, …, h3-vpn): through an OpenVPN tunnel between st and gw, no PEP
   --site NAME|DIR   a reference site (kepler, deutschmann-small, deutschmann-large,
                     kuhn-a, kuhn-b) or a directory with an index.html
   -n RUNS           runs per scenario

@@ -28,6 +28,7 @@ Options:
                     tcp-pep; 10 runs) or quic4sat (the six quic4sat-* profiles, 100 MB, 3 runs, the
                     draft's objectives met or missed). Without: geo, loss 0, quic and tcp, 10 s, 3 runs
   --protocol LIST   quic, tcp (satbulk, end to end), quic-pep, tcp-pep (through the PEP chains),
+                    quic-vpn, tcp-vpn (through an OpenVPN tunnel between st and gw, no PEP),
                     browser-h1, browser-h2, browser-h3 (Chromium fetching one large file)
   --duration S      download for S seconds (10, 15s, 500ms)
   --size BYTES      download BYTES (100MB, 2000000); replaces --duration

@@ -8,7 +8,7 @@ import { chromePath } from '../browser/chromium.js';
 import { parse, print, note } from './args.js';
 
 export const HELP = `Usage: satbench doctor [--json]
-  Check root or CAP_NET_ADMIN, ip netns, /dev/net/tun, tc, nftables, iperf3, ethtool,
+  Check root or CAP_NET_ADMIN, ip netns, /dev/net/tun, tc, nftables, iperf3, ethtool, OpenVPN,
   Chromium and its version, the Rust binaries, TCP congestion controls and kernel netem.
   Exit 0 when everything required is there, 1 otherwise.`;
 
@@ -72,6 +72,13 @@ export async function checks() {
     Boolean(ethtool),
     ethtool ? `ethtool ${ethtool}` : 'not found',
     'apt-get install ethtool (turns offloads off for the kernel netem backend)',
+  );
+  const openvpn = await version('openvpn', ['--version']);
+  add(
+    'openvpn',
+    Boolean(openvpn),
+    openvpn ? `OpenVPN ${openvpn}` : 'not found',
+    'apt-get install openvpn (the -vpn protocols tunnel the satellite hop with it)',
   );
   const chrome = chromePath();
   const chromeVer = fs.existsSync(chrome) ? await version(chrome, ['--version', '--no-sandbox']) : null;

@@ -206,13 +206,13 @@ ${rows}
 
 function renderBulkCharts(bulk) {
   return `<h3>Over time</h3>
-<p class="legend-note">Per profile, loss and download: the goodput in Mbit/s per ${h([...new Set(bulk.blocks.flatMap((b) => b.goodput.map((s) => s.step_ms)).filter(Boolean))].join(' or ') || '100')} ms bin from t0, averaged over the successful runs (a run adds nothing after its end), with the link rate as a grey line; and, as Kosek et al.'s Figure 2, the bytes received so far with the PEP over the bytes without it (log scale; above 1 the PEP is ahead; gaps where either had received nothing yet).</p>
+<p class="legend-note">Per profile, loss and download: the goodput in Mbit/s per ${h([...new Set(bulk.blocks.flatMap((b) => b.goodput.map((s) => s.step_ms)).filter(Boolean))].join(' or ') || '100')} ms bin from t0, averaged over the successful runs (a run adds nothing after its end), with the link rate as a grey line; and, as Kosek et al.'s Figure 2, the bytes received so far with the PEP (or through the VPN tunnel, -vpn) over the bytes without it (log scale; above 1 the PEP or tunnel is ahead; gaps where either had received nothing yet).</p>
 ${bulk.blocks
   .map(
     (b) => `<h4>${h(b.title)}</h4>
 <div class="charts wide">
 ${b.goodput.length ? `<div class="chart"><div class="chart-title">Goodput, mean over runs</div><div class="chart-box"><canvas data-bulk="${b.id}" data-chart="goodput" role="img" aria-label="${h(`Goodput over time, ${b.title}`)}"></canvas></div></div>` : '<p class="note">No goodput curve (no successful run with bins).</p>'}
-${b.ratio.length ? `<div class="chart"><div class="chart-title">Bytes received with PEP / without</div><div class="chart-box"><canvas data-bulk="${b.id}" data-chart="ratio" role="img" aria-label="${h(`Ratio of bytes received with PEP to without, ${b.title}`)}"></canvas></div></div>` : ''}
+${b.ratio.length ? `<div class="chart"><div class="chart-title">Bytes received with PEP or VPN / without</div><div class="chart-box"><canvas data-bulk="${b.id}" data-chart="ratio" role="img" aria-label="${h(`Ratio of bytes received with PEP or VPN to without, ${b.title}`)}"></canvas></div></div>` : ''}
 </div>`,
   )
   .join('\n')}`;

@@ -10,7 +10,7 @@ import { objectivesFor } from '../results/objectives.js';
 /**
  * Pure: summary.json's bulk groups ([{group, records}]) completed: the
  * goodput curve averaged over the ok runs (meanCurve), the objectives
- * judged (quic4sat profiles), and for a -pep protocol the ratio of its
+ * judged (quic4sat profiles), and for a -pep or -vpn protocol the ratio of its
  * bytes over time to the same scenario without the PEP.
  */
 export function withBulkExtras(entries) {
@@ -36,8 +36,9 @@ export function withBulkExtras(entries) {
     };
   });
   for (const g of out) {
-    if (!g.scenario.protocol.endsWith('-pep')) continue;
-    const plainScenario = { ...g.scenario, protocol: g.scenario.protocol.replace(/-pep$/, '') };
+    // -vpn (the tunnel without PEP) against its plain protocol, as -pep is
+    if (!/-(pep|vpn)$/.test(g.scenario.protocol)) continue;
+    const plainScenario = { ...g.scenario, protocol: g.scenario.protocol.replace(/-(pep|vpn)$/, '') };
     const plain = out.find((x) => stableJson(x.scenario) === stableJson(plainScenario));
     if (plain) g.vs_no_pep = { protocol: plainScenario.protocol, ...pepRatio(g.curve, plain.curve) };
   }

@@ -5,21 +5,25 @@
 // and labels) come in with the kind, so that this module needs no import
 // of pageload.js.
 import { compareSamples, MIN_RUNS_FOR_COMPARISON } from '../core/stats.js';
+import { baseProtocol, isVpn } from '../core/protocols.js';
 import { paperMedian } from '../../reports/paper.js';
 import { runFailures } from './generic.js';
 import { h, fmtMs, fmtRatio, fmtP, fmtDelta, ordered, runsTable } from '../../reports/render.js';
 
-// Comparisons the report shows: each -pep protocol against the same
-// protocol without PEP, and HTTP/3 against HTTP/1.1 (the paper's).
+// Comparisons the report shows: each -pep (and -vpn) protocol against the
+// same protocol without PEP (without tunnel), and HTTP/3 against HTTP/1.1
+// (the paper's).
 export function comparisonPairs(protocols) {
   const pairs = [];
   for (const p of protocols) {
-    const base = p.replace(/-pep$/, '');
-    if (base !== p && protocols.includes(base)) pairs.push({ a: p, b: base, kind: 'PEP vs no PEP' });
+    const base = baseProtocol(p);
+    if (base !== p && protocols.includes(base))
+      pairs.push({ a: p, b: base, kind: isVpn(p) ? 'VPN vs no VPN' : 'PEP vs no PEP' });
   }
   for (const [a, b] of [
     ['h3', 'h1'],
     ['h3-pep', 'h1-pep'],
+    ['h3-vpn', 'h1-vpn'],
   ]) {
     if (protocols.includes(a) && protocols.includes(b)) pairs.push({ a, b, kind: 'HTTP/3 vs HTTP/1.1' });
   }
@@ -238,7 +242,7 @@ ${t.rows.map((r) => `<tr><th>${h(r.profile)}</th><td>${h(r.loss_pct)}</td>${r.ce
 
 function renderComparisons(part) {
   if (!part.comparisons.length)
-    return '<p class="note">No pair of protocols to compare (PEP and no PEP, or HTTP/3 and HTTP/1.1, over the same profile, loss and site).</p>';
+    return '<p class="note">No pair of protocols to compare (PEP or VPN and neither, or HTTP/3 and HTTP/1.1, over the same profile, loss and site).</p>';
   const head = part.keyMetrics.map((km) => `<th colspan="4">${h(km.label)}</th>`).join('');
   const sub = part.keyMetrics.map(() => '<th>ours</th><th>paper</th><th>p</th><th>Cliff’s δ</th>').join('');
   const rows = part.comparisons

@@ -1,11 +1,11 @@
 // One page-load run: a fresh testbed, the origin (and the PEP chain for a
-// -pep protocol), one load in a fresh Chromium, the run's record. Everything
+// -pep protocol, the VPN tunnel for a -vpn one), one load in a fresh Chromium, the run's record. Everything
 // the run needs comes resolved in `plan` (campaign/scenario.js).
 import path from 'node:path';
 import { originQuicArgs } from '../core/quic-options.js';
 import { createTestbed } from '../testbed/testbed.js';
 import { startOrigin } from '../servers/origin.js';
-import { startPepChain, relayedCounts, checkRelayed } from '../pep/chain.js';
+import { startPepChain, pepRecord, checkThrough } from '../pep/chain.js';
 import { scenarioKey } from '../kinds/pageload.js';
 import { loadPage } from './load.js';
 import { runLighthouse } from './lighthouse.js';
@@ -61,9 +61,8 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
       link_stats: await tb.linkStats(),
     };
     if (chain) {
-      const stats = await chain.stats();
-      rec.pep = { kind: chain.kind, settings: chain.settings, relayed: relayedCounts(stats), stats };
-      const through = checkRelayed(scenario.protocol, rec.pep.relayed);
+      rec.pep = pepRecord(chain, await chain.stats());
+      const through = checkThrough(scenario.protocol, rec.pep);
       if (rec.ok && !through.ok) Object.assign(rec, { ok: false, error: through.error });
     }
     // --lighthouse: once per scenario, with its first run, a separate load

@@ -1,14 +1,16 @@
 // One way to start a PEP chain, for page loads (h1-pep … h3-pep) and bulk
 // downloads (tcp-pep, quic-pep) alike, and the judgement of whether a run
 // really went through it. The chains themselves live in tcp-chain.js
-// (split TCP) and quic-chain.js (QUIC).
+// (split TCP), quic-chain.js (QUIC) and vpn-chain.js (the -vpn protocols'
+// OpenVPN tunnel, the no-PEP baseline).
 import { isPep } from '../core/protocols.js';
 import { startTcpPepChain } from './tcp-chain.js';
 import { startQuicPepChain } from './quic-chain.js';
+import { startVpnChain, checkTunnelled } from './vpn-chain.js';
 import { tcpPepSide, quicPepSide } from './options.js';
 
 /**
- * Starts the chain of `kind` ('tcp', 'quic'; null: none, returns null) in
+ * Starts the chain of `kind` ('tcp', 'quic', 'vpn'; null: none, returns null) in
  * testbed `tb`. `pep`: {preset, sat, ground} as the command line gives
  * them (pep/options.js); `qlogDir`: the QUIC PEPs write a qlog per
  * connection there. `via`: where the chain relays to when it is not the
@@ -38,7 +40,22 @@ export async function startPepChain(tb, kind, { pep = {}, qlogDir = null, via = 
     });
     return { kind, ...chain };
   }
+  if (kind === 'vpn') return { kind, ...(await startVpnChain(tb)) };
   return null;
+}
+
+// Pure: a run record's `pep`: the chain's kind and settings, and what shows
+// the run went through it (the VPN's TUN counters, the PEPs' relayed
+// connections).
+export function pepRecord(chain, stats) {
+  if (chain.kind === 'vpn') return { kind: chain.kind, settings: chain.settings, tun: stats };
+  return { kind: chain.kind, settings: chain.settings ?? null, relayed: relayedCounts(stats), stats };
+}
+
+// Pure: whether a run of `protocol` with record `pep` went through its chain.
+export function checkThrough(protocol, pep) {
+  if (pep?.kind === 'vpn') return checkTunnelled(pep.tun);
+  return checkRelayed(protocol, pep?.relayed);
 }
 
 // Pure: how many connections each proxy relayed, from the chain's stats.

@@ -121,11 +121,12 @@ async function startLinkem({ state, ns, link, profile, seed, pcapDir }) {
  * Starts a helper process that belongs to testbed `state.id` (it is
  * recorded, so teardown and cleanup end it) and waits for its "ready".
  */
-export async function startProcess(state, role, [cmd, ...args], { logPath, what, stats, readyInLog }) {
+export async function startProcess(state, role, [cmd, ...args], { logPath, what, stats, readyInLog, timeoutMs }) {
   await spawnReady(cmd, args, {
     logPath,
     what,
     readyInLog,
+    timeoutMs,
     onSpawn: (child) => {
       state.processes.push({ role, pid: child.pid, ...(stats ? { stats } : {}) });
       writeState(state);

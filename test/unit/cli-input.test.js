@@ -27,6 +27,8 @@ describe('satbench checks input before privileges', function () {
   this.timeout(60000);
   const cases = [
     ['bench', ['--protocol', 'h4'], /--protocol: unknown protocol "h4"/],
+    ['bench', ['--protocol', 'h3-qpep'], /--protocol: unknown protocol "h3-qpep"; expected .*h3-pep, h1-vpn/],
+    ['bulk', ['--protocol', 'udp-vpn'], /--protocol: unknown bulk protocol "udp-vpn"; expected .*tcp-vpn/],
     ['bench', ['--profile', 'mars'], /--profile: unknown profile "mars"/],
     ['bench', ['--site', 'nosuchsite'], /--site nosuchsite: neither a reference site/],
     ['bench', ['--quic', 'cc=vegas'], /--quic: cc must be cubic, newreno or bbr, got "vegas"/],
@@ -60,6 +62,8 @@ describe('satbench checks input before privileges', function () {
   for (const args of [
     ['bench', '--profile', 'leo', '--protocol', 'h1,h3-pep', '-n', '1'],
     ['bulk', '--protocol', 'quic,tcp-pep', '--duration', '1'],
+    ['bench', '--profile', 'geo', '--protocol', 'h1,h1-vpn,h3-vpn', '-n', '1'],
+    ['bulk', '--protocol', 'tcp-vpn,quic-vpn', '--duration', '1'],
   ]) {
     it(`${args.join(' ')}: good input, then the one line saying root is needed`, async () => {
       const r = await unprivileged([...args, '--out', outDir()]);
