@@ -55,6 +55,13 @@ pub struct Cli {
     /// for HTTP/3). Default: both handshakes run in parallel
     #[arg(long)]
     h3: bool,
+    /// Keep one standing QUIC connection between Proxy-ST and Proxy-GW
+    /// (needs --role on both): st dials gw at start and again if it drops,
+    /// completes each client's handshake at once and carries its streams
+    /// over the tunnel; gw then accepts only tunnels and opens one origin
+    /// connection per client connection
+    #[arg(long)]
+    tunnel: bool,
     /// ALPN offered, comma-separated; in --h3 mode offered to the next hop,
     /// else accepted from clients
     #[arg(long, value_name = "LIST", default_value = "h3", value_parser = alpn_list)]
@@ -147,6 +154,8 @@ pub struct Config {
     pub role: Option<Role>,
     pub label: String,
     pub mode: Mode,
+    /// `--tunnel`: the standing ST↔GW connection (its end is `role`).
+    pub tunnel: bool,
     pub alpn: Vec<Vec<u8>>,
     pub accept: QuicOptions,
     pub connect: QuicOptions,
@@ -245,6 +254,9 @@ impl Cli {
         for l in &self.connect_side {
             connect.apply_list(l, "--connect-side")?;
         }
+        if self.tunnel && self.role.is_none() {
+            return Err("--tunnel needs --role st (the end that dials) or --role gw".into());
+        }
         if self.listen == self.next_hop {
             return Err(format!(
                 "--next-hop {}: the proxy's own --listen address",
@@ -263,6 +275,7 @@ impl Cli {
                 .unwrap_or_else(|| self.role.map_or("quic-pep", Role::name).to_string()),
             role: self.role,
             mode: if self.h3 { Mode::H3 } else { Mode::Parallel },
+            tunnel: self.tunnel,
             alpn: self.alpn.0,
             accept,
             connect,
@@ -301,6 +314,13 @@ mod tests {
 
     fn error(extra: &str) -> String {
         parse(&format!("{BASE} {extra}")).unwrap_err()
+    }
+
+    #[test]
+    fn tunnel_needs_a_role() {
+        assert!(!config("").tunnel);
+        assert!(config("--role st --tunnel").tunnel);
+        assert!(error("--tunnel").contains("--tunnel needs --role"));
     }
 
     #[test]

@@ -63,13 +63,30 @@ impl NextHop {
     /// A connection to the next hop for client connection `conn`, offering
     /// `alpn`. Errors are how the attempt ended.
     pub async fn connect(&self, alpn: Vec<Vec<u8>>, conn: u64) -> Result<Upstream, Ended> {
+        let t = self.transport.config(conn).map_err(Ended::Failed)?;
+        self.connect_with(alpn, t).await
+    }
+
+    /// The standing tunnel to Proxy-GW (`--tunnel`): the tunnel's ALPN and
+    /// transport (`tunnel::transport`).
+    pub async fn connect_tunnel(&self) -> Result<Connection, Ended> {
+        let t = crate::tunnel::transport(&self.transport, true).map_err(Ended::Failed)?;
+        Ok(self
+            .connect_with(vec![crate::tunnel::ALPN.to_vec()], t)
+            .await?
+            .conn)
+    }
+
+    async fn connect_with(
+        &self,
+        alpn: Vec<Vec<u8>>,
+        transport: quinn::TransportConfig,
+    ) -> Result<Upstream, Ended> {
         let mut tls = self.tls.clone();
         tls.alpn_protocols = alpn;
         let (capture, params) = Capture::new(tls).map_err(Ended::Failed)?;
         let mut cfg = quinn::ClientConfig::new(Arc::new(capture));
-        cfg.transport_config(Arc::new(
-            self.transport.config(conn).map_err(Ended::Failed)?,
-        ));
+        cfg.transport_config(Arc::new(transport));
         let connecting = self
             .endpoint
             .connect_with(cfg, self.addr, &self.name)

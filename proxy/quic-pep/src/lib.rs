@@ -8,7 +8,8 @@
 //! ends), `limits` (connection and memory caps), `tparams` (the next hop's
 //! stream limits). I/O at the edges: `tls`, `transport`, `hop` (the
 //! connection to the next hop), `relay` (one client connection), `proxy`
-//! (the listening side), `stats` and `log`.
+//! (the listening side), `stats` and `log`. `tunnel`: the standing ST↔GW
+//! connection (`--tunnel`), its framing and ordering as plain code.
 
 pub mod cli;
 pub mod close;
@@ -22,3 +23,4 @@ pub mod streams;
 pub mod tls;
 pub mod tparams;
 pub mod transport;
+pub mod tunnel;

@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use quinn::{Connecting, Incoming, VarInt};
 
-use crate::cli::{Config, Mode};
+use crate::cli::{Config, Mode, Role};
 use crate::close::{self, Ended};
 use crate::hop::{NextHop, Upstream};
 use crate::limits::{self, Admission, Refusals};
@@ -32,6 +32,7 @@ use crate::stats::Stats;
 use crate::streams::Side;
 use crate::tls;
 use crate::transport::{QlogDir, SideTransport};
+use crate::tunnel::{self, Tunnel};
 
 pub struct Proxy {
     pub cfg: Config,
@@ -44,6 +45,8 @@ pub struct Proxy {
     pub stats: Arc<Stats>,
     pub log: Arc<Log>,
     next_id: AtomicU64,
+    /// Proxy-ST with `--tunnel`: the tunnel, while it is up.
+    tunnel: tokio::sync::watch::Sender<Option<Arc<Tunnel>>>,
 }
 
 impl Proxy {
@@ -134,6 +137,7 @@ impl Proxy {
             stats: Arc::new(Stats::default()),
             log,
             next_id: AtomicU64::new(1),
+            tunnel: tokio::sync::watch::channel(None).0,
         }))
     }
 
@@ -145,6 +149,19 @@ impl Proxy {
     /// connection on both sides.
     pub async fn run(self: Arc<Self>, shutdown: impl std::future::Future<Output = ()>) {
         tokio::pin!(shutdown);
+        let keeper = (self.cfg.tunnel && self.cfg.role == Some(Role::St)).then(|| {
+            let p = self.clone();
+            let connect = move || -> tunnel::BoxFuture<_> {
+                let p = p.clone();
+                Box::pin(async move { p.hop.connect_tunnel().await })
+            };
+            tokio::spawn(tunnel::dial::keep_up(
+                connect,
+                self.tunnel.clone(),
+                self.stats.clone(),
+                self.log.clone(),
+            ))
+        });
         loop {
             tokio::select! {
                 incoming = self.endpoint.accept() => match incoming {
@@ -155,6 +172,9 @@ impl Proxy {
                 },
                 _ = &mut shutdown => break,
             }
+        }
+        if let Some(k) = keeper {
+            k.abort();
         }
         self.endpoint.close(0u32.into(), b"quic-pep: shutting down");
         self.hop.close(0, b"quic-pep: shutting down");
@@ -197,6 +217,16 @@ impl Proxy {
         self.stats.active.fetch_add(1, Relaxed);
         let id = self.next_id.fetch_add(1, Relaxed);
         let started = Instant::now();
+        if self.cfg.tunnel {
+            let line = match self.cfg.role {
+                Some(Role::Gw) => self.tunnel_from(incoming).await,
+                _ => self.over_tunnel(id, incoming).await,
+            };
+            self.stats.active.fetch_sub(1, Relaxed);
+            drop(ticket);
+            self.log.line(&line);
+            return;
+        }
         let pair = match self.cfg.mode {
             Mode::Parallel => self.parallel(id, incoming).await,
             Mode::H3 => self.far_first(id, incoming).await,
@@ -332,6 +362,112 @@ impl Proxy {
         }
     }
 
+    /// Proxy-GW with `--tunnel`: a tunnel from Proxy-ST, served until it
+    /// closes; each client connection it carries gets its own origin
+    /// connection.
+    async fn tunnel_from(self: &Arc<Self>, incoming: Incoming) -> String {
+        let remote = incoming.remote_address();
+        let started = Instant::now();
+        let mut cfg = quinn::ServerConfig::with_crypto(tls::with_alpn(
+            &self.server_tls,
+            vec![tunnel::ALPN.to_vec()],
+        ));
+        match tunnel::transport(&self.accept, false) {
+            Ok(t) => cfg.transport_config(Arc::new(t)),
+            Err(e) => return format!("tunnel from {remote} failed: {e}"),
+        };
+        let conn = match incoming.accept_with(Arc::new(cfg)) {
+            Ok(c) => c.await,
+            Err(e) => Err(e),
+        };
+        let conn = match conn {
+            Ok(c) => c,
+            Err(e) => {
+                self.stats.failed.fetch_add(1, Relaxed);
+                return format!(
+                    "tunnel from {remote} failed: {}",
+                    Ended::from(&e).describe()
+                );
+            }
+        };
+        self.stats.accepted.fetch_add(1, Relaxed);
+        let t = match Tunnel::new(
+            conn.clone(),
+            tunnel::End::Gw,
+            self.stats.clone(),
+            self.log.clone(),
+        )
+        .await
+        {
+            Ok(t) => t,
+            Err(e) => return format!("tunnel from {remote} failed: {e}"),
+        };
+        self.stats.tunnel.up(&conn, started.elapsed());
+        self.log.line(&format!("tunnel from {remote} up"));
+        let p = self.clone();
+        let dial: tunnel::Dialer = Arc::new(move |id, alpn| {
+            let p = p.clone();
+            Box::pin(async move { p.hop.connect(vec![alpn], id).await.map(|u| u.conn) })
+        });
+        t.serve(Some(dial)).await;
+        self.stats.tunnel.down();
+        format!(
+            "tunnel from {remote} closed ({})",
+            conn.close_reason()
+                .map_or("-".into(), |e| Ended::from(&e).describe())
+        )
+    }
+
+    /// Proxy-ST with `--tunnel`: the client is accepted at once and
+    /// carried over the standing tunnel (held for a while if the tunnel is
+    /// being dialled).
+    async fn over_tunnel(&self, id: u64, incoming: Incoming) -> String {
+        let remote = incoming.remote_address();
+        let started = Instant::now();
+        let mut current = self.tunnel.subscribe();
+        let up = async {
+            current
+                .wait_for(|t| t.is_some())
+                .await
+                .ok()
+                .and_then(|t| t.clone())
+        };
+        let t = match tokio::time::timeout(TUNNEL_WAIT, up).await {
+            Ok(Some(t)) => t,
+            _ => {
+                self.stats.failed.fetch_add(1, Relaxed);
+                self.refuse(incoming);
+                return format!("conn {id} from {remote} failed: the tunnel is down");
+            }
+        };
+        drop(current);
+        let near = match self.server_config(id, self.cfg.alpn.clone(), None) {
+            Ok(cfg) => match incoming.accept_with(Arc::new(cfg)) {
+                Ok(c) => c.await.map_err(|e| Ended::from(&e).describe()),
+                Err(e) => Err(Ended::from(&e).describe()),
+            },
+            Err(e) => Err(e),
+        };
+        let near = match near {
+            Ok(n) => n,
+            Err(why) => {
+                self.stats.failed.fetch_add(1, Relaxed);
+                return format!("conn {id} from {remote} failed: client side: {why}");
+            }
+        };
+        let alpn = tls::negotiated_alpn(near.handshake_data()).unwrap_or_default();
+        self.stats.accepted.fetch_add(1, Relaxed);
+        self.stats.relayed.fetch_add(1, Relaxed);
+        self.log.line(&format!(
+            "conn {id} carried over the tunnel from {remote} alpn={} setup_ms={}",
+            String::from_utf8_lossy(&alpn),
+            started.elapsed().as_millis()
+        ));
+        let out = t.carry_client(id, near, alpn).await;
+        self.stats.closed.fetch_add(1, Relaxed);
+        format!("conn {id} {}", out.describe())
+    }
+
     fn refuse_near(&self, near: &quinn::Connection, ended: &Ended) {
         let c = close::relay_close(ended, Side::Far.name()).unwrap_or(close::Close {
             code: close::PEP_ERROR,
@@ -344,6 +480,9 @@ impl Proxy {
         mode_name(self.cfg.mode)
     }
 }
+
+/// How long a client waits, unanswered, for a tunnel being dialled.
+const TUNNEL_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
 pub fn mode_name(m: Mode) -> &'static str {
     match m {

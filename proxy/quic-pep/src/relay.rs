@@ -69,17 +69,17 @@ impl Outcome {
 /// Counts the stream tasks flowing towards one side, so a close can wait
 /// for them to hand over what they already have.
 #[derive(Clone, Default)]
-struct Tracker(Arc<(AtomicUsize, Notify)>);
+pub(crate) struct Tracker(Arc<(AtomicUsize, Notify)>);
 
-struct Entered(Tracker);
+pub(crate) struct Entered(Tracker);
 
 impl Tracker {
-    fn enter(&self) -> Entered {
+    pub(crate) fn enter(&self) -> Entered {
         self.0 .0.fetch_add(1, Ordering::AcqRel);
         Entered(self.clone())
     }
 
-    async fn idle(&self) {
+    pub(crate) async fn idle(&self) {
         loop {
             let notified = self.0 .1.notified();
             tokio::pin!(notified);
@@ -177,24 +177,24 @@ pub async fn run(
     }
 }
 
-enum Accepted {
+pub(crate) enum Accepted {
     Bi(SendStream, RecvStream),
     Uni(RecvStream),
 }
 
-enum Opened {
+pub(crate) enum Opened {
     Bi(SendStream, RecvStream),
     Uni(SendStream),
 }
 
-async fn accept(conn: &Connection, dir: Dir) -> Option<Accepted> {
+pub(crate) async fn accept(conn: &Connection, dir: Dir) -> Option<Accepted> {
     match dir {
         Dir::Bi => conn.accept_bi().await.ok().map(|(s, r)| Accepted::Bi(s, r)),
         Dir::Uni => conn.accept_uni().await.ok().map(Accepted::Uni),
     }
 }
 
-async fn open(conn: &Connection, dir: Dir) -> Option<Opened> {
+pub(crate) async fn open(conn: &Connection, dir: Dir) -> Option<Opened> {
     match dir {
         Dir::Bi => conn.open_bi().await.ok().map(|(s, r)| Opened::Bi(s, r)),
         Dir::Uni => conn.open_uni().await.ok().map(Opened::Uni),
@@ -248,7 +248,7 @@ async fn accept_loop(kind: Kind, from: Connection, to: Connection, ctx: Ctx) {
     }
 }
 
-fn abort(accepted: Accepted) {
+pub(crate) fn abort(accepted: Accepted) {
     let code = VarInt::from_u64(PEP_ERROR).unwrap();
     match accepted {
         Accepted::Bi(mut s, mut r) => {
@@ -265,7 +265,8 @@ fn spawn_copy(recv: RecvStream, send: SendStream, up: bool, ctx: &Ctx, towards: 
     let entered = ctx.towards(towards).enter();
     let count = ctx.count.clone();
     tokio::spawn(async move {
-        copy(recv, send, up, &count).await;
+        let (mut recv, mut send) = (recv, send);
+        let _ = copy(&mut recv, &mut send, up, &count).await;
         drop(entered);
     });
 }
@@ -273,7 +274,14 @@ fn spawn_copy(recv: RecvStream, send: SendStream, up: bool, ctx: &Ctx, towards: 
 /// Copies one stream direction until it ends, then carries the end across:
 /// FIN → FIN (and waits until the peer has it all), RESET_STREAM → RESET_STREAM,
 /// STOP_SENDING on `send` → STOP_SENDING on `recv`, each with its code.
-async fn copy(mut recv: RecvStream, mut send: SendStream, up: bool, count: &Pair) {
+/// Returns the code of a RESET_STREAM it carried across (the tunnel tells
+/// its peer about those on the control stream too).
+pub(crate) async fn copy(
+    recv: &mut RecvStream,
+    send: &mut SendStream,
+    up: bool,
+    count: &Pair,
+) -> Option<u64> {
     let stopped = send.stopped();
     tokio::pin!(stopped);
     let mut bufs: [Bytes; BATCH] = Default::default();
@@ -289,10 +297,10 @@ async fn copy(mut recv: RecvStream, mut send: SendStream, up: bool, count: &Pair
                         Err(WriteError::Stopped(code)) => {
                             let _ = recv.stop(VarInt::from_u64(close::on_stopped(code.into_inner())).unwrap_or(code));
                             count.stop();
-                            return;
+                            return None;
                         }
                         // connection gone: its close is relayed
-                        Err(_) => return,
+                        Err(_) => return None,
                     }
                 }
                 Ok(None) => break ReadEnd::Fin,
@@ -304,7 +312,7 @@ async fn copy(mut recv: RecvStream, mut send: SendStream, up: bool, count: &Pair
                     let _ = recv.stop(VarInt::from_u64(close::on_stopped(code.into_inner())).unwrap_or(code));
                     count.stop();
                 }
-                return;
+                return None;
             }
         }
     };
@@ -314,13 +322,16 @@ async fn copy(mut recv: RecvStream, mut send: SendStream, up: bool, count: &Pair
             // Holding the stream until the peer has acknowledged it all lets
             // a close from the source side wait for it (see `DRAIN`).
             let _ = stopped.await;
+            None
         }
         SendAction::Reset(code) => {
             let _ = send.reset(VarInt::from_u64(code).unwrap_or(VarInt::MAX));
             count.reset();
+            Some(code)
         }
         SendAction::Abort => {
             let _ = send.reset(VarInt::from_u64(PEP_ERROR).unwrap());
+            None
         }
     }
 }

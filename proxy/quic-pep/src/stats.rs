@@ -60,6 +60,61 @@ pub struct Stats {
     /// CONNECTION_CLOSEs carried from one side to the other.
     pub closes_relayed: AtomicU64,
     pub counters: Counters,
+    pub tunnel: TunnelStats,
+}
+
+/// The standing tunnel (`--tunnel`): how it came up, what it carried, and
+/// its congestion state when the stats are written.
+#[derive(Debug, Default)]
+pub struct TunnelStats {
+    /// Tunnels brought up (dialled at ST, accepted at GW).
+    pub opened: AtomicU64,
+    /// Dial attempts (ST).
+    pub dials: AtomicU64,
+    /// The latest tunnel's handshake, in microseconds (ST; 0: none yet).
+    pub handshake_us: AtomicU64,
+    /// Client connections carried.
+    pub clients: AtomicU64,
+    /// Client streams sent into the tunnel by this end.
+    pub streams: AtomicU64,
+    /// Headers and control messages refused (each closes the tunnel).
+    pub bad_headers: AtomicU64,
+    /// The latest tunnel, while it is up.
+    pub conn: std::sync::Mutex<Option<quinn::Connection>>,
+}
+
+impl TunnelStats {
+    pub fn up(&self, conn: &quinn::Connection, handshake: std::time::Duration) {
+        self.opened.fetch_add(1, Relaxed);
+        self.handshake_us
+            .store(handshake.as_micros().max(1) as u64, Relaxed);
+        *self.conn.lock().unwrap() = Some(conn.clone());
+    }
+
+    pub fn down(&self) {
+        *self.conn.lock().unwrap() = None;
+    }
+
+    pub fn json(&self) -> Value {
+        let conn = self
+            .conn
+            .lock()
+            .unwrap()
+            .clone()
+            .filter(|c| c.close_reason().is_none());
+        let hs = self.handshake_us.load(Relaxed);
+        json!({
+            "up": conn.is_some(),
+            "opened": self.opened.load(Relaxed),
+            "dials": self.dials.load(Relaxed),
+            "handshake_ms": (hs > 0).then(|| hs as f64 / 1000.0),
+            "clients": self.clients.load(Relaxed),
+            "streams": self.streams.load(Relaxed),
+            "bad_headers": self.bad_headers.load(Relaxed),
+            "cwnd": conn.as_ref().map(|c| c.stats().path.cwnd),
+            "rtt_ms": conn.as_ref().map(|c| c.rtt().as_secs_f64() * 1000.0),
+        })
+    }
 }
 
 impl Stats {
@@ -81,6 +136,7 @@ impl Stats {
             "stops_relayed": c.stops.load(Relaxed),
             "closes_relayed": self.closes_relayed.load(Relaxed),
             "stream_id_mismatches": c.id_mismatches.load(Relaxed),
+            "tunnel": self.tunnel.json(),
         })
     }
 

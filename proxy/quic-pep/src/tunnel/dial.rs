@@ -1,0 +1,92 @@
+//! Proxy-ST's side of the tunnel: dial Proxy-GW at start, keep the tunnel
+//! in a `watch` for the client connections, and dial again when it drops.
+
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use quinn::Connection;
+use tokio::sync::watch;
+
+use super::{BoxFuture, End, Tunnel};
+use crate::close::Ended;
+use crate::log::Log;
+use crate::stats::Stats;
+
+/// The wait before dialling again doubles from the first to the last.
+pub const RETRY: (Duration, Duration) = (Duration::from_millis(100), Duration::from_secs(2));
+
+/// The next wait after `last`.
+pub fn next_retry(last: Option<Duration>) -> Duration {
+    last.map_or(RETRY.0, |d| (d * 2).min(RETRY.1))
+}
+
+/// Keeps a tunnel up in `current` until the task is dropped.
+pub async fn keep_up(
+    connect: impl Fn() -> BoxFuture<Result<Connection, Ended>>,
+    current: watch::Sender<Option<Arc<Tunnel>>>,
+    stats: Arc<Stats>,
+    log: Arc<Log>,
+) {
+    let mut wait = None;
+    loop {
+        let started = Instant::now();
+        stats.tunnel.dials.fetch_add(1, Relaxed);
+        let conn = match connect().await {
+            Ok(c) => c,
+            Err(e) => {
+                let w = next_retry(wait);
+                wait = Some(w);
+                log.line(&format!(
+                    "tunnel: dial failed ({}), again in {} ms",
+                    e.describe(),
+                    w.as_millis()
+                ));
+                tokio::time::sleep(w).await;
+                continue;
+            }
+        };
+        let handshake = started.elapsed();
+        let remote = conn.remote_address();
+        let t = match Tunnel::new(conn.clone(), End::St, stats.clone(), log.clone()).await {
+            Ok(t) => t,
+            Err(e) => {
+                log.line(&format!("tunnel: {e}"));
+                tokio::time::sleep(next_retry(wait)).await;
+                continue;
+            }
+        };
+        wait = None;
+        stats.tunnel.up(&conn, handshake);
+        log.line(&format!(
+            "tunnel up to {remote} handshake_ms={}",
+            handshake.as_millis()
+        ));
+        current.send_replace(Some(t.clone()));
+        t.clone().serve(None).await;
+        current.send_replace(None);
+        stats.tunnel.down();
+        log.line(&format!(
+            "tunnel to {remote} lost ({}), dialling again",
+            conn.close_reason()
+                .map_or("-".into(), |e| Ended::from(&e).describe())
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retries_back_off_to_a_ceiling() {
+        let mut w = None;
+        let mut seen = vec![];
+        for _ in 0..8 {
+            let d = next_retry(w);
+            seen.push(d.as_millis());
+            w = Some(d);
+        }
+        assert_eq!(seen, [100, 200, 400, 800, 1600, 2000, 2000, 2000]);
+    }
+}

@@ -1,0 +1,469 @@
+//! The tunnel's framing, as plain values: the header that opens every
+//! tunnel stream and the messages of the tunnel's control stream.
+//!
+//! Every tunnel stream starts with
+//!
+//! ```text
+//! version (1 byte, 1) | type (1 byte: 0 control, 1 client stream)
+//! client stream only: connection id (varint) | original stream id (varint)
+//! ```
+//!
+//! The original stream ID is the ID the client and the origin see; its two
+//! low bits are the original stream's type (RFC 9000 §2.1: initiator and
+//! bidi/uni), so the type travels with the ID and cannot disagree with it.
+//! Varints are QUIC's (RFC 9000 §16). The control stream then carries
+//! messages `type (varint) | length (varint) | body`, at most `MAX_MESSAGE`
+//! bytes of body.
+
+use std::fmt;
+
+use crate::streams::Kind;
+
+pub const VERSION: u8 = 1;
+/// A control message's body is at most this long (a close reason is cut
+/// to `close::MAX_REASON` = 512 bytes, and the rest is a few varints).
+pub const MAX_MESSAGE: usize = 1024;
+/// The longest header: 2 bytes and two 8-byte varints.
+pub const MAX_HEADER: usize = 18;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Header {
+    /// The tunnel's one control stream (the first bidi stream Proxy-ST opens).
+    Control,
+    /// One stream of client connection `conn`, `id` as the client and the
+    /// origin number it.
+    Stream { conn: u64, id: u64 },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Message {
+    /// Proxy-ST accepted client connection `conn`, which agreed on `alpn`:
+    /// Proxy-GW connects to the origin with that ALPN.
+    Open { conn: u64, alpn: Vec<u8> },
+    /// Client connection `conn` ended on the sender's side: the receiver
+    /// closes its own side with this application code and reason.
+    Close {
+        conn: u64,
+        code: u64,
+        reason: Vec<u8>,
+    },
+    /// The sender reset stream `id` of `conn` with `code`. A reset may
+    /// discard the stream's header before it arrives; this message keeps
+    /// the stream's place in the numbering anyway.
+    Reset { conn: u64, id: u64, code: u64 },
+}
+
+const OPEN: u64 = 0;
+const CLOSE: u64 = 1;
+const RESET: u64 = 2;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameError {
+    /// More bytes are needed.
+    Incomplete,
+    /// Not a header or message of ours.
+    Bad(&'static str),
+}
+
+impl fmt::Display for FrameError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FrameError::Incomplete => f.write_str("truncated"),
+            FrameError::Bad(why) => f.write_str(why),
+        }
+    }
+}
+
+/// QUIC's variable-length integer (RFC 9000 §16); values ≥ 2^62 are a bug.
+pub fn put_varint(out: &mut Vec<u8>, v: u64) {
+    assert!(v < 1 << 62, "varint {v} too large");
+    if v < 1 << 6 {
+        out.push(v as u8);
+    } else if v < 1 << 14 {
+        out.extend_from_slice(&(v as u16 | 0x4000).to_be_bytes());
+    } else if v < 1 << 30 {
+        out.extend_from_slice(&(v as u32 | 0x8000_0000).to_be_bytes());
+    } else {
+        out.extend_from_slice(&(v | 0xc000_0000_0000_0000).to_be_bytes());
+    }
+}
+
+/// The length of a varint from its first byte.
+pub fn varint_len(first: u8) -> usize {
+    1 << (first >> 6)
+}
+
+/// A varint at the start of `b`, and its length.
+pub fn get_varint(b: &[u8]) -> Result<(u64, usize), FrameError> {
+    let first = *b.first().ok_or(FrameError::Incomplete)?;
+    let len = varint_len(first);
+    let bytes = b.get(..len).ok_or(FrameError::Incomplete)?;
+    let v = bytes[1..]
+        .iter()
+        .fold(u64::from(first & 0x3f), |v, &x| v << 8 | u64::from(x));
+    Ok((v, len))
+}
+
+fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    put_varint(out, b.len() as u64);
+    out.extend_from_slice(b);
+}
+
+fn get_bytes(b: &[u8]) -> Result<(Vec<u8>, usize), FrameError> {
+    let (len, n) = get_varint(b)?;
+    let len = usize::try_from(len).map_err(|_| FrameError::Bad("length too large"))?;
+    let end = n
+        .checked_add(len)
+        .ok_or(FrameError::Bad("length too large"))?;
+    let v = b.get(n..end).ok_or(FrameError::Incomplete)?;
+    Ok((v.to_vec(), end))
+}
+
+impl Header {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = vec![VERSION];
+        match *self {
+            Header::Control => out.push(0),
+            Header::Stream { conn, id } => {
+                out.push(1);
+                put_varint(&mut out, conn);
+                put_varint(&mut out, id);
+            }
+        }
+        out
+    }
+
+    /// A header at the start of `b`, and its length.
+    pub fn decode(b: &[u8]) -> Result<(Header, usize), FrameError> {
+        match b.first() {
+            None => return Err(FrameError::Incomplete),
+            Some(&VERSION) => {}
+            Some(_) => return Err(FrameError::Bad("unknown tunnel version")),
+        }
+        match b.get(1) {
+            None => Err(FrameError::Incomplete),
+            Some(0) => Ok((Header::Control, 2)),
+            Some(1) => {
+                let (conn, n) = get_varint(&b[2..])?;
+                let (id, m) = get_varint(&b[2 + n..])?;
+                Ok((Header::Stream { conn, id }, 2 + n + m))
+            }
+            Some(_) => Err(FrameError::Bad("unknown tunnel stream type")),
+        }
+    }
+
+    /// Checks a client stream's header against the tunnel stream it came
+    /// on: a bidi original on a bidi tunnel stream, and opened by the side
+    /// that opened the tunnel stream (`peer_opens`: the kinds the peer
+    /// relays to us).
+    pub fn check(
+        &self,
+        tunnel_bidi: bool,
+        peer_opens: crate::streams::Initiator,
+    ) -> Result<(), FrameError> {
+        match *self {
+            Header::Control => Ok(()),
+            Header::Stream { id, .. } => {
+                let k = Kind::of(id);
+                if (k.dir == crate::streams::Dir::Bi) != tunnel_bidi {
+                    return Err(FrameError::Bad(
+                        "stream type differs from the tunnel stream's",
+                    ));
+                }
+                if k.initiator != peer_opens {
+                    return Err(FrameError::Bad("stream opened by the wrong side"));
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Message {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut body = Vec::new();
+        let t = match self {
+            Message::Open { conn, alpn } => {
+                put_varint(&mut body, *conn);
+                put_bytes(&mut body, alpn);
+                OPEN
+            }
+            Message::Close { conn, code, reason } => {
+                put_varint(&mut body, *conn);
+                put_varint(&mut body, *code);
+                put_bytes(
+                    &mut body,
+                    &reason[..reason.len().min(crate::close::MAX_REASON)],
+                );
+                CLOSE
+            }
+            Message::Reset { conn, id, code } => {
+                put_varint(&mut body, *conn);
+                put_varint(&mut body, *id);
+                put_varint(&mut body, *code);
+                RESET
+            }
+        };
+        let mut out = Vec::with_capacity(body.len() + 4);
+        put_varint(&mut out, t);
+        put_varint(&mut out, body.len() as u64);
+        out.extend_from_slice(&body);
+        out
+    }
+
+    /// The type and body length of a message whose first bytes are `b`
+    /// (what the reader needs before it reads the body).
+    pub fn decode_prefix(b: &[u8]) -> Result<(u64, usize, usize), FrameError> {
+        let (t, n) = get_varint(b)?;
+        let (len, m) = get_varint(&b[n..])?;
+        if len > MAX_MESSAGE as u64 {
+            return Err(FrameError::Bad("control message too long"));
+        }
+        Ok((t, len as usize, n + m))
+    }
+
+    /// A whole message at the start of `b`, and its length.
+    pub fn decode(b: &[u8]) -> Result<(Message, usize), FrameError> {
+        let (t, len, n) = Message::decode_prefix(b)?;
+        let body = b.get(n..n + len).ok_or(FrameError::Incomplete)?;
+        let mut c = Body { b: body, at: 0 };
+        let m = match t {
+            OPEN => Message::Open {
+                conn: c.varint()?,
+                alpn: c.bytes()?,
+            },
+            CLOSE => Message::Close {
+                conn: c.varint()?,
+                code: c.varint()?,
+                reason: c.bytes()?,
+            },
+            RESET => Message::Reset {
+                conn: c.varint()?,
+                id: c.varint()?,
+                code: c.varint()?,
+            },
+            _ => return Err(FrameError::Bad("unknown control message")),
+        };
+        Ok((m, n + len))
+    }
+}
+
+/// A complete message body being read field by field: running short here
+/// is a malformed message, not a truncated one.
+struct Body<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl Body<'_> {
+    fn short(e: FrameError) -> FrameError {
+        match e {
+            FrameError::Incomplete => FrameError::Bad("control message body too short"),
+            bad => bad,
+        }
+    }
+
+    fn varint(&mut self) -> Result<u64, FrameError> {
+        let (v, n) = get_varint(&self.b[self.at..]).map_err(Body::short)?;
+        self.at += n;
+        Ok(v)
+    }
+
+    fn bytes(&mut self) -> Result<Vec<u8>, FrameError> {
+        let (v, n) = get_bytes(&self.b[self.at..]).map_err(Body::short)?;
+        self.at += n;
+        Ok(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::streams::Initiator;
+
+    #[test]
+    fn varints_round_trip_at_every_length() {
+        for v in [
+            0,
+            63,
+            64,
+            16383,
+            16384,
+            (1 << 30) - 1,
+            1 << 30,
+            (1 << 62) - 1,
+        ] {
+            let mut b = Vec::new();
+            put_varint(&mut b, v);
+            assert_eq!(b.len(), varint_len(b[0]));
+            assert_eq!(get_varint(&b), Ok((v, b.len())));
+        }
+        // RFC 9000 §A.1's examples
+        assert_eq!(get_varint(&[0x7b, 0xbd]), Ok((15293, 2)));
+        assert_eq!(get_varint(&[0x25]), Ok((37, 1)));
+    }
+
+    #[test]
+    fn headers_round_trip() {
+        for h in [
+            Header::Control,
+            Header::Stream { conn: 1, id: 0 },
+            Header::Stream {
+                conn: 70_000,
+                id: 4 * 1000 + 3,
+            },
+            Header::Stream {
+                conn: (1 << 62) - 1,
+                id: (1 << 62) - 1,
+            },
+        ] {
+            let mut b = h.encode();
+            assert!(b.len() <= MAX_HEADER);
+            let len = b.len();
+            b.extend_from_slice(b"payload");
+            assert_eq!(Header::decode(&b), Ok((h, len)));
+        }
+        assert_eq!(Header::Stream { conn: 1, id: 2 }.encode(), [1, 1, 1, 2]);
+    }
+
+    #[test]
+    fn truncated_headers_ask_for_more() {
+        let b = Header::Stream {
+            conn: 70_000,
+            id: 20_000,
+        }
+        .encode();
+        for n in 0..b.len() {
+            assert_eq!(
+                Header::decode(&b[..n]),
+                Err(FrameError::Incomplete),
+                "{n} bytes"
+            );
+        }
+    }
+
+    #[test]
+    fn bad_headers_are_refused() {
+        assert_eq!(
+            Header::decode(&[2, 1, 0, 0]),
+            Err(FrameError::Bad("unknown tunnel version"))
+        );
+        assert_eq!(
+            Header::decode(&[1, 9]),
+            Err(FrameError::Bad("unknown tunnel stream type"))
+        );
+        let uni = Header::Stream { conn: 1, id: 2 };
+        assert!(uni.check(false, Initiator::Client).is_ok());
+        assert!(
+            uni.check(true, Initiator::Client).is_err(),
+            "uni on a bidi tunnel stream"
+        );
+        assert!(
+            uni.check(false, Initiator::Server).is_err(),
+            "client stream from the server side"
+        );
+        assert!(Header::Stream { conn: 1, id: 1 }
+            .check(true, Initiator::Server)
+            .is_ok());
+    }
+
+    #[test]
+    fn messages_round_trip() {
+        for m in [
+            Message::Open {
+                conn: 1,
+                alpn: b"h3".to_vec(),
+            },
+            Message::Open {
+                conn: 2,
+                alpn: vec![],
+            },
+            Message::Close {
+                conn: 3,
+                code: 0x10c,
+                reason: b"bye".to_vec(),
+            },
+            Message::Close {
+                conn: 3,
+                code: 0,
+                reason: vec![],
+            },
+            Message::Reset {
+                conn: 4,
+                id: 8,
+                code: 0x10c,
+            },
+        ] {
+            let mut b = m.encode();
+            let len = b.len();
+            b.push(0xff);
+            assert_eq!(Message::decode(&b), Ok((m.clone(), len)));
+            for n in 0..len {
+                assert_eq!(
+                    Message::decode(&b[..n]),
+                    Err(FrameError::Incomplete),
+                    "{m:?} cut at {n}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn long_reasons_are_cut() {
+        let m = Message::Close {
+            conn: 1,
+            code: 1,
+            reason: vec![b'x'; 5000],
+        };
+        let (back, _) = Message::decode(&m.encode()).unwrap();
+        assert!(
+            matches!(back, Message::Close { reason, .. } if reason.len() == crate::close::MAX_REASON)
+        );
+    }
+
+    #[test]
+    fn bad_messages_are_refused() {
+        // unknown type 9, empty body
+        assert_eq!(
+            Message::decode(&[9, 0]),
+            Err(FrameError::Bad("unknown control message"))
+        );
+        // too long
+        let mut b = vec![0];
+        put_varint(&mut b, MAX_MESSAGE as u64 + 1);
+        assert_eq!(
+            Message::decode(&b),
+            Err(FrameError::Bad("control message too long"))
+        );
+        // a body shorter than its fields
+        assert!(matches!(
+            Message::decode(&[2, 1, 5]),
+            Err(FrameError::Bad(_))
+        ));
+        // an ALPN longer than the body
+        assert!(matches!(
+            Message::decode(&[0, 2, 1, 9]),
+            Err(FrameError::Bad(_))
+        ));
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        // a small deterministic generator: every input is an error or a value
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for len in 0..64 {
+            for _ in 0..200 {
+                let b: Vec<u8> = (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        x as u8
+                    })
+                    .collect();
+                let _ = Header::decode(&b);
+                let _ = Message::decode(&b);
+            }
+        }
+    }
+}

@@ -1,0 +1,731 @@
+//! The standing ST↔GW tunnel (`--tunnel`): one QUIC connection between
+//! Proxy-ST and Proxy-GW that carries every client connection's streams.
+//!
+//! Proxy-ST dials it at start (`dial`) and re-dials if it drops; Proxy-GW
+//! accepts it. Each end has a "local" connection per client connection:
+//! at ST the client's, at GW its own to the origin. A stream opened on a
+//! local connection becomes a tunnel stream of the same direction that
+//! starts with a `frame::Header` naming the client connection and the
+//! original stream ID; the other end opens the local twin in ID order
+//! (`order::Reorder`), so IDs stay as the client and the origin number
+//! them. The control stream carries Open, Close and Reset (`frame`).
+//! Stream data, FIN, RESET_STREAM and STOP_SENDING cross with
+//! `relay::copy`, as without the tunnel.
+
+pub mod dial;
+pub mod frame;
+pub mod order;
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use quinn::{Connection, RecvStream, SendStream, VarInt};
+use tokio::sync::{mpsc, watch};
+
+use crate::close::{self, Close, Ended, PEP_ERROR};
+use crate::log::Log;
+use crate::relay::{self, Accepted, Opened, Outcome, Tracker, DRAIN};
+use crate::stats::{Counters, Pair, Stats};
+use crate::streams::{Dir, Initiator, Kind, Mirror, Side};
+use frame::{FrameError, Header, Message};
+use order::{ClosedIds, Insert, Reorder};
+
+/// The tunnel's ALPN: Proxy-GW in `--tunnel` mode accepts nothing else.
+pub const ALPN: &[u8] = b"satbench-tunnel";
+/// Application close code of a tunnel whose peer sent something that is
+/// not our framing.
+pub const TUNNEL_ERROR: u32 = 0x7475;
+/// Streams of each direction the tunnel may have open at once: all
+/// client connections' streams share it.
+pub const MAX_STREAMS: u32 = 1 << 14;
+/// How long a tunnel stream may take to deliver its header.
+const HEADER_WAIT: Duration = Duration::from_secs(10);
+
+/// Which end of the tunnel this proxy is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// Proxy-ST: local connections are clients'; it opens the control stream.
+    St,
+    /// Proxy-GW: local connections go to the origin.
+    Gw,
+}
+
+impl End {
+    /// Who opens the local streams this end carries into the tunnel (the
+    /// peer's local side opens the others).
+    fn local_opens(self) -> Initiator {
+        match self {
+            End::St => Initiator::Client,
+            End::Gw => Initiator::Server,
+        }
+    }
+
+    /// The local connection's side in relay terms (for logs and closes).
+    fn local_side(self) -> Side {
+        match self {
+            End::St => Side::Near,
+            End::Gw => Side::Far,
+        }
+    }
+}
+
+/// A stream (or a reset standing in for one) waiting to be opened locally.
+enum Item {
+    Stream(Accepted),
+    Reset(u64),
+}
+
+/// One client connection carried by the tunnel.
+struct Client {
+    id: u64,
+    local: watch::Sender<Option<Connection>>,
+    remote_close: watch::Sender<Option<Close>>,
+    /// The openers of the two kinds the peer relays to us.
+    openers: Mutex<Vec<mpsc::UnboundedSender<(u64, Item)>>>,
+    tasks: Mutex<tokio::task::JoinSet<()>>,
+    count: Pair,
+    to_local: Tracker,
+    to_tunnel: Tracker,
+    opened: std::sync::atomic::AtomicBool,
+    /// Set when the client connection is forgotten: its tasks reset what
+    /// they hold and end.
+    gone: watch::Sender<bool>,
+}
+
+pub struct Tunnel {
+    pub conn: Connection,
+    end: End,
+    control: tokio::sync::Mutex<Option<SendStream>>,
+    clients: Mutex<HashMap<u64, Arc<Client>>>,
+    closed: Mutex<ClosedIds>,
+    stats: Arc<Stats>,
+    log: Arc<Log>,
+}
+
+/// What Proxy-GW does with an Open: connect to the origin for one client
+/// connection with that ALPN.
+pub type Dialer = Arc<dyn Fn(u64, Vec<u8>) -> BoxFuture<Result<Connection, Ended>> + Send + Sync>;
+
+pub type BoxFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send>>;
+
+impl Tunnel {
+    /// A tunnel on `conn`. At ST it opens the control stream first.
+    pub async fn new(
+        conn: Connection,
+        end: End,
+        stats: Arc<Stats>,
+        log: Arc<Log>,
+    ) -> Result<Arc<Tunnel>, String> {
+        let control = match end {
+            End::St => {
+                let (mut send, recv) = conn
+                    .open_bi()
+                    .await
+                    .map_err(|e| format!("tunnel control stream: {e}"))?;
+                send.write_all(&Header::Control.encode())
+                    .await
+                    .map_err(|e| format!("tunnel control stream: {e}"))?;
+                Some((send, recv))
+            }
+            End::Gw => None,
+        };
+        let t = Arc::new(Tunnel {
+            conn,
+            end,
+            control: tokio::sync::Mutex::new(None),
+            clients: Mutex::new(HashMap::new()),
+            closed: Mutex::new(ClosedIds::new(4096)),
+            stats,
+            log,
+        });
+        if let Some((send, recv)) = control {
+            *t.control.lock().await = Some(send);
+            tokio::spawn(t.clone().read_control(recv, None));
+        }
+        Ok(t)
+    }
+
+    /// Accepts the peer's tunnel streams until the tunnel closes, then
+    /// ends every client connection it carried.
+    pub async fn serve(self: Arc<Self>, dialer: Option<Dialer>) {
+        let bi = tokio::spawn(self.clone().accept_streams(Dir::Bi, dialer.clone()));
+        let uni = tokio::spawn(self.clone().accept_streams(Dir::Uni, dialer));
+        let err = self.conn.closed().await;
+        bi.abort();
+        uni.abort();
+        let lost = Close {
+            code: PEP_ERROR,
+            reason: format!("quic-pep: tunnel lost: {}", Ended::from(&err).describe()).into_bytes(),
+        };
+        let clients: Vec<_> = self.clients.lock().unwrap().values().cloned().collect();
+        for c in clients {
+            c.remote_close.send_replace(Some(lost.clone()));
+        }
+    }
+
+    pub fn carrying(&self) -> usize {
+        self.clients.lock().unwrap().len()
+    }
+
+    async fn send_control(&self, m: &Message) {
+        let mut c = self.control.lock().await;
+        if let Some(s) = c.as_mut() {
+            // a failure here means the tunnel is gone, which ends every client
+            let _ = s.write_all(&m.encode()).await;
+        }
+    }
+
+    fn bad(&self, why: &str) {
+        self.stats.tunnel.bad_headers.fetch_add(1, Relaxed);
+        self.log
+            .line(&format!("tunnel: bad input, closing it: {why}"));
+        self.conn.close(
+            TUNNEL_ERROR.into(),
+            format!("quic-pep tunnel: {why}").as_bytes(),
+        );
+    }
+
+    fn client(&self, id: u64, create: bool) -> Option<Arc<Client>> {
+        let mut clients = self.clients.lock().unwrap();
+        if let Some(c) = clients.get(&id) {
+            return Some(c.clone());
+        }
+        if !create || self.closed.lock().unwrap().contains(id) {
+            return None;
+        }
+        let (local, _) = watch::channel(None);
+        let (remote_close, _) = watch::channel(None);
+        let c = Arc::new(Client {
+            id,
+            local,
+            remote_close,
+            openers: Mutex::new(Vec::new()),
+            tasks: Mutex::new(tokio::task::JoinSet::new()),
+            count: Pair {
+                conn: Arc::new(Counters::default()),
+                total: self.stats.clone(),
+            },
+            to_local: Tracker::default(),
+            to_tunnel: Tracker::default(),
+            opened: Default::default(),
+            gone: watch::channel(false).0,
+        });
+        // Openers for the kinds the peer relays, in Kind::ALL order of
+        // the peer's initiator (bidi first).
+        let peer = match self.end.local_opens() {
+            Initiator::Client => Initiator::Server,
+            Initiator::Server => Initiator::Client,
+        };
+        {
+            let mut tasks = c.tasks.lock().unwrap();
+            let mut openers = c.openers.lock().unwrap();
+            for dir in [Dir::Bi, Dir::Uni] {
+                let (tx, rx) = mpsc::unbounded_channel();
+                openers.push(tx);
+                let kind = Kind {
+                    initiator: peer,
+                    dir,
+                };
+                tasks.spawn(opener(kind, c.clone(), self.end, self.log.clone(), rx));
+            }
+        }
+        clients.insert(id, c.clone());
+        Some(c)
+    }
+
+    fn forget(&self, c: &Client) {
+        self.clients.lock().unwrap().remove(&c.id);
+        self.closed.lock().unwrap().close(c.id);
+        c.openers.lock().unwrap().clear();
+        c.gone.send_replace(true);
+    }
+
+    /// Proxy-ST: carries client connection `id` (already accepted, with
+    /// ALPN `alpn`) until it or its origin side ends.
+    pub async fn carry_client(
+        self: &Arc<Self>,
+        id: u64,
+        near: Connection,
+        alpn: Vec<u8>,
+    ) -> Outcome {
+        let c = self.client(id, true).expect("a new client id");
+        self.stats.tunnel.clients.fetch_add(1, Relaxed);
+        self.send_control(&Message::Open { conn: id, alpn }).await;
+        self.carry(c, near).await
+    }
+
+    /// Relays one client connection between its local connection and the
+    /// tunnel until one side ends, then closes the other.
+    async fn carry(self: &Arc<Self>, c: Arc<Client>, local: Connection) -> Outcome {
+        let started = Instant::now();
+        c.local.send_replace(Some(local.clone()));
+        for dir in [Dir::Bi, Dir::Uni] {
+            let kind = Kind {
+                initiator: self.end.local_opens(),
+                dir,
+            };
+            let t = self.clone();
+            let (c2, l2) = (c.clone(), local.clone());
+            c.tasks
+                .lock()
+                .unwrap()
+                .spawn(async move { t.local_streams(kind, c2, l2).await });
+        }
+        let mut remote = c.remote_close.subscribe();
+        let local_side = self.end.local_side();
+        let (first, ended) = tokio::select! {
+            e = local.closed() => {
+                let ended = Ended::from(&e);
+                let _ = tokio::time::timeout(DRAIN, c.to_tunnel.idle()).await;
+                let cl = close::relay_close(&ended, local_side.name()).unwrap_or(Close { code: 0, reason: vec![] });
+                self.send_control(&Message::Close { conn: c.id, code: cl.code, reason: cl.reason }).await;
+                self.stats.closes_relayed.fetch_add(1, Relaxed);
+                (local_side, ended)
+            }
+            cl = async { remote.wait_for(|v| v.is_some()).await.ok().and_then(|v| v.clone()) } => {
+                let cl = cl.unwrap_or(Close { code: PEP_ERROR, reason: b"quic-pep: tunnel lost".to_vec() });
+                let _ = tokio::time::timeout(DRAIN, c.to_local.idle()).await;
+                local.close(VarInt::from_u64(cl.code).unwrap_or(VarInt::MAX), &cl.reason);
+                self.stats.closes_relayed.fetch_add(1, Relaxed);
+                (local_side.other(), Ended::App { code: cl.code, reason: cl.reason })
+            }
+        };
+        self.forget(&c);
+        Outcome {
+            first,
+            ended,
+            counters: c.count.conn.clone(),
+            duration: started.elapsed(),
+        }
+    }
+
+    /// Streams opened on the local connection, each into a tunnel stream
+    /// with its header.
+    async fn local_streams(self: Arc<Self>, kind: Kind, c: Arc<Client>, local: Connection) {
+        let mut mirror = Mirror::new(kind);
+        // towards the origin: client streams at ST's end
+        let up = self.end == End::St;
+        while let Some(accepted) = relay::accept(&local, kind.dir).await {
+            let id = match &accepted {
+                Accepted::Bi(_, r) | Accepted::Uni(r) => u64::from(r.id()),
+            };
+            if let Err(e) = mirror.accepted(id) {
+                c.count.mismatch();
+                self.log
+                    .line(&format!("conn {} stream-id mismatch: {e}", c.id));
+            }
+            let Some(opened) = relay::open(&self.conn, kind.dir).await else {
+                relay::abort(accepted);
+                break;
+            };
+            c.count.stream(kind);
+            self.stats.tunnel.streams.fetch_add(1, Relaxed);
+            match (accepted, opened) {
+                (Accepted::Bi(lsend, lrecv), Opened::Bi(tsend, trecv)) => {
+                    self.spawn_out(&c, id, lrecv, tsend, up);
+                    c.spawn_copy(trecv, lsend, !up, Towards::Local);
+                }
+                (Accepted::Uni(lrecv), Opened::Uni(tsend)) => {
+                    self.spawn_out(&c, id, lrecv, tsend, up);
+                }
+                _ => unreachable!("accept and open use the same direction"),
+            }
+        }
+    }
+
+    /// Local → tunnel: the header, then the data; a reset also goes on the
+    /// control stream, since it may discard the header before it arrives.
+    fn spawn_out(
+        self: &Arc<Self>,
+        c: &Arc<Client>,
+        id: u64,
+        recv: RecvStream,
+        send: SendStream,
+        up: bool,
+    ) {
+        c.spawn_copy(recv, send, up, Towards::Tunnel(Some((self.clone(), id))));
+    }
+    async fn accept_streams(self: Arc<Self>, dir: Dir, dialer: Option<Dialer>) {
+        while let Some(a) = relay::accept(&self.conn, dir).await {
+            tokio::spawn(self.clone().tunnel_stream(a, dialer.clone()));
+        }
+    }
+
+    /// A stream the peer opened on the tunnel: its header says where it goes.
+    async fn tunnel_stream(self: Arc<Self>, a: Accepted, dialer: Option<Dialer>) {
+        let bidi = matches!(a, Accepted::Bi(..));
+        let mut a = a;
+        let recv = match &mut a {
+            Accepted::Bi(_, r) | Accepted::Uni(r) => r,
+        };
+        let header = match tokio::time::timeout(HEADER_WAIT, read_header(recv)).await {
+            Ok(Ok(h)) => h,
+            Ok(Err(Some(bad))) => return self.bad(&format!("stream header: {bad}")),
+            // reset before its header (a Reset message stands in) or too slow
+            Ok(Err(None)) | Err(_) => return relay::abort(a),
+        };
+        let peer = match self.end.local_opens() {
+            Initiator::Client => Initiator::Server,
+            Initiator::Server => Initiator::Client,
+        };
+        match header {
+            Header::Control => {
+                let mut ctl = self.control.lock().await;
+                match (self.end, bidi, ctl.is_none(), a) {
+                    (End::Gw, true, true, Accepted::Bi(send, recv)) => {
+                        *ctl = Some(send);
+                        drop(ctl);
+                        self.read_control(recv, dialer).await;
+                    }
+                    _ => {
+                        drop(ctl);
+                        self.bad("a second control stream");
+                    }
+                }
+            }
+            Header::Stream { conn, id } => {
+                if let Err(e) = header.check(bidi, peer) {
+                    return self.bad(&e.to_string());
+                }
+                match self.client(conn, self.end == End::Gw) {
+                    Some(c) => c.enqueue(id, Item::Stream(a)),
+                    None => relay::abort(a),
+                }
+            }
+        }
+    }
+
+    /// The peer's control messages, until the stream or the tunnel ends.
+    async fn read_control(self: Arc<Self>, mut recv: RecvStream, dialer: Option<Dialer>) {
+        loop {
+            let m = match read_message(&mut recv).await {
+                Ok(m) => m,
+                Err(Some(bad)) => return self.bad(&format!("control message: {bad}")),
+                Err(None) => {
+                    // the control stream ending ends the tunnel
+                    self.conn.close(
+                        TUNNEL_ERROR.into(),
+                        b"quic-pep tunnel: control stream ended",
+                    );
+                    return;
+                }
+            };
+            match m {
+                Message::Open { conn, alpn } => {
+                    let (End::Gw, Some(d)) = (self.end, dialer.as_ref()) else {
+                        return self.bad("Open sent to Proxy-ST");
+                    };
+                    let Some(c) = self.client(conn, true) else {
+                        continue; // closed already
+                    };
+                    if c.opened.swap(true, Relaxed) {
+                        return self.bad("Open twice");
+                    }
+                    tokio::spawn(self.clone().origin(c, d.clone(), alpn));
+                }
+                Message::Close { conn, code, reason } => match self.client(conn, false) {
+                    Some(c) => {
+                        c.remote_close.send_replace(Some(Close { code, reason }));
+                    }
+                    None => self.closed.lock().unwrap().close(conn),
+                },
+                Message::Reset { conn, id, code } => {
+                    if Kind::of(id).initiator == self.end.local_opens() {
+                        return self.bad("Reset of a stream the wrong side opened");
+                    }
+                    if let Some(c) = self.client(conn, false) {
+                        c.enqueue(id, Item::Reset(code));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Proxy-GW: the origin connection of client connection `c`, then the relay.
+    async fn origin(self: Arc<Self>, c: Arc<Client>, dial: Dialer, alpn: Vec<u8>) {
+        let started = Instant::now();
+        self.stats.tunnel.clients.fetch_add(1, Relaxed);
+        let mut remote = c.remote_close.subscribe();
+        let conn = tokio::select! {
+            r = dial(c.id, alpn) => r,
+            _ = async { remote.wait_for(|v| v.is_some()).await.is_ok() } => {
+                self.forget(&c);
+                return;
+            }
+        };
+        match conn {
+            Ok(origin) => {
+                self.stats.relayed.fetch_add(1, Relaxed);
+                self.stats.active.fetch_add(1, Relaxed);
+                self.log.line(&format!(
+                    "conn {} relayed over the tunnel to {} setup_ms={}",
+                    c.id,
+                    origin.remote_address(),
+                    started.elapsed().as_millis()
+                ));
+                let out = self.carry(c.clone(), origin).await;
+                self.stats.closed.fetch_add(1, Relaxed);
+                self.stats.active.fetch_sub(1, Relaxed);
+                self.log.line(&format!("conn {} {}", c.id, out.describe()));
+            }
+            Err(ended) => {
+                self.stats.failed.fetch_add(1, Relaxed);
+                let cl = close::relay_close(&ended, Side::Far.name()).unwrap_or(Close {
+                    code: PEP_ERROR,
+                    reason: b"quic-pep: next hop unavailable".to_vec(),
+                });
+                self.log.line(&format!(
+                    "conn {} failed: next hop: {}",
+                    c.id,
+                    ended.describe()
+                ));
+                self.send_control(&Message::Close {
+                    conn: c.id,
+                    code: cl.code,
+                    reason: cl.reason,
+                })
+                .await;
+                self.forget(&c);
+            }
+        }
+    }
+}
+
+impl Client {
+    fn enqueue(&self, id: u64, item: Item) {
+        let dir = Kind::of(id).dir;
+        let tx = self
+            .openers
+            .lock()
+            .unwrap()
+            .get(usize::from(dir == Dir::Uni))
+            .cloned();
+        match tx {
+            Some(tx) => {
+                if let Err(mpsc::error::SendError((_, item))) = tx.send((id, item)) {
+                    refuse(item);
+                }
+            }
+            None => refuse(item),
+        }
+    }
+}
+
+fn refuse(item: Item) {
+    if let Item::Stream(a) = item {
+        relay::abort(a);
+    }
+}
+
+/// Where a copied stream direction flows. Towards the tunnel, a stream
+/// this end opened carries its header (and its resets are announced).
+enum Towards {
+    Local,
+    Tunnel(Option<(Arc<Tunnel>, u64)>),
+}
+
+impl Client {
+    /// Copies one stream direction (`relay::copy`). If the client
+    /// connection is forgotten first, both halves are reset: dropping a
+    /// quinn stream would finish it, and the tunnel outlives the client.
+    fn spawn_copy(self: &Arc<Self>, recv: RecvStream, send: SendStream, up: bool, to: Towards) {
+        let entered = match to {
+            Towards::Local => self.to_local.enter(),
+            Towards::Tunnel(_) => self.to_tunnel.enter(),
+        };
+        let c = self.clone();
+        self.tasks.lock().unwrap().spawn(async move {
+            let (mut recv, mut send) = (recv, send);
+            let mut gone = c.gone.subscribe();
+            let opener = match &to {
+                Towards::Tunnel(Some((_, id))) => Some(*id),
+                _ => None,
+            };
+            let done = tokio::select! {
+                r = async {
+                    if let Some(id) = opener {
+                        let h = Header::Stream { conn: c.id, id }.encode();
+                        send.write_all(&h).await.ok()?;
+                    }
+                    relay::copy(&mut recv, &mut send, up, &c.count).await
+                } => Some(r),
+                _ = async { gone.wait_for(|g| *g).await.is_ok() } => None,
+            };
+            match (done, to) {
+                (Some(Some(code)), Towards::Tunnel(Some((t, id)))) => {
+                    t.send_control(&Message::Reset {
+                        conn: c.id,
+                        id,
+                        code,
+                    })
+                    .await;
+                }
+                (Some(_), _) => {}
+                (None, _) => {
+                    let code = VarInt::from_u64(PEP_ERROR).unwrap();
+                    let _ = send.reset(code);
+                    let _ = recv.stop(code);
+                }
+            }
+            drop(entered);
+        });
+    }
+}
+
+/// Opens the local twins of one kind of the peer's streams, in ID order,
+/// once the local connection is up; refuses what is left when the client
+/// connection is forgotten.
+async fn opener(
+    kind: Kind,
+    c: Arc<Client>,
+    end: End,
+    log: Arc<Log>,
+    mut rx: mpsc::UnboundedReceiver<(u64, Item)>,
+) {
+    let mut order = Reorder::new(kind);
+    let mut gone = c.gone.subscribe();
+    tokio::select! {
+        _ = open_in_order(kind, &c, end, &log, &mut rx, &mut order) => {}
+        _ = async { gone.wait_for(|g| *g).await.is_ok() } => {}
+    }
+    rx.close();
+    while let Ok((_, item)) = rx.try_recv() {
+        refuse(item);
+    }
+    order.drain().for_each(refuse);
+}
+
+async fn open_in_order(
+    kind: Kind,
+    c: &Arc<Client>,
+    end: End,
+    log: &Log,
+    rx: &mut mpsc::UnboundedReceiver<(u64, Item)>,
+    order: &mut Reorder<Item>,
+) {
+    let mut local = c.local.subscribe();
+    let conn = async {
+        local
+            .wait_for(|v| v.is_some())
+            .await
+            .ok()
+            .and_then(|v| v.clone())
+    }
+    .await;
+    let Some(conn) = conn else { return };
+    let mirror = Mirror::new(kind);
+    // data arriving from the tunnel flows towards the origin at GW's end
+    let up = end == End::Gw;
+    while let Some((id, item)) = rx.recv().await {
+        match order.insert(id, item) {
+            Ok(Insert::Queued) => {}
+            Ok(Insert::Late(item)) => refuse(item),
+            Err(e) => {
+                log.line(&format!("conn {} stream {id}: {e:?}, closing it", c.id));
+                conn.close(
+                    VarInt::from_u64(PEP_ERROR).unwrap(),
+                    b"quic-pep: tunnel stream order",
+                );
+                return;
+            }
+        }
+        while let Some((id, item)) = order.pop() {
+            let Some(opened) = relay::open(&conn, kind.dir).await else {
+                refuse(item);
+                return;
+            };
+            let actual = match &opened {
+                Opened::Bi(s, _) | Opened::Uni(s) => u64::from(s.id()),
+            };
+            if let Err(e) = mirror.opened(id, actual) {
+                c.count.mismatch();
+                log.line(&format!("conn {} stream-id mismatch: {e}", c.id));
+            }
+            c.count.stream(kind);
+            match (item, opened) {
+                (Item::Reset(code), o) => {
+                    let code = VarInt::from_u64(code).unwrap_or(VarInt::MAX);
+                    match o {
+                        Opened::Bi(mut s, mut r) => {
+                            let _ = s.reset(code);
+                            let _ = r.stop(code);
+                        }
+                        Opened::Uni(mut s) => {
+                            let _ = s.reset(code);
+                        }
+                    }
+                    c.count.reset();
+                }
+                (Item::Stream(Accepted::Bi(tsend, trecv)), Opened::Bi(lsend, lrecv)) => {
+                    c.spawn_copy(trecv, lsend, up, Towards::Local);
+                    // the local answer goes back on the same tunnel stream
+                    c.spawn_copy(lrecv, tsend, !up, Towards::Tunnel(None));
+                }
+                (Item::Stream(Accepted::Uni(trecv)), Opened::Uni(lsend)) => {
+                    c.spawn_copy(trecv, lsend, up, Towards::Local);
+                }
+                (Item::Stream(a), _) => relay::abort(a),
+            }
+        }
+    }
+}
+
+/// Reads a stream header, never past it. `Err(Some)`: not our framing;
+/// `Err(None)`: the stream ended or was reset first.
+async fn read_header(recv: &mut RecvStream) -> Result<Header, Option<FrameError>> {
+    let mut b = vec![0u8; 2];
+    recv.read_exact(&mut b).await.map_err(|_| None)?;
+    match Header::decode(&b) {
+        Ok((h, _)) => return Ok(h),
+        Err(FrameError::Incomplete) => {}
+        Err(bad) => return Err(Some(bad)),
+    }
+    // a client stream: the connection ID and the stream ID follow
+    read_varint(recv, &mut b).await?;
+    read_varint(recv, &mut b).await?;
+    Header::decode(&b).map(|(h, _)| h).map_err(Some)
+}
+
+/// Appends one varint read from `recv` to `b`: its first byte says its length.
+async fn read_varint(recv: &mut RecvStream, b: &mut Vec<u8>) -> Result<(), Option<FrameError>> {
+    let at = b.len();
+    b.push(0);
+    recv.read_exact(&mut b[at..]).await.map_err(|_| None)?;
+    b.resize(at + frame::varint_len(b[at]), 0);
+    recv.read_exact(&mut b[at + 1..]).await.map_err(|_| None)
+}
+
+/// Reads one control message. Errors as `read_header`.
+async fn read_message(recv: &mut RecvStream) -> Result<Message, Option<FrameError>> {
+    let mut b = Vec::new();
+    read_varint(recv, &mut b).await?;
+    read_varint(recv, &mut b).await?;
+    let (_, len, head) = Message::decode_prefix(&b).map_err(Some)?;
+    b.resize(head + len, 0);
+    recv.read_exact(&mut b[head..]).await.map_err(|_| None)?;
+    Message::decode(&b).map(|(m, _)| m).map_err(Some)
+}
+
+/// The tunnel's transport: the satellite hop's settings, room for every
+/// client connection's streams, and (at the dialling end) keep-alives
+/// well inside the idle timeout so the tunnel outlives quiet spells.
+pub fn transport(
+    side: &crate::transport::SideTransport,
+    keep_alive: bool,
+) -> Result<quinn::TransportConfig, String> {
+    let mut t = side.config(0)?;
+    t.max_concurrent_bidi_streams(MAX_STREAMS.into());
+    t.max_concurrent_uni_streams(MAX_STREAMS.into());
+    if let Some(every) = keep_alive_every(side.opts.idle_timeout_ms).filter(|_| keep_alive) {
+        t.keep_alive_interval(Some(every));
+    }
+    Ok(t)
+}
+
+/// A third of the idle timeout (none without one), at most 10 s.
+pub fn keep_alive_every(idle_timeout_ms: u64) -> Option<Duration> {
+    (idle_timeout_ms > 0)
+        .then(|| Duration::from_millis(idle_timeout_ms / 3).min(Duration::from_secs(10)))
+}

@@ -1,0 +1,399 @@
+//! What the loopback tests share: quic-pep processes, a scripted quinn
+//! origin, a client, and a chain of ST and GW in front of the origin.
+#![allow(dead_code)]
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use quinn::{ConnectionError, ReadError, VarInt, WriteError};
+use satbench_quic_pep::tls;
+use satbench_transport::testkit::{self, free_udp_port, spawn_ready, temp_dir, Running, Signal};
+
+pub const T: Duration = Duration::from_secs(10);
+
+/// `DIR/NAME/{cert,key}.pem` for NAME and 127.0.0.1.
+pub fn gen_cert(dir: &Path, name: &str) -> PathBuf {
+    testkit::gen_cert(&dir.join(name), name)
+}
+
+/// One quic-pep process; killed and reaped on drop.
+pub struct Pep {
+    pub process: Running,
+    pub addr: SocketAddr,
+    pub log: PathBuf,
+    pub stats: PathBuf,
+}
+
+impl Pep {
+    pub fn start(
+        dir: &Path,
+        label: &str,
+        certs: &Path,
+        next_hop: SocketAddr,
+        next_cert: &Path,
+        next_name: &str,
+        extra: &[&str],
+    ) -> Pep {
+        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, free_udp_port()));
+        let log = dir.join(format!("{label}.log"));
+        let stats = dir.join(format!("{label}.stats.json"));
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_quic-pep"));
+        cmd.args(["--listen", &addr.to_string()])
+            .args(["--cert", certs.join("cert.pem").to_str().unwrap()])
+            .args(["--key", certs.join("key.pem").to_str().unwrap()])
+            .args([
+                "--next-hop",
+                &next_hop.to_string(),
+                "--next-hop-name",
+                next_name,
+            ])
+            .args([
+                "--next-hop-ca",
+                next_cert.join("cert.pem").to_str().unwrap(),
+            ])
+            .args([
+                "--label",
+                label,
+                "--log",
+                log.to_str().unwrap(),
+                "--stats",
+                stats.to_str().unwrap(),
+            ])
+            .args([
+                "--accept-side",
+                "idle-timeout-ms=5000",
+                "--connect-side",
+                "idle-timeout-ms=5000",
+            ])
+            .args(extra)
+            .stderr(Stdio::inherit());
+        let process = spawn_ready(&mut cmd, T).unwrap_or_else(|e| {
+            panic!(
+                "{label} did not start ({e}); log: {}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            )
+        });
+        Pep {
+            process,
+            addr,
+            log,
+            stats,
+        }
+    }
+
+    /// Fresh counters (SIGUSR1 makes it write them).
+    pub async fn stats(&self) -> serde_json::Value {
+        let before = std::fs::metadata(&self.stats)
+            .and_then(|m| m.modified())
+            .ok();
+        self.process.signal(Signal::USR1);
+        let end = Instant::now() + T;
+        loop {
+            let now = std::fs::metadata(&self.stats)
+                .and_then(|m| m.modified())
+                .ok();
+            if now != before || Instant::now() > end {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        serde_json::from_str(&std::fs::read_to_string(&self.stats).unwrap()).unwrap()
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Waits until the log has `want` (lines are written as things happen,
+    /// possibly just after the client saw them).
+    pub async fn wait_log(&self, want: &str) {
+        let end = Instant::now() + T;
+        while !self.log().contains(want) {
+            assert!(
+                Instant::now() < end,
+                "log never had '{want}': {}",
+                self.log()
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    pub fn alive(&mut self) -> bool {
+        self.process.is_running()
+    }
+
+    pub fn stop(mut self) -> std::process::ExitStatus {
+        self.process.terminate(T)
+    }
+}
+
+/// What the scripted server saw, one string per event.
+#[derive(Clone, Default)]
+pub struct Events(pub Arc<Mutex<Vec<String>>>);
+
+impl Events {
+    pub fn push(&self, e: String) {
+        self.0.lock().unwrap().push(e);
+    }
+    pub fn all(&self) -> Vec<String> {
+        self.0.lock().unwrap().clone()
+    }
+    pub async fn wait_for(&self, want: &str) {
+        let end = Instant::now() + T;
+        while !self.all().iter().any(|e| e == want) {
+            assert!(
+                Instant::now() < end,
+                "server never saw '{want}'; saw {:?}",
+                self.all()
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
+
+/// The server: opens a uni (3) and a bidi (1) stream on each connection;
+/// on each client bidi stream, follows the first line:
+/// `echo` (echo the rest, FIN), `reset-me N`, `stop-me N`, `flood`,
+/// `expect-reset`, `close-conn N`. Client uni streams are read to the end.
+pub async fn server(
+    dir: &Path,
+    alpn: &[&str],
+    transport: quinn::TransportConfig,
+) -> (SocketAddr, Events, quinn::Endpoint) {
+    let certs = gen_cert(dir, "origin.test");
+    let base = tls::server_tls(&certs.join("cert.pem"), &certs.join("key.pem")).unwrap();
+    let mut cfg = quinn::ServerConfig::with_crypto(tls::with_alpn(
+        &base,
+        alpn.iter().map(|a| a.as_bytes().to_vec()).collect(),
+    ));
+    cfg.transport_config(Arc::new(transport));
+    let ep = quinn::Endpoint::server(cfg, (Ipv4Addr::LOCALHOST, 0).into()).unwrap();
+    let events = Events::default();
+    let (e2, ep2) = (events.clone(), ep.clone());
+    tokio::spawn(async move {
+        while let Some(i) = ep2.accept().await {
+            let events = e2.clone();
+            tokio::spawn(async move {
+                let Ok(conn) = i.await else { return };
+                server_conn(conn, events).await;
+            });
+        }
+    });
+    (ep.local_addr().unwrap(), events, ep)
+}
+
+pub async fn server_conn(conn: quinn::Connection, ev: Events) {
+    let mut u = conn.open_uni().await.unwrap();
+    u.write_all(b"hello-uni").await.unwrap();
+    u.finish().unwrap();
+    ev.push(format!("opened uni {}", u64::from(u.id())));
+    let (mut s, mut r) = conn.open_bi().await.unwrap();
+    s.write_all(b"hello-bi").await.unwrap();
+    s.finish().unwrap();
+    ev.push(format!("opened bi {}", u64::from(s.id())));
+    let ev2 = ev.clone();
+    tokio::spawn(async move {
+        if let Ok(reply) = r.read_to_end(1 << 20).await {
+            ev2.push(format!(
+                "bi {} reply {}",
+                u64::from(r.id()),
+                String::from_utf8_lossy(&reply)
+            ));
+        }
+    });
+    let (c2, ev2) = (conn.clone(), ev.clone());
+    tokio::spawn(async move {
+        while let Ok(mut r) = c2.accept_uni().await {
+            let ev = ev2.clone();
+            tokio::spawn(async move {
+                let data = r.read_to_end(1 << 20).await.unwrap_or_default();
+                ev.push(format!(
+                    "uni {} {}",
+                    u64::from(r.id()),
+                    String::from_utf8_lossy(&data)
+                ));
+            });
+        }
+    });
+    let (c2, ev2) = (conn.clone(), ev.clone());
+    tokio::spawn(async move {
+        while let Ok((s, r)) = c2.accept_bi().await {
+            tokio::spawn(server_bi(c2.clone(), s, r, ev2.clone()));
+        }
+    });
+    let e = conn.closed().await;
+    ev.push(format!("closed {}", describe(&e)));
+}
+
+pub fn describe(e: &ConnectionError) -> String {
+    match e {
+        ConnectionError::ApplicationClosed(c) => {
+            format!(
+                "app {} {}",
+                c.error_code,
+                String::from_utf8_lossy(&c.reason)
+            )
+        }
+        other => other.to_string(),
+    }
+}
+
+pub async fn server_bi(
+    conn: quinn::Connection,
+    mut s: quinn::SendStream,
+    mut r: quinn::RecvStream,
+    ev: Events,
+) {
+    let id = u64::from(s.id());
+    let mut buf = Vec::new();
+    while !buf.contains(&b'\n') {
+        match r.read_chunk(usize::MAX, true).await {
+            Ok(Some(c)) => buf.extend_from_slice(&c.bytes),
+            _ => return,
+        }
+    }
+    let nl = buf.iter().position(|&b| b == b'\n').unwrap();
+    let line = String::from_utf8_lossy(&buf[..nl]).into_owned();
+    let rest = buf[nl + 1..].to_vec();
+    let arg = |i: usize| -> u32 { line.split(' ').nth(i).unwrap().parse().unwrap() };
+    match line.split(' ').next().unwrap() {
+        "echo" => {
+            s.write_all(&rest).await.unwrap();
+            let mut n = rest.len();
+            loop {
+                match r.read_chunk(usize::MAX, true).await {
+                    Ok(Some(c)) => {
+                        n += c.bytes.len();
+                        s.write_all(&c.bytes).await.unwrap();
+                    }
+                    Ok(None) => break,
+                    Err(e) => {
+                        ev.push(format!("bi {id} read error {e}"));
+                        return;
+                    }
+                }
+            }
+            s.finish().unwrap();
+            ev.push(format!("bi {id} echo {n}"));
+        }
+        "reset-me" => {
+            s.write_all(b"partial").await.unwrap();
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            s.reset(arg(1).into()).unwrap();
+            ev.push(format!("bi {id} reset sent"));
+        }
+        "stop-me" => {
+            r.stop(arg(1).into()).unwrap();
+            ev.push(format!("bi {id} stop sent"));
+            let _ = s.finish();
+        }
+        "flood" => {
+            let chunk = vec![7u8; 16 * 1024];
+            loop {
+                if let Err(e) = s.write_all(&chunk).await {
+                    let what = match e {
+                        WriteError::Stopped(code) => format!("stopped {code}"),
+                        other => other.to_string(),
+                    };
+                    ev.push(format!("bi {id} write {what}"));
+                    return;
+                }
+            }
+        }
+        "expect-reset" => loop {
+            match r.read_chunk(usize::MAX, true).await {
+                Ok(Some(_)) => {}
+                Ok(None) => {
+                    ev.push(format!("bi {id} fin"));
+                    return;
+                }
+                Err(ReadError::Reset(code)) => {
+                    ev.push(format!("bi {id} reset {code}"));
+                    return;
+                }
+                Err(e) => {
+                    ev.push(format!("bi {id} read error {e}"));
+                    return;
+                }
+            }
+        },
+        "close-conn" => conn.close(arg(1).into(), b"server-bye"),
+        other => panic!("unknown command {other}"),
+    }
+}
+
+pub async fn client(
+    st: &Pep,
+    st_cert: &Path,
+    alpn: &str,
+) -> Result<(quinn::Endpoint, quinn::Connection), ConnectionError> {
+    let mut c = tls::client_tls(tls::load_pinned(&st_cert.join("cert.pem")).unwrap()).unwrap();
+    c.alpn_protocols = vec![alpn.as_bytes().to_vec()];
+    let quic = quinn::crypto::rustls::QuicClientConfig::try_from(c).unwrap();
+    let mut cfg = quinn::ClientConfig::new(Arc::new(quic));
+    let mut t = quinn::TransportConfig::default();
+    t.max_idle_timeout(Some(VarInt::from_u32(5000).into()));
+    cfg.transport_config(Arc::new(t));
+    let ep = quinn::Endpoint::client((Ipv4Addr::LOCALHOST, 0).into()).unwrap();
+    let conn = ep.connect_with(cfg, st.addr, "st.test").unwrap().await?;
+    Ok((ep, conn))
+}
+
+pub struct Chain {
+    pub dir: PathBuf,
+    pub st: Pep,
+    pub gw: Pep,
+    pub st_cert: PathBuf,
+    pub events: Events,
+    pub _server: quinn::Endpoint,
+}
+
+pub async fn chain(
+    tag: &str,
+    st_extra: &[&str],
+    gw_extra: &[&str],
+    server_alpn: &[&str],
+    transport: quinn::TransportConfig,
+) -> Chain {
+    let dir = temp_dir(tag);
+    let (server_addr, events, ep) = server(&dir, server_alpn, transport).await;
+    let gw_cert = gen_cert(&dir, "gw.test");
+    let st_cert = gen_cert(&dir, "st.test");
+    let gw = Pep::start(
+        &dir,
+        "gw",
+        &gw_cert,
+        server_addr,
+        &dir.join("origin.test"),
+        "origin.test",
+        &[&["--role", "gw"], gw_extra].concat(),
+    );
+    let st = Pep::start(
+        &dir,
+        "st",
+        &st_cert,
+        gw.addr,
+        &gw_cert,
+        "gw.test",
+        &[&["--role", "st"], st_extra].concat(),
+    );
+    Chain {
+        dir,
+        st,
+        gw,
+        st_cert,
+        events,
+        _server: ep,
+    }
+}
+
+pub async fn read_all(r: &mut quinn::RecvStream) -> Result<Vec<u8>, ReadError> {
+    let mut out = Vec::new();
+    while let Some(c) = r.read_chunk(usize::MAX, true).await? {
+        out.extend_from_slice(&c.bytes);
+    }
+    Ok(out)
+}

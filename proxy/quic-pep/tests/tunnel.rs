@@ -1,0 +1,287 @@
+//! The standing tunnel (`--tunnel`) over loopback: quinn clients →
+//! Proxy-ST ══ one tunnel ══ Proxy-GW → the scripted origin. Many client
+//! connections share the tunnel with their own stream IDs; resets and
+//! closes stay with their client; the tunnel outlives its clients; bad
+//! framing closes the tunnel and is counted; memory returns after 200
+//! clients in a row and 20 at once.
+
+mod common;
+
+use std::net::Ipv4Addr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::*;
+use quinn::{ReadError, VarInt};
+use satbench_quic_pep::tls;
+use satbench_quic_pep::tunnel::{ALPN, TUNNEL_ERROR};
+
+async fn tunnel_chain(tag: &str) -> Chain {
+    let c = chain(
+        tag,
+        &["--tunnel"],
+        &["--tunnel"],
+        &["h3"],
+        quinn::TransportConfig::default(),
+    )
+    .await;
+    c.st.wait_log("tunnel up to").await;
+    c
+}
+
+/// One client: echoes on three bidi streams at once, two uni streams, the
+/// origin's streams 3 and 1; returns its connection.
+async fn busy_client(c: &Chain, n: usize) -> (quinn::Endpoint, quinn::Connection) {
+    let (ep, conn) = client(&c.st, &c.st_cert, "h3").await.unwrap();
+    let mut echoes = Vec::new();
+    for i in 0..3 {
+        let (mut s, mut r) = conn.open_bi().await.unwrap();
+        assert_eq!(u64::from(s.id()), 4 * i);
+        let body = format!("echo\nclient {n} stream {i} ").repeat(500 * (i as usize + 1));
+        echoes.push(tokio::spawn(async move {
+            s.write_all(body.as_bytes()).await.unwrap();
+            s.finish().unwrap();
+            let back = read_all(&mut r).await.unwrap();
+            assert_eq!(back, body.as_bytes()[5..], "client {n} stream {i}");
+        }));
+    }
+    for (data, id) in [("first", 2u64), ("second", 6)] {
+        let mut u = conn.open_uni().await.unwrap();
+        assert_eq!(u64::from(u.id()), id);
+        u.write_all(format!("{data}-{n}").as_bytes()).await.unwrap();
+        u.finish().unwrap();
+    }
+    let mut u = tokio::time::timeout(T, conn.accept_uni())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(u64::from(u.id()), 3);
+    assert_eq!(read_all(&mut u).await.unwrap(), b"hello-uni");
+    let (mut s, mut r) = tokio::time::timeout(T, conn.accept_bi())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(u64::from(s.id()), 1);
+    assert_eq!(read_all(&mut r).await.unwrap(), b"hello-bi");
+    s.write_all(format!("thanks-{n}").as_bytes()).await.unwrap();
+    s.finish().unwrap();
+    for e in echoes {
+        tokio::time::timeout(T, e).await.unwrap().unwrap();
+    }
+    c.events.wait_for(&format!("bi 1 reply thanks-{n}")).await;
+    (ep, conn)
+}
+
+async fn wait_stats(
+    pep: &Pep,
+    what: &str,
+    ok: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    let end = Instant::now() + T;
+    loop {
+        let s = pep.stats().await;
+        if ok(&s) {
+            return s;
+        }
+        assert!(Instant::now() < end, "{what}: {s}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn many_clients_share_one_tunnel_each_with_its_own_streams_and_ends() {
+    let c = tunnel_chain("tunnel-many").await;
+    // five clients at once, their streams interleaved on the tunnel
+    let c = Arc::new(c);
+    let mut clients = Vec::new();
+    for n in 0..5 {
+        let c = c.clone();
+        clients.push(tokio::spawn(async move { busy_client(&c, n).await }));
+    }
+    let mut conns = Vec::new();
+    for h in clients {
+        conns.push(h.await.unwrap());
+    }
+    for n in 0..5 {
+        for (data, id) in [("first", 2), ("second", 6)] {
+            c.events.wait_for(&format!("uni {id} {data}-{n}")).await;
+        }
+    }
+    // a reset on client 0's stream 12 reaches the origin; client 1 goes on
+    let (mut s, _r) = conns[0].1.open_bi().await.unwrap();
+    s.write_all(b"expect-reset\nsome data").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    s.reset(VarInt::from_u32(0x77)).unwrap();
+    c.events.wait_for("bi 12 reset 119").await;
+    // a stream reset before anything was sent still takes its ID (16 at the origin)
+    let (mut s, _r) = conns[0].1.open_bi().await.unwrap();
+    s.write_all(b"x").await.unwrap();
+    s.reset(VarInt::from_u32(0x78)).unwrap();
+    let (mut s, mut r) = conns[0].1.open_bi().await.unwrap();
+    s.write_all(b"echo\nafter").await.unwrap();
+    s.finish().unwrap();
+    assert_eq!(read_all(&mut r).await.unwrap(), b"after");
+    // the origin resets client 1's stream; client 2 is not disturbed
+    let (mut s, mut r) = conns[1].1.open_bi().await.unwrap();
+    s.write_all(b"reset-me 85\n").await.unwrap();
+    assert_eq!(
+        read_all(&mut r).await.unwrap_err(),
+        ReadError::Reset(VarInt::from_u32(85))
+    );
+    // client 0 closes with its code; the others still work
+    conns[0].1.close(VarInt::from_u32(42), b"bye");
+    c.events.wait_for("closed app 42 bye").await;
+    let (mut s, mut r) = conns[2].1.open_bi().await.unwrap();
+    s.write_all(b"echo\nstill here").await.unwrap();
+    s.finish().unwrap();
+    assert_eq!(read_all(&mut r).await.unwrap(), b"still here");
+    // the origin closes client 3's connection: only client 3 sees it
+    let (mut s, _r) = conns[3].1.open_bi().await.unwrap();
+    s.write_all(b"close-conn 7\n").await.unwrap();
+    let e = tokio::time::timeout(T, conns[3].1.closed()).await.unwrap();
+    assert_eq!(describe(&e), "app 7 server-bye");
+    assert!(conns[4].1.close_reason().is_none());
+    assert!(conns[2].1.close_reason().is_none());
+
+    let st = c.st.stats().await;
+    assert_eq!(st["tunnel"]["opened"], 1, "{st}");
+    assert_eq!(st["tunnel"]["up"], true, "{st}");
+    assert_eq!(st["tunnel"]["clients"], 5, "{st}");
+    assert!(st["tunnel"]["streams"].as_u64().unwrap() >= 5 * 5, "{st}");
+    assert!(st["tunnel"]["cwnd"].as_u64().unwrap() > 0, "{st}");
+    assert!(st["tunnel"]["handshake_ms"].as_f64().unwrap() > 0.0, "{st}");
+    assert_eq!(st["tunnel"]["bad_headers"], 0, "{st}");
+    assert_eq!(st["stream_id_mismatches"], 0, "{st}");
+    // two by clients, one by the origin, and 0x102 for streams cut short by
+    // the origin's close of client 3
+    assert!(st["resets_relayed"].as_u64().unwrap() >= 3, "{st}");
+    let gw = c.gw.stats().await;
+    assert_eq!(gw["tunnel"]["opened"], 1, "{gw}");
+    assert_eq!(gw["tunnel"]["clients"], 5, "{gw}");
+    assert!(gw["tunnel"]["streams"].as_u64().unwrap() >= 5 * 2, "{gw}");
+    assert_eq!(gw["stream_id_mismatches"], 0, "{gw}");
+
+    // the rest close; the tunnel outlives them and carries a new client
+    for (_, conn) in &conns {
+        conn.close(VarInt::from_u32(0), b"");
+    }
+    wait_stats(&c.st, "st frees its clients", |s| s["active"] == 0).await;
+    // GW: only the tunnel itself is left
+    wait_stats(&c.gw, "gw frees its origin connections", |s| {
+        s["active"] == 1
+    })
+    .await;
+    let (_ep, conn) = busy_client(&c, 9).await;
+    conn.close(VarInt::from_u32(0), b"");
+    let st = wait_stats(&c.st, "st frees the last client", |s| s["active"] == 0).await;
+    assert_eq!(st["tunnel"]["opened"], 1, "still the one tunnel: {st}");
+    c.st.wait_log("closed by client side (app 0x2a \"bye\")")
+        .await;
+    c.st.wait_log("closed by next hop (app 0x7 \"server-bye\")")
+        .await;
+    c.gw.wait_log("closed by next hop (app 0x7 \"server-bye\")")
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_tunnel_headers_close_that_tunnel_and_are_counted() {
+    let c = tunnel_chain("tunnel-bad").await;
+    let gw_cert = c.dir.join("gw.test");
+    for garbage in [&[9u8, 9, 9][..], &[1, 7], &[1, 1, 0, 1]] {
+        // a tunnel of our own, straight to GW
+        let mut t = tls::client_tls(tls::load_pinned(&gw_cert.join("cert.pem")).unwrap()).unwrap();
+        t.alpn_protocols = vec![ALPN.to_vec()];
+        let quic = quinn::crypto::rustls::QuicClientConfig::try_from(t).unwrap();
+        let cfg = quinn::ClientConfig::new(Arc::new(quic));
+        let ep = quinn::Endpoint::client((Ipv4Addr::LOCALHOST, 0).into()).unwrap();
+        let conn = ep
+            .connect_with(cfg, c.gw.addr, "gw.test")
+            .unwrap()
+            .await
+            .unwrap();
+        let (mut s, _r) = conn.open_bi().await.unwrap();
+        s.write_all(garbage).await.unwrap();
+        let e = tokio::time::timeout(T, conn.closed()).await.unwrap();
+        match e {
+            quinn::ConnectionError::ApplicationClosed(a) => {
+                assert_eq!(a.error_code, VarInt::from_u32(TUNNEL_ERROR), "{garbage:?}")
+            }
+            other => panic!("{garbage:?}: {other}"),
+        }
+    }
+    let gw = c.gw.stats().await;
+    assert_eq!(gw["tunnel"]["bad_headers"], 3, "{gw}");
+    // ST's tunnel was not disturbed
+    let (_ep, conn) = busy_client(&c, 0).await;
+    conn.close(VarInt::from_u32(0), b"");
+    let st = c.st.stats().await;
+    assert_eq!(st["tunnel"]["opened"], 1, "{st}");
+}
+
+fn rss_kib(pep: &Pep) -> u64 {
+    let pid = pep.process.child.id();
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+async fn one_echo(c: &Chain, n: usize) {
+    let (_ep, conn) = client(&c.st, &c.st_cert, "h3").await.unwrap();
+    let (mut s, mut r) = conn.open_bi().await.unwrap();
+    let body = format!("echo\n{n} ").repeat(2000);
+    s.write_all(body.as_bytes()).await.unwrap();
+    s.finish().unwrap();
+    assert_eq!(read_all(&mut r).await.unwrap().len(), body.len() - 5);
+    conn.close(VarInt::from_u32(0), b"");
+}
+
+async fn twenty_at_once(c: &Arc<Chain>) {
+    let mut all = Vec::new();
+    for n in 0..20 {
+        let c = c.clone();
+        all.push(tokio::spawn(async move { one_echo(&c, n).await }));
+    }
+    for h in all {
+        h.await.unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_tunnel_survives_200_in_a_row_and_20_at_once_with_memory_back() {
+    let c = Arc::new(tunnel_chain("tunnel-soak").await);
+    // The first round warms up the allocators and quinn's buffers; the
+    // second must leave the proxies where the first did.
+    let mut rss = Vec::new();
+    for _ in 0..2 {
+        for n in 0..200 {
+            one_echo(&c, n).await;
+        }
+        twenty_at_once(&c).await;
+        wait_stats(&c.st, "st idle", |s| s["active"] == 0).await;
+        wait_stats(&c.gw, "gw idle", |s| s["active"] == 1).await;
+        // quinn frees a closed connection after its drain period (3 PTO)
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        rss.push((rss_kib(&c.st), rss_kib(&c.gw)));
+    }
+    let (before, after) = (rss[0], rss[1]);
+    let st = wait_stats(&c.st, "st idle", |s| s["active"] == 0).await;
+    let gw = wait_stats(&c.gw, "gw idle", |s| s["active"] == 1).await;
+    assert_eq!(st["tunnel"]["opened"], 1, "{st}");
+    assert_eq!(st["tunnel"]["clients"], 440, "{st}");
+    assert_eq!(st["failed"], 0, "{st}");
+    assert_eq!(gw["tunnel"]["clients"], 440, "{gw}");
+    for (name, b, a) in [("st", before.0, after.0), ("gw", before.1, after.1)] {
+        // back to where it was, give or take allocator slack
+        assert!(
+            a <= b + b / 10 + 512,
+            "{name}: VmRSS {b} kB before, {a} kB after"
+        );
+    }
+    eprintln!(
+        "VmRSS st {} -> {} kB, gw {} -> {} kB",
+        before.0, after.0, before.1, after.1
+    );
+}
