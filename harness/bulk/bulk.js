@@ -16,6 +16,7 @@ import { writeOutputs } from '../analysis/outputs.js';
 import { checkBulk, expandBulkMatrix, bulkPepKind, isBrowser } from './matrix.js';
 import { DEFAULT_BIN_MS } from './satbulk.js';
 import { bulkRun, scenarioName, describeRun } from './run.js';
+import { DEFAULT_PEP_TUNNEL } from '../pep/options.js';
 
 /**
  * Runs the bulk matrix into `outDir` (as bench: --resume skips finished
@@ -40,7 +41,12 @@ export async function bulk(
     profiles = profileCache(),
   },
 ) {
-  const pepSettings = { preset: pep.preset ?? null, sat: pep.sat ?? {}, ground: pep.ground ?? {} };
+  const pepSettings = {
+    preset: pep.preset ?? null,
+    sat: pep.sat ?? {},
+    ground: pep.ground ?? {},
+    tunnel: pep.tunnel ?? DEFAULT_PEP_TUNNEL,
+  };
   checkBulk(matrix, { pep: pepSettings }, { profiles });
   const { file, done } = openResults(outDir, { resume, kind: 'bulk' });
   // What every record carries of the command's settings (and meta.settings).

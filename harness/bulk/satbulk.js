@@ -116,6 +116,7 @@ export async function satbulkRun(tb, plan) {
   }
   const timeoutS = transferTimeoutS(scenario, plan.linkMbps);
   const clientQuic = originQuicArgs(plan.quicClient, plan);
+  await chain?.beforeLoad?.();
   const r = await run(
     'ip',
     [

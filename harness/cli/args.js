@@ -44,11 +44,17 @@ export function tcpOptions(v) {
   return tcp;
 }
 
-// The PEP chains' settings (--pep-preset, --pep-sat, --pep-ground), shared by bench and bulk.
+// The PEP chains' settings (--pep-preset, --pep-sat, --pep-ground, --pep-tunnel), shared by bench and bulk.
 export const PEP_OPTIONS = {
   'pep-preset': { type: 'string' },
   'pep-sat': { type: 'string' },
   'pep-ground': { type: 'string' },
+  'pep-tunnel': { type: 'string' },
 };
 export const pepOptions = (v) =>
-  parsePepOptions({ preset: v['pep-preset'], sat: v['pep-sat'], ground: v['pep-ground'] });
+  parsePepOptions({
+    preset: v['pep-preset'],
+    sat: v['pep-sat'],
+    ground: v['pep-ground'],
+    tunnel: v['pep-tunnel'],
+  });

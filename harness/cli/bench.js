@@ -15,8 +15,8 @@ export const HELP = `Usage: satbench bench [--preset NAME] [--profile LIST] [--l
                       [--site NAME|DIR] [-n RUNS] [--out DIR] [--resume DIR] [--seed N]
                       [--link auto|linkem|netem] [--timeout SECONDS] [--origin rust|h2o]
                       [--quic LIST] [--h3-priorities P] [--cc NAME] [--initcwnd N] [--pep-preset NAME]
-                      [--pep-sat LIST] [--pep-ground LIST] [--qlog] [--shard I/N] [--lighthouse]
-                      [--json]
+                      [--pep-sat LIST] [--pep-ground LIST] [--pep-tunnel MODE] [--qlog] [--shard I/N]
+                      [--lighthouse] [--json]
   Load a page in a fresh Chromium over every scenario of the matrix (profiles × losses ×
   protocols × sites), RUNS times each, a fresh testbed and origin per run. Writes
   DIR/results.jsonl (a line per run, flushed as it ends), DIR/summary.json, DIR/index.html.
@@ -53,6 +53,9 @@ Options:
   --pep-sat LIST    the PEPs' satellite hop, KEY=VALUE comma-separated: cc, initial-window, and
                     the --quic keys (h3-pep) or sndbuf, rcvbuf (h1-pep, h1s-pep, h2-pep)
   --pep-ground LIST the PEPs' client and server hops, the same keys
+  --pep-tunnel MODE the QUIC PEP's satellite hop: warm (the default: one standing ST↔GW
+                    connection, up before the load, shared by every client connection) or
+                    per-connection (one per client connection, as Kosek et al.)
   --qlog            the QUIC PEPs write a qlog per connection under DIR/qlog/SCENARIO-runN/
   --shard I/N       run only slice I of N of the matrix (every N-th run, round-robin);
                     \`satbench merge\` joins the slices

@@ -16,7 +16,7 @@ export const HELP = `Usage: satbench bulk [--preset NAME] [--profile LIST] [--lo
                      [--duration S | --size BYTES] [-n RUNS] [--out DIR] [--resume DIR] [--seed N]
                      [--link auto|linkem|netem] [--bin-ms MS] [--quic LIST] [--quic-client LIST]
                      [--cc NAME] [--initcwnd N] [--pep-preset NAME] [--pep-sat LIST]
-                     [--pep-ground LIST] [--json]
+                     [--pep-ground LIST] [--pep-tunnel MODE] [--json]
   Download over every scenario of the matrix (profiles × losses × protocols), RUNS times each,
   a fresh testbed per run, and count the bytes received per --bin-ms from just before connecting.
   Writes DIR/results.jsonl (a line per run, kind "bulk", flushed as it ends), DIR/summary.json
@@ -46,6 +46,9 @@ Options:
   --pep-sat LIST    the PEPs' satellite hop, KEY=VALUE: cc, initial-window, and the QUIC keys
                     above (quic-pep) or sndbuf, rcvbuf (tcp-pep)
   --pep-ground LIST the PEPs' client and server hops, the same keys
+  --pep-tunnel MODE the QUIC PEP's satellite hop: warm (the default: one standing ST↔GW
+                    connection, up before the load, shared by every client connection) or
+                    per-connection (one per client connection, as Kosek et al.)
   --out DIR         where results go (default out/bulk-TIMESTAMP); --resume DIR continues one
   --json            print summary.json to stdout (else a table of the medians)
 Exit 0 when the matrix ran (failed runs are counted and reported), 2 on a harness error.`;

@@ -49,6 +49,7 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
       serverAddr: chain?.serverAddr,
       timeoutMs: plan.timeoutMs,
     };
+    await chain?.beforeLoad?.();
     const page = await loadPage(load);
     phases.browser_ms = lap();
     rec = {

@@ -35,6 +35,7 @@ export async function startPepChain(tb, kind, { pep = {}, qlogDir = null, via = 
     const chain = await startQuicPepChain(tb, {
       sat: quicPepSide(sat, '--pep-sat'),
       ground: quicPepSide(ground, '--pep-ground'),
+      ...(pep.tunnel ? { tunnel: pep.tunnel } : {}),
       qlogDir,
       ...via,
     });
@@ -49,7 +50,10 @@ export async function startPepChain(tb, kind, { pep = {}, qlogDir = null, via = 
 // connections).
 export function pepRecord(chain, stats) {
   if (chain.kind === 'vpn') return { kind: chain.kind, settings: chain.settings, tun: stats };
-  return { kind: chain.kind, settings: chain.settings ?? null, relayed: relayedCounts(stats), stats };
+  const rec = { kind: chain.kind, settings: chain.settings ?? null, relayed: relayedCounts(stats), stats };
+  // the QUIC chain's tunnel as the load began (its beforeLoad)
+  if (chain.tunnelAtLoad) rec.tunnel = chain.tunnelAtLoad();
+  return rec;
 }
 
 // Pure: whether a run of `protocol` with record `pep` went through its chain.

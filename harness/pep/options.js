@@ -45,12 +45,27 @@ export function quicPepSide(side = {}, flag = '--pep-sat') {
   return { ...side };
 }
 
-/** Pure: the command line's PEP options → {preset, sat, ground}. */
-export function parsePepOptions({ preset, sat, ground }) {
+// The QUIC PEP's satellite hop: one standing ST↔GW tunnel that every
+// client connection shares (warm), or a connection per client connection
+// as Kosek et al. measured (per-connection).
+export const PEP_TUNNEL_MODES = ['warm', 'per-connection'];
+export const DEFAULT_PEP_TUNNEL = 'warm';
+
+/** Pure: --pep-tunnel's value, or why it is not one. */
+export function parsePepTunnel(text) {
+  if (text === undefined || text === null) return DEFAULT_PEP_TUNNEL;
+  if (!PEP_TUNNEL_MODES.includes(text))
+    throw new UsageError(`--pep-tunnel: expected ${PEP_TUNNEL_MODES.join(' or ')}, got ${JSON.stringify(text)}`);
+  return text;
+}
+
+/** Pure: the command line's PEP options → {preset, sat, ground, tunnel}. */
+export function parsePepOptions({ preset, sat, ground, tunnel }) {
   return {
     preset: preset ?? null,
     sat: sat ? parsePepSide(sat, '--pep-sat') : {},
     ground: ground ? parsePepSide(ground, '--pep-ground') : {},
+    tunnel: parsePepTunnel(tunnel),
   };
 }
 

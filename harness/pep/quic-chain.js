@@ -106,11 +106,14 @@ export function chainArgs({
   next = {},
   qlogDir = null,
   alpn = ['h3'],
+  tunnel = 'warm',
 }) {
   const h = resolveHops(hops);
   const common = (role, acceptHop, connectHop) => {
     const f = files[role];
     const a = [
+      '--role',
+      role,
       '--label',
       role,
       '--listen',
@@ -127,6 +130,7 @@ export function chainArgs({
       alpn.join(','),
     ];
     if (h3) a.push('--h3');
+    if (tunnel === 'warm') a.push('--tunnel');
     const accept = quicSideText(h[acceptHop], `QUIC PEP ${acceptHop} hop`);
     const connect = quicSideText(h[connectHop], `QUIC PEP ${connectHop} hop`);
     if (accept) a.push('--accept-side', accept);
@@ -157,6 +161,36 @@ export function chainArgs({
   };
 }
 
+/** Pure: whether both proxies report the standing tunnel up. */
+export function tunnelUp(stats) {
+  return Boolean(stats?.st?.tunnel?.up && stats?.gw?.tunnel?.up);
+}
+
+/**
+ * Pure: the run record's `pep.tunnel`, from the proxies' stats taken just
+ * before the load: the mode, the tunnel's handshake (outside the load), and
+ * each end's congestion window (bytes) and RTT when the load began.
+ */
+export function tunnelAtLoad(mode, stats) {
+  if (mode !== 'warm') return { mode };
+  const end = (role) => {
+    const t = stats?.[role]?.tunnel;
+    return { cwnd: t?.cwnd ?? null, rtt_ms: t?.rtt_ms ?? null };
+  };
+  return {
+    mode,
+    up: tunnelUp(stats),
+    handshake_ms: stats?.st?.tunnel?.handshake_ms ?? null,
+    clients_before: stats?.st?.tunnel?.clients ?? null,
+    st: end('st'),
+    gw: end('gw'),
+  };
+}
+
+// How long the chain's start may wait for the tunnel (a GEO handshake
+// takes a second or two).
+const TUNNEL_UP_MS = 20000;
+
 /**
  * Makes the proxies' certificates (Proxy-ST's for `siteHost`, whose SPKI
  * pin Chromium gets) and starts Proxy-GW in gw, then Proxy-ST in st; both
@@ -170,10 +204,12 @@ export function chainArgs({
  * hop's transport is `hops` {client, satellite, server} (QUIC options)
  * over DEFAULT_HOPS and the windows sized from `profile`; `sat` and
  * `ground` (as --pep-sat and --pep-ground give them)
- * go on top.
+ * go on top. `tunnel`: 'warm' (default; the proxies keep one standing
+ * connection over the satellite, up before this returns) or
+ * 'per-connection' (one per client connection).
  *
  * Returns { serverAddr (= addr), port, ca, spki, settings, logs, qlogDir,
- * stats() }: point the client at serverAddr:port and have it trust ca (or
+ * stats(), beforeLoad(), tunnelAtLoad() }: point the client at serverAddr:port and have it trust ca (or
  * Chromium the spki pin); stats() returns both proxies' counters,
  * {st: {connections (relayed), accepted, failed, active, streams, bytes, …},
  * gw: {…}}, fresh while they run, their last file after teardown.
@@ -192,6 +228,7 @@ export async function startQuicPepChain(
     ground = {},
     qlogDir = null,
     profile = tb.profile,
+    tunnel = 'warm',
   } = {},
 ) {
   fs.mkdirSync(dir, { recursive: true });
@@ -212,7 +249,7 @@ export async function startQuicPepChain(
   }
   if (qlogDir) fs.mkdirSync(qlogDir, { recursive: true });
   const resolved = resolveHops(hops, profile, { sat, ground });
-  const args = chainArgs({ hops: resolved, h3, files, originCertPath, siteHost, next, qlogDir, alpn });
+  const args = chainArgs({ hops: resolved, h3, files, originCertPath, siteHost, next, qlogDir, alpn, tunnel });
   // gw first, so st's first connection finds it
   for (const role of ['gw', 'st']) {
     await startProcess(tb.state, `quic-pep-${role}`, ['ip', 'netns', 'exec', tb.ns[role], bin, ...args[role]], {
@@ -227,23 +264,38 @@ export async function startQuicPepChain(
       return null;
     }
   };
+  const stats = async () => {
+    const out = {};
+    for (const role of ['st', 'gw']) {
+      const pid = tb.state.processes.find((p) => p.role === `quic-pep-${role}`)?.pid;
+      out[role] =
+        (pid && alive(pid) ? await requestStats(pid, files[role].stats) : null) ?? readFile(files[role].stats);
+    }
+    return out;
+  };
+  // The standing tunnel comes up now, before any load is measured.
+  if (tunnel === 'warm') {
+    const end = Date.now() + TUNNEL_UP_MS;
+    while (!tunnelUp(await stats())) {
+      if (Date.now() > end) throw new Error(`the QUIC PEP's tunnel did not come up within ${TUNNEL_UP_MS / 1000} s`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+  let atLoad = { mode: tunnel };
   return {
     serverAddr: PEP_ADDRESSES.st,
     addr: PEP_ADDRESSES.st,
     port: PEP_QUIC_PORT,
     ca: files.st.cert,
     spki: files.st.spki,
-    settings: { hops: resolved, h3, alpn },
+    settings: { hops: resolved, h3, alpn, tunnel },
     qlogDir,
     logs: { st: files.st.log, gw: files.gw.log },
-    stats: async () => {
-      const out = {};
-      for (const role of ['st', 'gw']) {
-        const pid = tb.state.processes.find((p) => p.role === `quic-pep-${role}`)?.pid;
-        out[role] =
-          (pid && alive(pid) ? await requestStats(pid, files[role].stats) : null) ?? readFile(files[role].stats);
-      }
-      return out;
+    stats,
+    // Right before the load: the tunnel's state as the load begins.
+    beforeLoad: async () => {
+      atLoad = tunnelAtLoad(tunnel, await stats());
     },
+    tunnelAtLoad: () => atLoad,
   };
 }

@@ -13,6 +13,7 @@ import { SITE_HOST } from '../../harness/testbed/addressing.js';
 import { loadPage } from '../../harness/pageload/load.js';
 import { startOrigin } from '../../harness/servers/origin.js';
 import { startQuicPepChain, PEP_ADDRESSES } from '../../harness/pep/quic-chain.js';
+import { pepRecord } from '../../harness/pep/chain.js';
 
 const SHORT = {
   satellite: { forward: { delay: '10ms', rate: '20mbit' }, return: { delay: '10ms', rate: '20mbit' } },
@@ -54,13 +55,18 @@ async function sendGarbage(ns, addr, port) {
 }
 
 describe('QUIC PEP chain (integration, real Chromium)', function () {
-  it('loads a page over h3 through Proxy-ST and Proxy-GW, and the proxies count it', async function () {
+  it('loads a page over h3 through Proxy-ST and Proxy-GW (a connection per client connection), and the proxies count it', async function () {
     this.timeout(120000);
     const tb = await createTestbed({ profile: loadProfile(writeProfile(SHORT)), link: 'linkem' });
     const qlogDir = path.join(tb.dir, 'qlog');
     try {
       const { cert: originCert } = await startOrigin(tb, { siteDir: tinySite() });
-      const chain = await startQuicPepChain(tb, { siteHost: SITE_HOST, originCertPath: originCert, qlogDir });
+      const chain = await startQuicPepChain(tb, {
+        siteHost: SITE_HOST,
+        originCertPath: originCert,
+        qlogDir,
+        tunnel: 'per-connection',
+      });
       assert.equal(chain.ca, path.join(tb.dir, 'quic-pep', 'st-tls', 'cert.pem'));
       assert.equal(chain.serverAddr, '198.18.1.1');
       // the short profile's satellite link: 20 Mbit/s × 20 ms plus its queue
@@ -120,5 +126,58 @@ describe('QUIC PEP chain (integration, real Chromium)', function () {
       !(await listNamespaces()).some((n) => n.startsWith(`sbt-${tb.id}-`)),
       'the testbed left namespaces behind',
     );
+  });
+
+  it('loads a page over h3 through the standing tunnel, which was up before the load and carried it all', async function () {
+    this.timeout(120000);
+    const tb = await createTestbed({ profile: loadProfile(writeProfile(SHORT)), link: 'linkem' });
+    try {
+      const { cert: originCert } = await startOrigin(tb, { siteDir: tinySite() });
+      const chain = await startQuicPepChain(tb, { siteHost: SITE_HOST, originCertPath: originCert });
+      assert.equal(chain.settings.tunnel, 'warm', 'the default');
+      await chain.beforeLoad();
+      const at = chain.tunnelAtLoad();
+      assert.equal(at.up, true, JSON.stringify(at));
+      // one satellite round trip (20 ms) at least, outside the load
+      assert.ok(at.handshake_ms >= 20, JSON.stringify(at));
+      assert.equal(at.clients_before, 0);
+      assert.ok(at.st.cwnd > 0 && at.gw.cwnd > 0 && at.st.rtt_ms >= 20, JSON.stringify(at));
+
+      const rec = await loadPage({
+        clientNs: tb.ns.client,
+        protocol: 'h3-pep',
+        spki: chain.spki,
+        serverAddr: chain.serverAddr,
+        timeoutMs: 60000,
+      });
+      assert.equal(rec.ok, true, `${rec.error} ${JSON.stringify(rec.errors)}`);
+      assert.deepEqual(Object.keys(rec.protocol_seen.resources), ['h3']);
+      assert.equal(rec.metrics.resource_count, 3);
+
+      const stats = await chain.stats();
+      for (const role of ['st', 'gw']) {
+        const s = stats[role];
+        const t = s.tunnel;
+        assert.equal(t.opened, 1, `${role}: one tunnel: ${JSON.stringify(t)}`);
+        assert.equal(t.up, true);
+        assert.equal(t.bad_headers, 0);
+        assert.ok(t.clients >= 1, `${role}: ${JSON.stringify(t)}`);
+        assert.ok(s.connections >= 1 && s.failed === 0, `${role}: ${JSON.stringify(s)}`);
+        assert.ok(s.bytes.down > 300000, `${role}: ${JSON.stringify(s.bytes)}`);
+        assert.equal(s.stream_id_mismatches, 0);
+      }
+      // requests and the client's control/QPACK streams went in at ST,
+      // the origin's control/QPACK streams in at GW
+      assert.ok(stats.st.tunnel.streams >= 5, JSON.stringify(stats.st.tunnel));
+      assert.ok(stats.gw.tunnel.streams >= 1, JSON.stringify(stats.gw.tunnel));
+      assert.ok(stats.st.streams.client_bidi >= 4 && stats.gw.streams.client_bidi >= 4);
+      assert.match(fs.readFileSync(chain.logs.st, 'utf8'), /tunnel up to 198\.18\.2\.2:443 handshake_ms=\d+/);
+      assert.match(fs.readFileSync(chain.logs.st, 'utf8'), /conn 1 carried over the tunnel .* alpn=h3/);
+      assert.match(fs.readFileSync(chain.logs.gw, 'utf8'), /conn 1 relayed over the tunnel to 198\.18\.3\.2:443/);
+      // the run record's pep part carries it
+      assert.equal(pepRecord({ kind: 'quic', ...chain }, stats).tunnel.handshake_ms, at.handshake_ms);
+    } finally {
+      await tb.destroy();
+    }
   });
 });

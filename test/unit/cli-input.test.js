@@ -36,6 +36,8 @@ describe('satbench checks input before privileges', function () {
     ['bench', ['--shard', '3/2'], /--shard: expected i\/n with 1 <= i <= n/],
     ['bench', ['--pep-sat', 'window=1'], /--pep-sat: unknown option "window"/],
     ['bench', ['--protocol', 'h1-pep', '--pep-preset', 'Z'], /--pep-preset: TCP PEP preset "Z"/],
+    ['bench', ['--pep-tunnel', 'foo'], /--pep-tunnel: expected warm or per-connection, got "foo"/],
+    ['bulk', ['--pep-tunnel', 'cold'], /--pep-tunnel: expected warm or per-connection, got "cold"/],
     ['bench', ['--link', 'wire'], /--link/],
     ['bench', ['-n', '0'], /-n: expected a whole number >= 1, got "0"/],
     ['bulk', ['--protocol', 'h3'], /--protocol: unknown bulk protocol "h3"/],

@@ -6,7 +6,11 @@ import {
   chainArgs,
   linkBdpBytes,
   resolveHops,
+  tunnelAtLoad,
+  tunnelUp,
 } from '../../harness/pep/quic-chain.js';
+import { parsePepOptions, parsePepTunnel } from '../../harness/pep/options.js';
+import { pepRecord } from '../../harness/pep/chain.js';
 import { parseProfile, withDefaultLimits } from '../../harness/testbed/profiles.js';
 
 const argOf = (args, flag) => args[args.indexOf(flag) + 1];
@@ -145,5 +149,53 @@ describe('QUIC PEP chain plan', () => {
       'cc=newreno,initial-window=100',
       'the paper setting without a profile',
     );
+  });
+});
+
+describe('QUIC PEP standing tunnel (--pep-tunnel)', () => {
+  it('is warm unless asked otherwise, and refuses other modes in one line', () => {
+    assert.equal(parsePepTunnel(undefined), 'warm');
+    assert.equal(parsePepTunnel('per-connection'), 'per-connection');
+    assert.equal(parsePepOptions({}).tunnel, 'warm');
+    assert.throws(
+      () => parsePepOptions({ tunnel: 'foo' }),
+      /^UsageError: --pep-tunnel: expected warm or per-connection, got "foo"$/,
+    );
+  });
+
+  it('gives both proxies --tunnel when warm, neither when per-connection', () => {
+    const base = { hops: {}, files, originCertPath: '/o.pem', siteHost: 'satbench.test' };
+    const warm = chainArgs(base);
+    assert.ok(warm.st.includes('--tunnel') && warm.gw.includes('--tunnel'));
+    const per = chainArgs({ ...base, tunnel: 'per-connection' });
+    assert.ok(!per.st.includes('--tunnel') && !per.gw.includes('--tunnel'));
+  });
+
+  it("records the tunnel as the load began: its handshake, each end's window and RTT", () => {
+    const stats = {
+      st: { tunnel: { up: true, handshake_ms: 1210.5, clients: 0, cwnd: 120000, rtt_ms: 601.2 } },
+      gw: { tunnel: { up: true, handshake_ms: 1200, clients: 0, cwnd: 130000, rtt_ms: 600.9 } },
+    };
+    assert.ok(tunnelUp(stats));
+    assert.ok(!tunnelUp({ st: stats.st, gw: { tunnel: { up: false } } }));
+    assert.ok(!tunnelUp(null));
+    assert.deepEqual(tunnelAtLoad('warm', stats), {
+      mode: 'warm',
+      up: true,
+      handshake_ms: 1210.5,
+      clients_before: 0,
+      st: { cwnd: 120000, rtt_ms: 601.2 },
+      gw: { cwnd: 130000, rtt_ms: 600.9 },
+    });
+    assert.deepEqual(tunnelAtLoad('per-connection', stats), { mode: 'per-connection' });
+    const rec = pepRecord(
+      { kind: 'quic', settings: { tunnel: 'warm' }, tunnelAtLoad: () => tunnelAtLoad('warm', stats) },
+      {
+        st: { connections: 1 },
+        gw: { connections: 1 },
+      },
+    );
+    assert.equal(rec.tunnel.handshake_ms, 1210.5);
+    assert.equal(rec.settings.tunnel, 'warm');
   });
 });
