@@ -1,0 +1,108 @@
+#!/usr/bin/env node
+// npm run bench:pep-tunnel — what the QUIC PEP's standing ST↔GW tunnel
+// (issue 11) buys: page loads of --site over geo and leo (loss 0) with h3
+// end to end, h3-pep over the warm tunnel and h3-pep with a connection per
+// client connection (Kosek et al.), --runs each; then a 10 s bulk download
+// over geo with quic-pep (warm) and its first byte. Prints the medians of
+// Response Start and PLT and their ratios to h3's, against the issue's
+// targets: geo h3-pep ≤ 0.6 × h3 (Response Start and PLT), leo h3-pep PLT
+// no more than 5 % above h3's, bulk geo quic-pep first byte ≤ 700 ms.
+// Usage: node benchmarks/pep-tunnel.js [--runs 10] [--site kepler] [--profiles geo,leo] [--no-bulk] [--json]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { bench } from '../harness/pageload/bench.js';
+import { bulk } from '../harness/bulk/bulk.js';
+import { requireNetAdmin } from '../harness/core/sys.js';
+import { round } from '../harness/core/stats.js';
+
+const { values: o } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '10' },
+    site: { type: 'string', default: 'kepler' },
+    profiles: { type: 'string', default: 'geo,leo' },
+    'no-bulk': { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
+});
+requireNetAdmin('bench:pep-tunnel');
+const runs = Number(o.runs);
+const profiles = o.profiles.split(',');
+
+const median = (g, m) => (g?.metrics?.[m]?.median == null ? null : round(g.metrics[m].median, 0));
+const ratio = (a, b) => (a == null || b == null ? null : round(a / b, 2));
+
+async function pageLoads(profile, protocols, tunnel) {
+  const outDir = fs.mkdtempSync(path.join(os.tmpdir(), `satbench-pep-tunnel-${profile}-${tunnel}-`));
+  try {
+    const matrix = { profiles: [profile], losses: [0], protocols, sites: [o.site], runs };
+    const summary = await bench(matrix, {
+      outDir,
+      pep: { tunnel },
+      onProgress: (m) => process.stderr.write(`${profile} ${tunnel}: ${m}\n`),
+    });
+    const out = {};
+    for (const g of summary.groups) {
+      out[g.scenario.protocol] = {
+        runs: g.runs,
+        failed: g.failed,
+        response_start_ms: median(g, 'response_start_ms'),
+        plt_ms: median(g, 'plt_ms'),
+      };
+    }
+    return out;
+  } finally {
+    fs.rmSync(outDir, { recursive: true, force: true });
+  }
+}
+
+async function bulkFirstByte() {
+  const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-pep-tunnel-bulk-'));
+  try {
+    const matrix = { profiles: ['geo'], losses: [0], protocols: ['quic', 'quic-pep'], duration_s: 10, runs };
+    const summary = await bulk(matrix, {
+      outDir,
+      pep: { tunnel: 'warm' },
+      onProgress: (m) => process.stderr.write(`bulk: ${m}\n`),
+    });
+    return Object.fromEntries(
+      summary.groups.map((g) => [
+        g.scenario.protocol,
+        { runs: g.runs, failed: g.failed, ttfb_ms: median(g, 'ttfb_ms') },
+      ]),
+    );
+  } finally {
+    fs.rmSync(outDir, { recursive: true, force: true });
+  }
+}
+
+const result = { site: o.site, runs, profiles: {} };
+for (const profile of profiles) {
+  const warm = await pageLoads(profile, ['h3', 'h3-pep'], 'warm');
+  const per = await pageLoads(profile, ['h3-pep'], 'per-connection');
+  const h3 = warm.h3;
+  const r = { h3, 'h3-pep warm': warm['h3-pep'], 'h3-pep per-connection': per['h3-pep'] };
+  for (const name of ['h3-pep warm', 'h3-pep per-connection']) {
+    r[name].response_start_ratio = ratio(r[name].response_start_ms, h3.response_start_ms);
+    r[name].plt_ratio = ratio(r[name].plt_ms, h3.plt_ms);
+  }
+  result.profiles[profile] = r;
+}
+if (!o['no-bulk']) result.bulk_geo_10s = await bulkFirstByte();
+
+if (o.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+else {
+  console.log(`standing tunnel (site ${o.site}, ${runs} runs each, loss 0; medians)`);
+  for (const [profile, r] of Object.entries(result.profiles)) {
+    for (const [name, v] of Object.entries(r)) {
+      const ratios =
+        v.plt_ratio == null ? '' : `  (× h3: Response Start ${v.response_start_ratio}, PLT ${v.plt_ratio})`;
+      console.log(
+        `  ${profile} ${name.padEnd(22)} Response Start ${v.response_start_ms} ms, PLT ${v.plt_ms} ms${ratios}  [${v.failed} failed]`,
+      );
+    }
+  }
+  for (const [p, v] of Object.entries(result.bulk_geo_10s ?? {}))
+    console.log(`  bulk geo 10 s ${p.padEnd(9)} first byte ${v.ttfb_ms} ms after t0  [${v.failed} failed]`);
+}
