@@ -170,6 +170,8 @@ describe('QUIC PEP chain (integration, real Chromium)', function () {
       // the origin's control/QPACK streams in at GW
       assert.ok(stats.st.tunnel.streams >= 5, JSON.stringify(stats.st.tunnel));
       assert.ok(stats.gw.tunnel.streams >= 1, JSON.stringify(stats.gw.tunnel));
+      // the page's connection took Proxy-GW's spare origin connection
+      assert.ok(stats.gw.tunnel.spares_used >= 1, JSON.stringify(stats.gw.tunnel));
       assert.ok(stats.st.streams.client_bidi >= 4 && stats.gw.streams.client_bidi >= 4);
       assert.match(fs.readFileSync(chain.logs.st, 'utf8'), /tunnel up to 198\.18\.2\.2:443 handshake_ms=\d+/);
       assert.match(fs.readFileSync(chain.logs.st, 'utf8'), /conn 1 carried over the tunnel .* alpn=h3/);

@@ -409,7 +409,20 @@ impl Proxy {
             let p = p.clone();
             Box::pin(async move { p.hop.connect(vec![alpn], id).await.map(|u| u.conn) })
         });
-        t.serve(Some(dial)).await;
+        // An origin connection ready for the first client connection, with
+        // the ALPN clients are most likely to agree on.
+        let spare = tunnel::spare::Spare::new(dial, self.stats.clone());
+        if let Some(alpn) = self.cfg.alpn.first() {
+            spare.prepare(alpn.clone());
+        }
+        let take: tunnel::Dialer = {
+            let spare = spare.clone();
+            Arc::new(move |id, alpn| {
+                let spare = spare.clone();
+                Box::pin(async move { spare.take(id, alpn).await })
+            })
+        };
+        t.serve(Some(take)).await;
         self.stats.tunnel.down();
         format!(
             "tunnel from {remote} closed ({})",

@@ -79,6 +79,8 @@ pub struct TunnelStats {
     pub streams: AtomicU64,
     /// Headers and control messages refused (each closes the tunnel).
     pub bad_headers: AtomicU64,
+    /// Client connections that got Proxy-GW's spare origin connection.
+    pub spares_used: AtomicU64,
     /// The latest tunnel, while it is up.
     pub conn: std::sync::Mutex<Option<quinn::Connection>>,
 }
@@ -111,6 +113,7 @@ impl TunnelStats {
             "clients": self.clients.load(Relaxed),
             "streams": self.streams.load(Relaxed),
             "bad_headers": self.bad_headers.load(Relaxed),
+            "spares_used": self.spares_used.load(Relaxed),
             "cwnd": conn.as_ref().map(|c| c.stats().path.cwnd),
             "rtt_ms": conn.as_ref().map(|c| c.rtt().as_secs_f64() * 1000.0),
         })

@@ -158,6 +158,7 @@ async fn many_clients_share_one_tunnel_each_with_its_own_streams_and_ends() {
     let gw = c.gw.stats().await;
     assert_eq!(gw["tunnel"]["opened"], 1, "{gw}");
     assert_eq!(gw["tunnel"]["clients"], 5, "{gw}");
+    assert!(gw["tunnel"]["spares_used"].as_u64().unwrap() >= 1, "{gw}");
     assert!(gw["tunnel"]["streams"].as_u64().unwrap() >= 5 * 2, "{gw}");
     assert_eq!(gw["stream_id_mismatches"], 0, "{gw}");
 

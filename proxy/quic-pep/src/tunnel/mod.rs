@@ -15,6 +15,7 @@
 pub mod dial;
 pub mod frame;
 pub mod order;
+pub mod spare;
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering::Relaxed;
