@@ -54,6 +54,21 @@ async function sendGarbage(ns, addr, port) {
   return Number(r.stdout.trim());
 }
 
+// The tiny site over h3-pep through `chain`: every resource over h3.
+async function loadTinySite(tb, chain) {
+  const rec = await loadPage({
+    clientNs: tb.ns.client,
+    protocol: 'h3-pep',
+    spki: chain.spki,
+    serverAddr: chain.serverAddr,
+    timeoutMs: 60000,
+  });
+  assert.equal(rec.ok, true, `${rec.error} ${JSON.stringify(rec.errors)}`);
+  assert.deepEqual(Object.keys(rec.protocol_seen.resources), ['h3']);
+  assert.equal(rec.metrics.resource_count, 3);
+  return rec;
+}
+
 describe('QUIC PEP chain (integration, real Chromium)', function () {
   it('loads a page over h3 through Proxy-ST and Proxy-GW (a connection per client connection), and the proxies count it', async function () {
     this.timeout(120000);
@@ -82,17 +97,8 @@ describe('QUIC PEP chain (integration, real Chromium)', function () {
       const sent = await sendGarbage(tb.ns.client, PEP_ADDRESSES.st, 443);
       assert.ok(sent > 20);
 
-      const rec = await loadPage({
-        clientNs: tb.ns.client,
-        protocol: 'h3-pep',
-        spki: chain.spki,
-        serverAddr: chain.serverAddr,
-        timeoutMs: 60000,
-      });
-      assert.equal(rec.ok, true, `${rec.error} ${JSON.stringify(rec.errors)}`);
+      const rec = await loadTinySite(tb, chain);
       assert.equal(rec.protocol_seen.document, 'h3');
-      assert.deepEqual(Object.keys(rec.protocol_seen.resources), ['h3']);
-      assert.equal(rec.metrics.resource_count, 3);
       // RTT through the chain ≥ 30 ms (as the page-load test allows: 1.5 RTT)
       assert.ok(rec.metrics.response_start_ms >= 45, `responseStart ${rec.metrics.response_start_ms}`);
 
@@ -143,16 +149,7 @@ describe('QUIC PEP chain (integration, real Chromium)', function () {
       assert.equal(at.clients_before, 0);
       assert.ok(at.st.cwnd > 0 && at.gw.cwnd > 0 && at.st.rtt_ms >= 20, JSON.stringify(at));
 
-      const rec = await loadPage({
-        clientNs: tb.ns.client,
-        protocol: 'h3-pep',
-        spki: chain.spki,
-        serverAddr: chain.serverAddr,
-        timeoutMs: 60000,
-      });
-      assert.equal(rec.ok, true, `${rec.error} ${JSON.stringify(rec.errors)}`);
-      assert.deepEqual(Object.keys(rec.protocol_seen.resources), ['h3']);
-      assert.equal(rec.metrics.resource_count, 3);
+      await loadTinySite(tb, chain);
 
       const stats = await chain.stats();
       for (const role of ['st', 'gw']) {

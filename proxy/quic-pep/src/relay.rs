@@ -226,14 +226,7 @@ async fn accept_loop(kind: Kind, from: Connection, to: Connection, ctx: Ctx) {
             abort(accepted);
             break;
         };
-        let actual = match &opened {
-            Opened::Bi(s, _) | Opened::Uni(s) => u64::from(s.id()),
-        };
-        if let Err(e) = mirror.opened(expected, actual) {
-            ctx.count.mismatch();
-            ctx.log
-                .line(&format!("conn {} stream-id mismatch: {e}", ctx.id));
-        }
+        check_twin(&mirror, expected, &opened, &ctx.count, &ctx.log, ctx.id);
         ctx.count.stream(kind);
         match (accepted, opened) {
             (Accepted::Bi(from_send, from_recv), Opened::Bi(to_send, to_recv)) => {
@@ -245,6 +238,25 @@ async fn accept_loop(kind: Kind, from: Connection, to: Connection, ctx: Ctx) {
             }
             _ => unreachable!("accept and open use the same direction"),
         }
+    }
+}
+
+/// Checks that the twin of stream `expected` got its ID; a mismatch is
+/// counted and logged.
+pub(crate) fn check_twin(
+    mirror: &Mirror,
+    expected: u64,
+    opened: &Opened,
+    count: &Pair,
+    log: &Log,
+    conn: u64,
+) {
+    let actual = match opened {
+        Opened::Bi(s, _) | Opened::Uni(s) => u64::from(s.id()),
+    };
+    if let Err(e) = mirror.opened(expected, actual) {
+        count.mismatch();
+        log.line(&format!("conn {conn} stream-id mismatch: {e}"));
     }
 }
 

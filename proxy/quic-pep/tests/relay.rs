@@ -54,20 +54,7 @@ async fn relays_everything(mode_flags: &[&str], tag: &str) {
         c.events.wait_for(&format!("uni {want_id} {data}")).await;
     }
     // server-initiated uni (3) and bidi (1) arrive with their IDs
-    let mut u = tokio::time::timeout(T, conn.accept_uni())
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(u64::from(u.id()), 3);
-    assert_eq!(read_all(&mut u).await.unwrap(), b"hello-uni");
-    let (mut s, mut r) = tokio::time::timeout(T, conn.accept_bi())
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(u64::from(s.id()), 1);
-    assert_eq!(read_all(&mut r).await.unwrap(), b"hello-bi");
-    s.write_all(b"thanks").await.unwrap();
-    s.finish().unwrap();
+    origin_streams(&conn, b"thanks").await;
     c.events.wait_for("bi 1 reply thanks").await;
 
     // RESET_STREAM, client → server (stream 12)

@@ -51,20 +51,7 @@ async fn busy_client(c: &Chain, n: usize) -> (quinn::Endpoint, quinn::Connection
         u.write_all(format!("{data}-{n}").as_bytes()).await.unwrap();
         u.finish().unwrap();
     }
-    let mut u = tokio::time::timeout(T, conn.accept_uni())
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(u64::from(u.id()), 3);
-    assert_eq!(read_all(&mut u).await.unwrap(), b"hello-uni");
-    let (mut s, mut r) = tokio::time::timeout(T, conn.accept_bi())
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(u64::from(s.id()), 1);
-    assert_eq!(read_all(&mut r).await.unwrap(), b"hello-bi");
-    s.write_all(format!("thanks-{n}").as_bytes()).await.unwrap();
-    s.finish().unwrap();
+    origin_streams(&conn, format!("thanks-{n}").as_bytes()).await;
     for e in echoes {
         tokio::time::timeout(T, e).await.unwrap().unwrap();
     }

@@ -637,13 +637,7 @@ async fn open_in_order(
                 refuse(item);
                 return;
             };
-            let actual = match &opened {
-                Opened::Bi(s, _) | Opened::Uni(s) => u64::from(s.id()),
-            };
-            if let Err(e) = mirror.opened(id, actual) {
-                c.count.mismatch();
-                log.line(&format!("conn {} stream-id mismatch: {e}", c.id));
-            }
+            relay::check_twin(&mirror, id, &opened, &c.count, log, c.id);
             c.count.stream(kind);
             match (item, opened) {
                 (Item::Reset(code), o) => {

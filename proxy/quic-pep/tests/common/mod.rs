@@ -397,3 +397,22 @@ pub async fn read_all(r: &mut quinn::RecvStream) -> Result<Vec<u8>, ReadError> {
     }
     Ok(out)
 }
+
+/// The origin's streams `server_conn` opens, uni 3 and bidi 1, arrive with
+/// their IDs and data; `reply` goes back on 1 (the server logs it).
+pub async fn origin_streams(conn: &quinn::Connection, reply: &[u8]) {
+    let mut u = tokio::time::timeout(T, conn.accept_uni())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(u64::from(u.id()), 3);
+    assert_eq!(read_all(&mut u).await.unwrap(), b"hello-uni");
+    let (mut s, mut r) = tokio::time::timeout(T, conn.accept_bi())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(u64::from(s.id()), 1);
+    assert_eq!(read_all(&mut r).await.unwrap(), b"hello-bi");
+    s.write_all(reply).await.unwrap();
+    s.finish().unwrap();
+}
