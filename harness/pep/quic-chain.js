@@ -107,6 +107,7 @@ export function chainArgs({
   qlogDir = null,
   alpn = ['h3'],
   tunnel = 'warm',
+  spare = h3,
 }) {
   const h = resolveHops(hops);
   const common = (role, acceptHop, connectHop) => {
@@ -142,6 +143,7 @@ export function chainArgs({
   return {
     gw: [
       ...common('gw', 'satellite', 'server'),
+      ...(tunnel === 'warm' && spare ? ['--spare'] : []),
       '--next-hop',
       `${gwNext.addr}:${gwNext.port}`,
       '--next-hop-name',
@@ -206,7 +208,9 @@ const TUNNEL_UP_MS = 20000;
  * `ground` (as --pep-sat and --pep-ground give them)
  * go on top. `tunnel`: 'warm' (default; the proxies keep one standing
  * connection over the satellite, up before this returns) or
- * 'per-connection' (one per client connection).
+ * 'per-connection' (one per client connection). `spare` (default: `h3`,
+ * an HTTP/3 origin): with the tunnel, Proxy-GW keeps an origin connection
+ * dialled ahead (satbulk would trace the idle one).
  *
  * Returns { serverAddr (= addr), port, ca, spki, settings, logs, qlogDir,
  * stats(), beforeLoad(), tunnelAtLoad() }: point the client at serverAddr:port and have it trust ca (or
@@ -229,6 +233,7 @@ export async function startQuicPepChain(
     qlogDir = null,
     profile = tb.profile,
     tunnel = 'warm',
+    spare = h3,
   } = {},
 ) {
   fs.mkdirSync(dir, { recursive: true });
@@ -249,7 +254,7 @@ export async function startQuicPepChain(
   }
   if (qlogDir) fs.mkdirSync(qlogDir, { recursive: true });
   const resolved = resolveHops(hops, profile, { sat, ground });
-  const args = chainArgs({ hops: resolved, h3, files, originCertPath, siteHost, next, qlogDir, alpn, tunnel });
+  const args = chainArgs({ hops: resolved, h3, files, originCertPath, siteHost, next, qlogDir, alpn, tunnel, spare });
   // gw first, so st's first connection finds it
   for (const role of ['gw', 'st']) {
     await startProcess(tb.state, `quic-pep-${role}`, ['ip', 'netns', 'exec', tb.ns[role], bin, ...args[role]], {
@@ -288,7 +293,7 @@ export async function startQuicPepChain(
     port: PEP_QUIC_PORT,
     ca: files.st.cert,
     spki: files.st.spki,
-    settings: { hops: resolved, h3, alpn, tunnel },
+    settings: { hops: resolved, h3, alpn, tunnel, spare: tunnel === 'warm' && spare },
     qlogDir,
     logs: { st: files.st.log, gw: files.gw.log },
     stats,

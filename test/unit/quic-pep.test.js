@@ -167,6 +167,8 @@ describe('QUIC PEP standing tunnel (--pep-tunnel)', () => {
     const base = { hops: {}, files, originCertPath: '/o.pem', siteHost: 'satbench.test' };
     const warm = chainArgs(base);
     assert.ok(warm.st.includes('--tunnel') && warm.gw.includes('--tunnel'));
+    assert.ok(warm.gw.includes('--spare') && !warm.st.includes('--spare'), 'an HTTP/3 origin gets a spare');
+    assert.ok(!chainArgs({ ...base, h3: false }).gw.includes('--spare'), 'satbulk does not');
     const per = chainArgs({ ...base, tunnel: 'per-connection' });
     assert.ok(!per.st.includes('--tunnel') && !per.gw.includes('--tunnel'));
   });

@@ -62,6 +62,10 @@ pub struct Cli {
     /// connection per client connection
     #[arg(long)]
     tunnel: bool,
+    /// With --tunnel at gw: keep one origin connection dialled ahead for the
+    /// next client connection (each still gets its own)
+    #[arg(long)]
+    spare: bool,
     /// ALPN offered, comma-separated; in --h3 mode offered to the next hop,
     /// else accepted from clients
     #[arg(long, value_name = "LIST", default_value = "h3", value_parser = alpn_list)]
@@ -156,6 +160,8 @@ pub struct Config {
     pub mode: Mode,
     /// `--tunnel`: the standing ST↔GW connection (its end is `role`).
     pub tunnel: bool,
+    /// `--spare`: Proxy-GW's origin connection dialled ahead (`tunnel::spare`).
+    pub spare: bool,
     pub alpn: Vec<Vec<u8>>,
     pub accept: QuicOptions,
     pub connect: QuicOptions,
@@ -254,6 +260,9 @@ impl Cli {
         for l in &self.connect_side {
             connect.apply_list(l, "--connect-side")?;
         }
+        if self.spare && !(self.tunnel && self.role == Some(Role::Gw)) {
+            return Err("--spare is for --tunnel --role gw".into());
+        }
         if self.tunnel && self.role.is_none() {
             return Err("--tunnel needs --role st (the end that dials) or --role gw".into());
         }
@@ -276,6 +285,7 @@ impl Cli {
             role: self.role,
             mode: if self.h3 { Mode::H3 } else { Mode::Parallel },
             tunnel: self.tunnel,
+            spare: self.spare,
             alpn: self.alpn.0,
             accept,
             connect,
@@ -321,6 +331,8 @@ mod tests {
         assert!(!config("").tunnel);
         assert!(config("--role st --tunnel").tunnel);
         assert!(error("--tunnel").contains("--tunnel needs --role"));
+        assert!(config("--role gw --tunnel --spare").spare);
+        assert!(error("--role st --tunnel --spare").contains("--spare is for"));
     }
 
     #[test]

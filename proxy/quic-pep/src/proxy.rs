@@ -409,18 +409,19 @@ impl Proxy {
             let p = p.clone();
             Box::pin(async move { p.hop.connect(vec![alpn], id).await.map(|u| u.conn) })
         });
-        // An origin connection ready for the first client connection, with
-        // the ALPN clients are most likely to agree on.
-        let spare = tunnel::spare::Spare::new(dial, self.stats.clone());
-        if let Some(alpn) = self.cfg.alpn.first() {
-            spare.prepare(alpn.clone());
-        }
-        let take: tunnel::Dialer = {
-            let spare = spare.clone();
-            Arc::new(move |id, alpn| {
+        // `--spare`: an origin connection ready for the next client
+        // connection, first with the ALPN clients are most likely to agree on.
+        let spare = tunnel::spare::Spare::new(dial.clone(), self.stats.clone());
+        let take: tunnel::Dialer = match self.cfg.alpn.first().filter(|_| self.cfg.spare) {
+            Some(alpn) => {
+                spare.prepare(alpn.clone());
                 let spare = spare.clone();
-                Box::pin(async move { spare.take(id, alpn).await })
-            })
+                Arc::new(move |id, alpn| {
+                    let spare = spare.clone();
+                    Box::pin(async move { spare.take(id, alpn).await })
+                })
+            }
+            None => dial,
         };
         t.serve(Some(take)).await;
         self.stats.tunnel.down();

@@ -20,7 +20,7 @@ async fn tunnel_chain(tag: &str) -> Chain {
     let c = chain(
         tag,
         &["--tunnel"],
-        &["--tunnel"],
+        &["--tunnel", "--spare"],
         &["h3"],
         quinn::TransportConfig::default(),
     )
