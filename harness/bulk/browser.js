@@ -63,7 +63,11 @@ function writeBulkSite(dir, file) {
 
 /**
  * Pure: a browser download from the DevTools events the run collected:
- * t0 is the page's request (the connection to the origin starts there);
+ * t0 is the page's request (the connection to the origin starts there):
+ * its DevTools timestamp, or its timing's requestTime where that is
+ * earlier (the network stack may start the request, and its connection,
+ * a few ms before requestWillBeSent is stamped; a connect would then seem
+ * shorter than the round trip it took);
  * bins, connect and first-byte times, and the protocol seen. `events`:
  * {requests: [{id, url, ts}], responses: {id: response}, data: [[id, ts,
  * bytes]], finished: {id: ts}, failed: {id: {error, ts}}} (ts in seconds).
@@ -75,7 +79,9 @@ export function browserDownload(events, { pageUrl, fileUrl, binMs, durationMs = 
   const page = events.requests.find((r) => r.url === pageUrl);
   const file = events.requests.find((r) => r.url === fileUrl);
   if (!page) return { error: 'the download page was not requested' };
-  const t0 = page.ts;
+  const pageResp = events.responses[page.id];
+  const timing = pageResp?.timing;
+  const t0 = Math.min(page.ts, timing?.requestTime ?? Infinity);
   const until = durationMs ?? Infinity;
   const arrivals = file
     ? events.data.filter(([id]) => id === file.id).map(([, ts, bytes]) => ({ t_ms: (ts - t0) * 1000, bytes }))
@@ -83,8 +89,6 @@ export function browserDownload(events, { pageUrl, fileUrl, binMs, durationMs = 
   const counted = arrivals.filter((a) => a.t_ms < until);
   const { bins, bytes } = binEvents(counted, binMs, durationMs);
   const resp = file ? events.responses[file.id] : null;
-  const pageResp = events.responses[page.id];
-  const timing = pageResp?.timing;
   const finishedAt = file && events.finished[file.id] !== undefined ? (events.finished[file.id] - t0) * 1000 : null;
   const f = file ? events.failed[file.id] : null;
   const failedAt = f ? (f.ts - t0) * 1000 : null;

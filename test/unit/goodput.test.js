@@ -423,6 +423,17 @@ describe('bulk: a browser download from DevTools events', () => {
     assert.equal(d.error, null);
   });
 
+  it("starts at the page's requestTime when the network stack stamped it before requestWillBeSent", () => {
+    // the request (and its connection) began 8 ms before the event's stamp:
+    // a 30 ms connect must not read as 22 ms
+    const e = events();
+    e.responses.p.timing = { requestTime: 9.992, connectEnd: 30 };
+    const d = browserDownload(e, { pageUrl, fileUrl, binMs: 100, sizeBytes: 2000 });
+    near(d.connect_ms, 30, 1e-6);
+    near(d.ttfb_ms, 158, 1e-6);
+    near(d.file_request_ms, 108, 1e-6);
+  });
+
   it('a timed download counts only its duration; the abort at its end is no failure', () => {
     const d = browserDownload(events({ failed: { f: { error: 'net::ERR_ABORTED', ts: 10.5 } } }), {
       pageUrl,
