@@ -57,24 +57,17 @@ function checkTimed(rec, seconds) {
   );
 }
 
+// `satbench bulk` over the short profile into a fresh folder: {r, out}.
+async function bulkRun(args, opts) {
+  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-bulk-')), 'r');
+  const r = await satbench(['bulk', '--profile', writeProfile(SHORT), ...args, '-n', '1', '--out', out], opts);
+  return { r, out };
+}
+
 describe('bulk downloads (integration)', function () {
   it('downloads for 2 s over quic, tcp, browser-h1, browser-h2 and browser-h3', async () => {
-    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-bulk-')), 'r');
-    const r = await satbench(
-      [
-        'bulk',
-        '--profile',
-        writeProfile(SHORT),
-        '--protocol',
-        'quic,tcp,browser-h1,browser-h2,browser-h3',
-        '--duration',
-        '2',
-        '-n',
-        '1',
-        '--out',
-        out,
-        '--json',
-      ],
+    const { r, out } = await bulkRun(
+      ['--protocol', 'quic,tcp,browser-h1,browser-h2,browser-h3', '--duration', '2', '--json'],
       { timeoutMs: 240000 },
     );
     assert.equal(r.code, 0, r.stderr);
@@ -112,20 +105,7 @@ describe('bulk downloads (integration)', function () {
   });
 
   it('downloads a size over quic and tcp and stops at its last byte', async () => {
-    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-bulk-')), 'r');
-    const r = await satbench([
-      'bulk',
-      '--profile',
-      writeProfile(SHORT),
-      '--protocol',
-      'quic,tcp',
-      '--size',
-      '2MB',
-      '-n',
-      '1',
-      '--out',
-      out,
-    ]);
+    const { r, out } = await bulkRun(['--protocol', 'quic,tcp', '--size', '2MB']);
     assert.equal(r.code, 0, r.stderr);
     for (const rec of records(out)) {
       assert.equal(rec.ok, true, rec.error);
@@ -140,20 +120,7 @@ describe('bulk downloads (integration)', function () {
 
   it('runs each -pep protocol through both proxies of its chain', async () => {
     for (const protocol of ['quic-pep', 'tcp-pep']) {
-      const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-bulk-')), 'r');
-      const r = await satbench([
-        'bulk',
-        '--profile',
-        writeProfile(SHORT),
-        '--protocol',
-        protocol,
-        '--duration',
-        '2',
-        '-n',
-        '1',
-        '--out',
-        out,
-      ]);
+      const { r, out } = await bulkRun(['--protocol', protocol, '--duration', '2']);
       assert.equal(r.code, 0, r.stderr);
       const [rec] = records(out);
       checkTimed(rec, 2);

@@ -14,20 +14,16 @@ fn main() {
             EXIT_OK
         }
         Ok(cli::Command::Run(o)) => {
+            // One thread means no worker pool at all, not a pool of one.
             let rt = if o.threads == 1 {
                 tokio::runtime::Builder::new_current_thread()
                     .enable_all()
                     .build()
+                    .map_err(|e| format!("tokio runtime: {e}"))
             } else {
-                tokio::runtime::Builder::new_multi_thread()
-                    .worker_threads(o.threads)
-                    .enable_all()
-                    .build()
+                process::runtime(Some(o.threads))
             };
-            match rt
-                .map_err(|e| format!("tokio runtime: {e}"))
-                .and_then(|rt| rt.block_on(server::run(*o)))
-            {
+            match rt.and_then(|rt| rt.block_on(server::run(*o))) {
                 Ok(()) => EXIT_OK,
                 Err(msg) => {
                     eprintln!("tcp-pep: {msg}");
