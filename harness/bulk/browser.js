@@ -63,13 +63,14 @@ function writeBulkSite(dir, file) {
 
 /**
  * Pure: a browser download from the DevTools events the run collected:
- * t0 is the page's request (the connection to the origin starts there):
- * its DevTools timestamp, or its timing's requestTime where that is
- * earlier (the network stack may start the request, and its connection,
- * a few ms before requestWillBeSent is stamped; a connect would then seem
- * shorter than the round trip it took);
+ * t0 is when satbench asked Chromium to navigate (`events.navStart`, on
+ * the same monotonic clock as DevTools' timestamps), or the page's request
+ * where that is earlier: Chromium's loading predictor may open the
+ * connection to the page's origin as the navigation starts, before the
+ * request it is later given to, and the request's own timing then shows
+ * a connect shorter than the round trip it took;
  * bins, connect and first-byte times, and the protocol seen. `events`:
- * {requests: [{id, url, ts}], responses: {id: response}, data: [[id, ts,
+ * {navStart, requests: [{id, url, ts}], responses: {id: response}, data: [[id, ts,
  * bytes]], finished: {id: ts}, failed: {id: {error, ts}}} (ts in seconds).
  * A load that fails once every byte wanted is in does not count: Chromium
  * reports a fetch read through a stream as aborted when it ends, and a
@@ -81,7 +82,7 @@ export function browserDownload(events, { pageUrl, fileUrl, binMs, durationMs = 
   if (!page) return { error: 'the download page was not requested' };
   const pageResp = events.responses[page.id];
   const timing = pageResp?.timing;
-  const t0 = Math.min(page.ts, timing?.requestTime ?? Infinity);
+  const t0 = Math.min(events.navStart ?? Infinity, page.ts, timing?.requestTime ?? Infinity);
   const until = durationMs ?? Infinity;
   const arrivals = file
     ? events.data.filter(([id]) => id === file.id).map(([, ts, bytes]) => ({ t_ms: (ts - t0) * 1000, bytes }))
@@ -147,6 +148,8 @@ export async function browserRun(tb, plan) {
     });
     await cdp.send('Network.enable');
     const started = Date.now();
+    // CLOCK_MONOTONIC, the clock of DevTools' timestamps on Linux
+    events.navStart = Number(process.hrtime.bigint()) / 1e9;
     await page.goto(`${pageUrl}#${file.name}`, { waitUntil: 'domcontentloaded', timeout: timeoutMs });
     const stopAt = started + (scenario.duration_s ? scenario.duration_s * 1000 + 500 : timeoutMs);
     while (Date.now() < stopAt) {

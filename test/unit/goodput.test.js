@@ -434,6 +434,16 @@ describe('bulk: a browser download from DevTools events', () => {
     near(d.file_request_ms, 108, 1e-6);
   });
 
+  it('starts at the navigation when Chromium connected before the request it was given to', () => {
+    // the loading predictor opened the connection at the navigation's start,
+    // 6 ms before the request: connectEnd (24 ms after requestTime) hides it
+    const e = { ...events(), navStart: 9.994 };
+    e.responses.p.timing = { requestTime: 10, connectEnd: 24 };
+    const d = browserDownload(e, { pageUrl, fileUrl, binMs: 100, sizeBytes: 2000 });
+    near(d.connect_ms, 30, 1e-6);
+    near(d.ttfb_ms, 156, 1e-6);
+  });
+
   it('a timed download counts only its duration; the abort at its end is no failure', () => {
     const d = browserDownload(events({ failed: { f: { error: 'net::ERR_ABORTED', ts: 10.5 } } }), {
       pageUrl,
