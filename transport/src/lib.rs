@@ -3,6 +3,7 @@
 
 pub mod cert;
 pub mod cli;
+pub mod net;
 pub mod process;
 pub mod quic;
 pub mod quic_keys;

@@ -1,5 +1,7 @@
-//! A TCP socket's congestion control (TCP_CONGESTION): tcp-pep sets it per
-//! side, satbulk on its listener and reports it per connection.
+//! TCP socket options several binaries set: the congestion control
+//! (TCP_CONGESTION; tcp-pep per side, satbulk on its listener, quic-pep's
+//! QPEP on its connections to the server), IP_TRANSPARENT for a TPROXY
+//! listener (tcp-pep, quic-pep's QPEP) and SO_LINGER 0 for an abort.
 
 use std::io;
 use std::os::fd::AsFd;
@@ -13,6 +15,26 @@ pub fn set_congestion(fd: impl AsFd, name: &str) -> io::Result<()> {
 /// The socket's congestion control, as the kernel names it.
 pub fn congestion(fd: impl AsFd) -> io::Result<String> {
     Ok(rustix::net::sockopt::tcp_congestion(fd)?)
+}
+
+/// IP_TRANSPARENT: lets a listener accept connections TPROXY hands it for
+/// addresses that are not this host's (needs CAP_NET_ADMIN).
+pub fn set_transparent(fd: &impl AsFd) -> io::Result<()> {
+    // rustix has no IP_TRANSPARENT; nix does.
+    Ok(nix::sys::socket::setsockopt(
+        fd,
+        nix::sys::socket::sockopt::IpTransparent,
+        &true,
+    )?)
+}
+
+/// SO_LINGER 0: the next close sends RST, so a reset on one side becomes a
+/// reset (an abort) on the other rather than a clean FIN.
+pub fn set_linger_zero(fd: impl AsFd) -> io::Result<()> {
+    Ok(rustix::net::sockopt::set_socket_linger(
+        fd,
+        Some(std::time::Duration::ZERO),
+    )?)
 }
 
 #[cfg(test)]

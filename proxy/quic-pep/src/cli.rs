@@ -1,10 +1,11 @@
 //! The command line (clap), turned into a `Config` with no I/O; errors are
 //! one line naming the flag.
 
-use std::net::SocketAddr;
+use std::net::{SocketAddr, SocketAddrV4};
 use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
+use satbench_transport::net::Ipv4Net;
 use satbench_transport::quic::{Cc, QuicOptions};
 use satbench_transport::quic_keys;
 
@@ -66,6 +67,24 @@ pub struct Cli {
     /// next client connection (each still gets its own)
     #[arg(long)]
     spare: bool,
+    /// QPEP, with --tunnel --role st: a transparent TCP listener (IP_TRANSPARENT;
+    /// nftables TPROXY hands it the clients' TCP connections). Each
+    /// connection is carried as one stream of the tunnel; Proxy-GW opens a
+    /// TCP connection to its original destination
+    #[arg(long, value_name = "IP:PORT", value_parser = socket_addr_v4)]
+    qpep_listen: Option<SocketAddrV4>,
+    /// With --qpep-listen: a plain listener whose every connection goes to
+    /// this destination instead of the original one (no TPROXY needed)
+    #[arg(long, value_name = "IP:PORT", value_parser = socket_addr_v4)]
+    qpep_to: Option<SocketAddrV4>,
+    /// At gw: the networks QPEP connections may go to, comma-separated;
+    /// repeatable [default: 198.18.0.0/15]
+    #[arg(long, value_name = "NET,…", value_parser = networks)]
+    qpep_allow: Vec<Networks>,
+    /// At gw: the TCP congestion control of QPEP's connections to the
+    /// destination [default: the system's]
+    #[arg(long, value_name = "NAME", value_parser = label)]
+    qpep_connect_cc: Option<String>,
     /// ALPN offered, comma-separated; in --h3 mode offered to the next hop,
     /// else accepted from clients
     #[arg(long, value_name = "LIST", default_value = "h3", value_parser = alpn_list)]
@@ -163,6 +182,8 @@ pub struct Config {
     /// `--spare`: Proxy-GW's origin connection dialled ahead (`tunnel::spare`).
     pub spare: bool,
     pub alpn: Vec<Vec<u8>>,
+    /// QPEP (`qpep`): TCP carried over the tunnel.
+    pub qpep: Qpep,
     pub accept: QuicOptions,
     pub connect: QuicOptions,
     pub qlog_dir: Option<PathBuf>,
@@ -172,6 +193,21 @@ pub struct Config {
     pub max_conn_memory: u64,
     pub threads: Option<usize>,
 }
+
+/// QPEP's settings: at st where TCP comes in, at gw where it may go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Qpep {
+    /// st: the TCP listener, and whether it is transparent (TPROXY) or
+    /// sends everything to a fixed destination (`--qpep-to`).
+    pub listen: Option<SocketAddrV4>,
+    pub to: Option<SocketAddrV4>,
+    /// gw: where connections may go, and their congestion control.
+    pub allow: Vec<Ipv4Net>,
+    pub connect_cc: Option<String>,
+}
+
+/// The testbed's addresses: nothing else is reached by default.
+pub const DEFAULT_QPEP_ALLOW: &str = "198.18.0.0/15";
 
 pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
 pub const DEFAULT_MAX_CONN_MEMORY: u64 = 256 << 20;
@@ -188,6 +224,27 @@ pub fn satellite_default() -> QuicOptions {
 fn socket_addr(v: &str) -> Result<SocketAddr, String> {
     v.parse()
         .map_err(|_| format!("expected IP:PORT, got '{v}'"))
+}
+
+fn socket_addr_v4(v: &str) -> Result<SocketAddrV4, String> {
+    v.parse()
+        .map_err(|_| format!("expected IPv4:PORT, got '{v}'"))
+}
+
+/// One `--qpep-allow` value: a comma-separated list of networks.
+#[derive(Clone, Debug)]
+struct Networks(Vec<Ipv4Net>);
+
+fn networks(v: &str) -> Result<Networks, String> {
+    v.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::parse)
+        .collect::<Result<Vec<_>, _>>()
+        .and_then(|n| match n.is_empty() {
+            true => Err(format!("expected networks like 198.18.0.0/15, got '{v}'")),
+            false => Ok(Networks(n)),
+        })
 }
 
 fn whole<T: std::str::FromStr>(v: &str) -> Result<T, String> {
@@ -266,6 +323,24 @@ impl Cli {
         if self.tunnel && self.role.is_none() {
             return Err("--tunnel needs --role st (the end that dials) or --role gw".into());
         }
+        let st_tunnel = self.tunnel && self.role == Some(Role::St);
+        if self.qpep_listen.is_some() && !st_tunnel {
+            return Err("--qpep-listen is for --tunnel --role st".into());
+        }
+        if self.qpep_to.is_some() && self.qpep_listen.is_none() {
+            return Err("--qpep-to needs --qpep-listen".into());
+        }
+        if self.qpep_to.is_some() && self.qpep_to == self.qpep_listen {
+            return Err("--qpep-to: the proxy's own --qpep-listen address (a loop)".into());
+        }
+        let gw_tunnel = self.tunnel && self.role == Some(Role::Gw);
+        if (!self.qpep_allow.is_empty() || self.qpep_connect_cc.is_some()) && !gw_tunnel {
+            return Err("--qpep-allow and --qpep-connect-cc are for --tunnel --role gw".into());
+        }
+        let allow = match self.qpep_allow.is_empty() {
+            true => vec![DEFAULT_QPEP_ALLOW.parse()?],
+            false => self.qpep_allow.into_iter().flat_map(|n| n.0).collect(),
+        };
         if self.listen == self.next_hop {
             return Err(format!(
                 "--next-hop {}: the proxy's own --listen address",
@@ -287,6 +362,12 @@ impl Cli {
             tunnel: self.tunnel,
             spare: self.spare,
             alpn: self.alpn.0,
+            qpep: Qpep {
+                listen: self.qpep_listen,
+                to: self.qpep_to,
+                allow,
+                connect_cc: self.qpep_connect_cc,
+            },
             accept,
             connect,
             qlog_dir: self.qlog_dir,
@@ -333,6 +414,40 @@ mod tests {
         assert!(error("--tunnel").contains("--tunnel needs --role"));
         assert!(config("--role gw --tunnel --spare").spare);
         assert!(error("--role st --tunnel --spare").contains("--spare is for"));
+    }
+
+    #[test]
+    fn qpep_listens_at_st_and_connects_at_gw_within_the_allowed_networks() {
+        let st = config("--role st --tunnel --qpep-listen 127.0.0.1:9481");
+        assert_eq!(st.qpep.listen.unwrap().to_string(), "127.0.0.1:9481");
+        assert_eq!(st.qpep.to, None);
+        let gw = config("--role gw --tunnel");
+        let allow: Vec<String> = gw.qpep.allow.iter().map(|n| n.to_string()).collect();
+        assert_eq!(allow, ["198.18.0.0/15"]);
+        let gw = config("--role gw --tunnel --qpep-allow 10.0.0.0/8,192.0.2.7 --qpep-allow 127.0.0.1 --qpep-connect-cc reno");
+        let allow: Vec<String> = gw.qpep.allow.iter().map(|n| n.to_string()).collect();
+        assert_eq!(allow, ["10.0.0.0/8", "192.0.2.7/32", "127.0.0.1/32"]);
+        assert_eq!(gw.qpep.connect_cc.as_deref(), Some("reno"));
+        assert!(
+            error("--qpep-listen 127.0.0.1:1").contains("--qpep-listen is for --tunnel --role st")
+        );
+        assert!(
+            error("--role gw --tunnel --qpep-listen 127.0.0.1:1").contains("--qpep-listen is for")
+        );
+        assert!(error("--role st --tunnel --qpep-to 127.0.0.1:1")
+            .contains("--qpep-to needs --qpep-listen"));
+        assert!(
+            error("--role st --tunnel --qpep-listen 127.0.0.1:1 --qpep-to 127.0.0.1:1")
+                .contains("a loop")
+        );
+        assert!(error("--role st --tunnel --qpep-allow 10.0.0.0/8")
+            .contains("are for --tunnel --role gw"));
+        let bad = error("--role gw --tunnel --qpep-allow 10.0.0.0/33");
+        assert!(
+            bad.contains("--qpep-allow") && bad.contains("10.0.0.0/33"),
+            "{bad}"
+        );
+        assert!(error("--role st --tunnel --qpep-listen [::1]:9").contains("IPv4:PORT"));
     }
 
     #[test]

@@ -9,7 +9,8 @@
 //! stream limits). I/O at the edges: `tls`, `transport`, `hop` (the
 //! connection to the next hop), `relay` (one client connection), `proxy`
 //! (the listening side), `stats` and `log`. `tunnel`: the standing ST↔GW
-//! connection (`--tunnel`), its framing and ordering as plain code.
+//! connection (`--tunnel`), its framing and ordering as plain code;
+//! `qpep`: TCP carried over it (QPEP, `--qpep-listen`).
 
 pub mod cli;
 pub mod close;
@@ -17,6 +18,7 @@ pub mod hop;
 pub mod limits;
 pub mod log;
 pub mod proxy;
+pub mod qpep;
 pub mod relay;
 pub mod stats;
 pub mod streams;

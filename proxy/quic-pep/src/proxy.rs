@@ -27,6 +27,7 @@ use crate::close::{self, Ended};
 use crate::hop::{NextHop, Upstream};
 use crate::limits::{self, Admission, Refusals};
 use crate::log::Log;
+use crate::qpep;
 use crate::relay;
 use crate::stats::Stats;
 use crate::streams::Side;
@@ -47,6 +48,8 @@ pub struct Proxy {
     next_id: AtomicU64,
     /// Proxy-ST with `--tunnel`: the tunnel, while it is up.
     tunnel: tokio::sync::watch::Sender<Option<Arc<Tunnel>>>,
+    /// Proxy-ST with `--qpep-listen`: the TCP listener, until `run` takes it.
+    qpep_listener: std::sync::Mutex<Option<tokio::net::TcpListener>>,
 }
 
 impl Proxy {
@@ -100,6 +103,7 @@ impl Proxy {
         // Attempts beyond the cap are refused one by one in `handle`; this
         // only bounds what quinn queues before we see them.
         server.max_incoming(cfg.max_connections.saturating_mul(2).max(16));
+        let qpep_listener = qpep::listen(&cfg.qpep)?;
         let udp = std::net::UdpSocket::bind(cfg.listen)
             .map_err(|e| format!("--listen {}: {e}", cfg.listen))?;
         let endpoint = quinn::Endpoint::new(
@@ -138,6 +142,7 @@ impl Proxy {
             log,
             next_id: AtomicU64::new(1),
             tunnel: tokio::sync::watch::channel(None).0,
+            qpep_listener: std::sync::Mutex::new(qpep_listener),
         }))
     }
 
@@ -162,6 +167,17 @@ impl Proxy {
                 self.log.clone(),
             ))
         });
+        let qpep_listener = self.qpep_listener.lock().unwrap().take();
+        let qpep = qpep_listener.map(|l| {
+            let st = Arc::new(qpep::St {
+                tunnel: self.tunnel.subscribe(),
+                to: self.cfg.qpep.to,
+                max_connections: self.cfg.max_connections,
+                stats: self.stats.clone(),
+                log: self.log.clone(),
+            });
+            tokio::spawn(st.accept_loop(l))
+        });
         loop {
             tokio::select! {
                 incoming = self.endpoint.accept() => match incoming {
@@ -173,8 +189,8 @@ impl Proxy {
                 _ = &mut shutdown => break,
             }
         }
-        if let Some(k) = keeper {
-            k.abort();
+        for task in [keeper, qpep].into_iter().flatten() {
+            task.abort();
         }
         self.endpoint.close(0u32.into(), b"quic-pep: shutting down");
         self.hop.close(0, b"quic-pep: shutting down");
@@ -423,7 +439,21 @@ impl Proxy {
             }
             None => dial,
         };
-        t.serve(Some(take)).await;
+        let gw = Arc::new(qpep::Gw {
+            allow: self.cfg.qpep.allow.clone(),
+            connect_cc: self.cfg.qpep.connect_cc.clone(),
+            stats: self.stats.clone(),
+            log: self.log.clone(),
+        });
+        let tcp: tunnel::TcpHandler = Arc::new(move |dst, send, recv| {
+            let gw = gw.clone();
+            Box::pin(async move { gw.carry(dst, send, recv).await })
+        });
+        t.serve(tunnel::Handlers {
+            dial: Some(take),
+            tcp: Some(tcp),
+        })
+        .await;
         self.stats.tunnel.down();
         format!(
             "tunnel from {remote} closed ({})",

@@ -61,6 +61,40 @@ pub struct Stats {
     pub closes_relayed: AtomicU64,
     pub counters: Counters,
     pub tunnel: TunnelStats,
+    pub qpep: QpepStats,
+}
+
+/// QPEP: TCP connections carried over the tunnel. At st: accepted = handed
+/// over by TPROXY, relayed = carried as a tunnel stream. At gw: accepted =
+/// TCP tunnel streams that arrived, relayed = connected to the destination.
+#[derive(Debug, Default)]
+pub struct QpepStats {
+    pub accepted: AtomicU64,
+    pub relayed: AtomicU64,
+    /// No tunnel (st), or the destination did not answer (gw).
+    pub failed: AtomicU64,
+    /// Over --max-connections (st), or a destination not allowed (gw).
+    pub refused: AtomicU64,
+    pub active: AtomicU64,
+    /// Ended by a reset (either side's TCP, or the tunnel stream's).
+    pub aborted: AtomicU64,
+    /// Bytes client → server and server → client.
+    pub bytes_up: AtomicU64,
+    pub bytes_down: AtomicU64,
+}
+
+impl QpepStats {
+    pub fn json(&self) -> Value {
+        json!({
+            "accepted": self.accepted.load(Relaxed),
+            "relayed": self.relayed.load(Relaxed),
+            "failed": self.failed.load(Relaxed),
+            "refused": self.refused.load(Relaxed),
+            "active": self.active.load(Relaxed),
+            "aborted": self.aborted.load(Relaxed),
+            "bytes": { "up": self.bytes_up.load(Relaxed), "down": self.bytes_down.load(Relaxed) },
+        })
+    }
 }
 
 /// The standing tunnel (`--tunnel`): how it came up, what it carried, and
@@ -140,6 +174,7 @@ impl Stats {
             "closes_relayed": self.closes_relayed.load(Relaxed),
             "stream_id_mismatches": c.id_mismatches.load(Relaxed),
             "tunnel": self.tunnel.json(),
+            "qpep": self.qpep.json(),
         })
     }
 
@@ -220,6 +255,8 @@ mod tests {
         assert_eq!(j["connections"], 2, "relayed");
         assert_eq!(j["accepted"], 3);
         assert_eq!(j["streams"]["client_bidi"], 0);
+        assert_eq!(j["qpep"]["relayed"], 0);
+        assert_eq!(j["qpep"]["bytes"]["down"], 0);
         let p = std::env::temp_dir().join(format!("quic-pep-stats-{}.json", std::process::id()));
         s.write(&p, "st", "h3").unwrap();
         let back: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();

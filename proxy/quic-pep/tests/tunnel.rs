@@ -9,7 +9,7 @@ mod common;
 
 use std::net::Ipv4Addr;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::*;
 use quinn::{ReadError, VarInt};
@@ -57,22 +57,6 @@ async fn busy_client(c: &Chain, n: usize) -> (quinn::Endpoint, quinn::Connection
     }
     c.events.wait_for(&format!("bi 1 reply thanks-{n}")).await;
     (ep, conn)
-}
-
-async fn wait_stats(
-    pep: &Pep,
-    what: &str,
-    ok: impl Fn(&serde_json::Value) -> bool,
-) -> serde_json::Value {
-    let end = Instant::now() + T;
-    loop {
-        let s = pep.stats().await;
-        if ok(&s) {
-            return s;
-        }
-        assert!(Instant::now() < end, "{what}: {s}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -204,16 +188,6 @@ async fn bad_tunnel_headers_close_that_tunnel_and_are_counted() {
     conn.close(VarInt::from_u32(0), b"");
     let st = c.st.stats().await;
     assert_eq!(st["tunnel"]["opened"], 1, "{st}");
-}
-
-fn rss_kib(pep: &Pep) -> u64 {
-    let pid = pep.process.child.id();
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap()
 }
 
 async fn one_echo(c: &Chain, n: usize) {

@@ -11,7 +11,7 @@ use std::time::Duration;
 use clap::Parser;
 use satbench_transport::cli::{self, Stop};
 
-use crate::net::Ipv4Net;
+use satbench_transport::net::Ipv4Net;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SideOptions {

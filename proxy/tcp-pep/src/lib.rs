@@ -1,9 +1,8 @@
 //! satbench's transparent split-TCP PEP. Decisions are plain code
-//! (`cli`, `net`, `policy`, `relay::Conn`, `stats`); `server`, `relay::pump`
+//! (`cli`, `policy`, `relay::Conn`, `stats`); `server`, `relay::pump`
 //! and `sys` do the I/O.
 
 pub mod cli;
-pub mod net;
 pub mod policy;
 pub mod relay;
 pub mod server;

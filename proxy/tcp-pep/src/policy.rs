@@ -4,7 +4,7 @@
 use std::fmt;
 use std::net::SocketAddrV4;
 
-use crate::net::Ipv4Net;
+use satbench_transport::net::Ipv4Net;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Refusal {

@@ -9,18 +9,7 @@ use rustix::net::sockopt;
 use rustix::pipe::{PipeFlags, SpliceFlags};
 use rustix::process::{Resource, Rlimit};
 
-pub use satbench_transport::tcp::set_congestion;
-
-/// IP_TRANSPARENT: lets a listener accept connections TPROXY hands it for
-/// addresses that are not this host's.
-pub fn set_transparent(fd: &impl AsFd) -> io::Result<()> {
-    // rustix has no IP_TRANSPARENT; nix does.
-    Ok(nix::sys::socket::setsockopt(
-        fd,
-        nix::sys::socket::sockopt::IpTransparent,
-        &true,
-    )?)
-}
+pub use satbench_transport::tcp::{set_congestion, set_linger_zero, set_transparent};
 
 /// SO_SNDBUFFORCE / SO_RCVBUFFORCE: as root, not capped by net.core.*mem_max
 /// (which a network namespace cannot change). Falls back to the plain
@@ -36,15 +25,6 @@ pub fn set_buffers(fd: impl AsFd, sndbuf: Option<u32>, rcvbuf: Option<u32>) -> i
             .or_else(|_| sockopt::set_socket_recv_buffer_size(fd, v as usize))?;
     }
     Ok(())
-}
-
-/// SO_LINGER 0: the next close sends RST, so a reset on one side becomes a
-/// reset (an abort) on the other rather than a clean FIN.
-pub fn set_linger_zero(fd: impl AsFd) -> io::Result<()> {
-    Ok(sockopt::set_socket_linger(
-        fd,
-        Some(std::time::Duration::ZERO),
-    )?)
 }
 
 pub fn shutdown_write(fd: impl AsFd) -> io::Result<()> {

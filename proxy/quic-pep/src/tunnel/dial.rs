@@ -63,7 +63,7 @@ pub async fn keep_up(
             handshake.as_millis()
         ));
         current.send_replace(Some(t.clone()));
-        t.clone().serve(None).await;
+        t.clone().serve(Default::default()).await;
         current.send_replace(None);
         stats.tunnel.down();
         log.line(&format!(

@@ -4,9 +4,13 @@
 //! Every tunnel stream starts with
 //!
 //! ```text
-//! version (1 byte, 1) | type (1 byte: 0 control, 1 client stream)
+//! version (1 byte, 1) | type (1 byte: 0 control, 1 client stream, 2 TCP)
 //! client stream only: connection id (varint) | original stream id (varint)
+//! TCP only: original destination (IPv4 address, 4 bytes | port, 2 bytes)
 //! ```
+//!
+//! A TCP stream (QPEP) is one TCP connection Proxy-ST intercepted: a bidi
+//! tunnel stream opened by Proxy-ST, its bytes the connection's bytes.
 //!
 //! The original stream ID is the ID the client and the origin see; its two
 //! low bits are the original stream's type (RFC 9000 §2.1: initiator and
@@ -16,6 +20,7 @@
 //! bytes of body.
 
 use std::fmt;
+use std::net::{Ipv4Addr, SocketAddrV4};
 
 use crate::streams::Kind;
 
@@ -33,7 +38,12 @@ pub enum Header {
     /// One stream of client connection `conn`, `id` as the client and the
     /// origin number it.
     Stream { conn: u64, id: u64 },
+    /// One TCP connection (QPEP) to `dst`, its original destination.
+    Tcp { dst: SocketAddrV4 },
 }
+
+/// The bytes after the type byte of a TCP header.
+pub const TCP_DST_LEN: usize = 6;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Message {
@@ -129,6 +139,11 @@ impl Header {
                 put_varint(&mut out, conn);
                 put_varint(&mut out, id);
             }
+            Header::Tcp { dst } => {
+                out.push(2);
+                out.extend_from_slice(&dst.ip().octets());
+                out.extend_from_slice(&dst.port().to_be_bytes());
+            }
         }
         out
     }
@@ -148,6 +163,12 @@ impl Header {
                 let (id, m) = get_varint(&b[2 + n..])?;
                 Ok((Header::Stream { conn, id }, 2 + n + m))
             }
+            Some(2) => {
+                let d = b.get(2..2 + TCP_DST_LEN).ok_or(FrameError::Incomplete)?;
+                let ip = Ipv4Addr::new(d[0], d[1], d[2], d[3]);
+                let dst = SocketAddrV4::new(ip, u16::from_be_bytes([d[4], d[5]]));
+                Ok((Header::Tcp { dst }, 2 + TCP_DST_LEN))
+            }
             Some(_) => Err(FrameError::Bad("unknown tunnel stream type")),
         }
     }
@@ -163,6 +184,14 @@ impl Header {
     ) -> Result<(), FrameError> {
         match *self {
             Header::Control => Ok(()),
+            // Proxy-ST intercepts TCP, so only it opens TCP streams
+            Header::Tcp { .. } if !tunnel_bidi => {
+                Err(FrameError::Bad("a TCP stream on a uni stream"))
+            }
+            Header::Tcp { .. } if peer_opens != crate::streams::Initiator::Client => {
+                Err(FrameError::Bad("a TCP stream opened by Proxy-GW"))
+            }
+            Header::Tcp { .. } => Ok(()),
             Header::Stream { id, .. } => {
                 let k = Kind::of(id);
                 if (k.dir == crate::streams::Dir::Bi) != tunnel_bidi {
@@ -316,6 +345,12 @@ mod tests {
                 conn: (1 << 62) - 1,
                 id: (1 << 62) - 1,
             },
+            Header::Tcp {
+                dst: "198.18.3.2:443".parse().unwrap(),
+            },
+            Header::Tcp {
+                dst: "255.255.255.255:65535".parse().unwrap(),
+            },
         ] {
             let mut b = h.encode();
             assert!(b.len() <= MAX_HEADER);
@@ -324,21 +359,32 @@ mod tests {
             assert_eq!(Header::decode(&b), Ok((h, len)));
         }
         assert_eq!(Header::Stream { conn: 1, id: 2 }.encode(), [1, 1, 1, 2]);
+        let tcp = Header::Tcp {
+            dst: "198.18.3.2:443".parse().unwrap(),
+        };
+        assert_eq!(tcp.encode(), [1, 2, 198, 18, 3, 2, 1, 187]);
     }
 
     #[test]
     fn truncated_headers_ask_for_more() {
-        let b = Header::Stream {
-            conn: 70_000,
-            id: 20_000,
-        }
-        .encode();
-        for n in 0..b.len() {
-            assert_eq!(
-                Header::decode(&b[..n]),
-                Err(FrameError::Incomplete),
-                "{n} bytes"
-            );
+        let tcp = Header::Tcp {
+            dst: "198.18.3.2:80".parse().unwrap(),
+        };
+        for h in [
+            Header::Stream {
+                conn: 70_000,
+                id: 20_000,
+            },
+            tcp,
+        ] {
+            let b = h.encode();
+            for n in 0..b.len() {
+                assert_eq!(
+                    Header::decode(&b[..n]),
+                    Err(FrameError::Incomplete),
+                    "{h:?}: {n} bytes"
+                );
+            }
         }
     }
 
@@ -365,6 +411,18 @@ mod tests {
         assert!(Header::Stream { conn: 1, id: 1 }
             .check(true, Initiator::Server)
             .is_ok());
+        let tcp = Header::Tcp {
+            dst: "198.18.3.2:80".parse().unwrap(),
+        };
+        assert!(tcp.check(true, Initiator::Client).is_ok(), "from Proxy-ST");
+        assert_eq!(
+            tcp.check(true, Initiator::Server),
+            Err(FrameError::Bad("a TCP stream opened by Proxy-GW"))
+        );
+        assert_eq!(
+            tcp.check(false, Initiator::Client),
+            Err(FrameError::Bad("a TCP stream on a uni stream"))
+        );
     }
 
     #[test]

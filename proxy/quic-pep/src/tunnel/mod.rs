@@ -109,6 +109,19 @@ pub struct Tunnel {
 /// connection with that ALPN.
 pub type Dialer = Arc<dyn Fn(u64, Vec<u8>) -> BoxFuture<Result<Connection, Ended>> + Send + Sync>;
 
+/// What Proxy-GW does with a TCP stream (QPEP, `crate::qpep::Gw`): the
+/// original destination and both halves of the stream.
+pub type TcpHandler =
+    Arc<dyn Fn(std::net::SocketAddrV4, SendStream, RecvStream) -> BoxFuture<()> + Send + Sync>;
+
+/// Proxy-GW's answers to what the tunnel brings: client connections to
+/// dial the origin for, and TCP streams (none: they are refused).
+#[derive(Clone, Default)]
+pub struct Handlers {
+    pub dial: Option<Dialer>,
+    pub tcp: Option<TcpHandler>,
+}
+
 pub type BoxFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send>>;
 
 impl Tunnel {
@@ -150,9 +163,9 @@ impl Tunnel {
 
     /// Accepts the peer's tunnel streams until the tunnel closes, then
     /// ends every client connection it carried.
-    pub async fn serve(self: Arc<Self>, dialer: Option<Dialer>) {
-        let bi = tokio::spawn(self.clone().accept_streams(Dir::Bi, dialer.clone()));
-        let uni = tokio::spawn(self.clone().accept_streams(Dir::Uni, dialer));
+    pub async fn serve(self: Arc<Self>, handlers: Handlers) {
+        let bi = tokio::spawn(self.clone().accept_streams(Dir::Bi, handlers.clone()));
+        let uni = tokio::spawn(self.clone().accept_streams(Dir::Uni, handlers));
         let err = self.conn.closed().await;
         bi.abort();
         uni.abort();
@@ -348,14 +361,14 @@ impl Tunnel {
     ) {
         c.spawn_copy(recv, send, up, Towards::Tunnel(Some((self.clone(), id))));
     }
-    async fn accept_streams(self: Arc<Self>, dir: Dir, dialer: Option<Dialer>) {
+    async fn accept_streams(self: Arc<Self>, dir: Dir, handlers: Handlers) {
         while let Some(a) = relay::accept(&self.conn, dir).await {
-            tokio::spawn(self.clone().tunnel_stream(a, dialer.clone()));
+            tokio::spawn(self.clone().tunnel_stream(a, handlers.clone()));
         }
     }
 
     /// A stream the peer opened on the tunnel: its header says where it goes.
-    async fn tunnel_stream(self: Arc<Self>, a: Accepted, dialer: Option<Dialer>) {
+    async fn tunnel_stream(self: Arc<Self>, a: Accepted, handlers: Handlers) {
         let bidi = matches!(a, Accepted::Bi(..));
         let mut a = a;
         let recv = match &mut a {
@@ -378,7 +391,7 @@ impl Tunnel {
                     (End::Gw, true, true, Accepted::Bi(send, recv)) => {
                         *ctl = Some(send);
                         drop(ctl);
-                        self.read_control(recv, dialer).await;
+                        self.read_control(recv, handlers.dial).await;
                     }
                     _ => {
                         drop(ctl);
@@ -393,6 +406,15 @@ impl Tunnel {
                 match self.client(conn, self.end == End::Gw) {
                     Some(c) => c.enqueue(id, Item::Stream(a)),
                     None => relay::abort(a),
+                }
+            }
+            Header::Tcp { dst } => {
+                if let Err(e) = header.check(bidi, peer) {
+                    return self.bad(&e.to_string());
+                }
+                match (handlers.tcp, a) {
+                    (Some(carry), Accepted::Bi(send, recv)) => carry(dst, send, recv).await,
+                    (_, a) => relay::abort(a),
                 }
             }
         }
@@ -677,9 +699,15 @@ async fn read_header(recv: &mut RecvStream) -> Result<Header, Option<FrameError>
         Err(FrameError::Incomplete) => {}
         Err(bad) => return Err(Some(bad)),
     }
-    // a client stream: the connection ID and the stream ID follow
-    read_varint(recv, &mut b).await?;
-    read_varint(recv, &mut b).await?;
+    if b[1] == 2 {
+        // TCP: the original destination follows
+        b.resize(2 + frame::TCP_DST_LEN, 0);
+        recv.read_exact(&mut b[2..]).await.map_err(|_| None)?;
+    } else {
+        // a client stream: the connection ID and the stream ID follow
+        read_varint(recv, &mut b).await?;
+        read_varint(recv, &mut b).await?;
+    }
     Header::decode(&b).map(|(h, _)| h).map_err(Some)
 }
 

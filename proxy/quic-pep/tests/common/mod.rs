@@ -416,3 +416,31 @@ pub async fn origin_streams(conn: &quinn::Connection, reply: &[u8]) {
     s.write_all(reply).await.unwrap();
     s.finish().unwrap();
 }
+
+/// The proxy's stats once `ok` holds (within `T`).
+pub async fn wait_stats(
+    pep: &Pep,
+    what: &str,
+    ok: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    let end = Instant::now() + T;
+    loop {
+        let s = pep.stats().await;
+        if ok(&s) {
+            return s;
+        }
+        assert!(Instant::now() < end, "{what}: {s}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The proxy's resident memory.
+pub fn rss_kib(pep: &Pep) -> u64 {
+    let pid = pep.process.child.id();
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}

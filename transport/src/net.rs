@@ -1,4 +1,5 @@
-//! IPv4 networks (`198.18.0.0/15`), for the allowed-destination list.
+//! IPv4 networks (`198.18.0.0/15`), for the proxies' allowed-destination
+//! lists (tcp-pep's --allow-dst, quic-pep's --qpep-allow).
 
 use std::fmt;
 use std::net::Ipv4Addr;

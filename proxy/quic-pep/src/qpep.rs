@@ -1,0 +1,380 @@
+//! QPEP (Pavur et al., NDSS 2021): TCP carried over the standing tunnel.
+//!
+//! Proxy-ST takes the clients' TCP connections from TPROXY
+//! (`--qpep-listen`), so each client's handshake ends at once on its own
+//! side of the satellite, and carries each connection as one bidi tunnel
+//! stream opened with a `Header::Tcp` naming its original destination.
+//! Proxy-GW connects there from its own address, and both ends copy bytes.
+//! A TCP FIN becomes the stream's FIN and the other way round; a TCP reset,
+//! or a destination that is not allowed or does not answer, resets the
+//! stream, and a reset stream aborts the TCP connection with RST: the end
+//! hosts see what they would have seen end to end.
+
+use std::net::{SocketAddr, SocketAddrV4};
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use quinn::{RecvStream, SendStream, VarInt};
+use satbench_transport::net::Ipv4Net;
+use satbench_transport::tcp;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
+use tokio::sync::watch;
+
+use crate::cli::Qpep;
+use crate::log::Log;
+use crate::stats::{QpepStats, Stats};
+use crate::tunnel::frame::Header;
+use crate::tunnel::Tunnel;
+
+/// Application code of a tunnel stream whose TCP connection was reset.
+pub const TCP_RESET: u32 = 0x7172;
+/// Application code of a tunnel stream whose destination is not allowed
+/// or did not answer (the client then gets a reset, as from a refusal).
+pub const TCP_UNREACHABLE: u32 = 0x7173;
+const BUF: usize = 64 * 1024;
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+const BACKLOG: u32 = 1024;
+/// How long a TCP connection waits for a tunnel being dialled.
+const TUNNEL_WAIT: Duration = Duration::from_secs(3);
+
+/// Proxy-ST's TCP listener: transparent for TPROXY, or plain with `--qpep-to`.
+pub fn listen(q: &Qpep) -> Result<Option<TcpListener>, String> {
+    let Some(addr) = q.listen else {
+        return Ok(None);
+    };
+    let what = format!("--qpep-listen {addr}");
+    let s = TcpSocket::new_v4().map_err(|e| format!("{what}: {e}"))?;
+    s.set_reuseaddr(true)
+        .map_err(|e| format!("{what}: SO_REUSEADDR: {e}"))?;
+    if q.to.is_none() {
+        tcp::set_transparent(&s)
+            .map_err(|e| format!("{what}: IP_TRANSPARENT: {e} (needs CAP_NET_ADMIN)"))?;
+    }
+    s.bind(SocketAddr::V4(addr))
+        .map_err(|e| format!("{what}: {e}"))?;
+    s.listen(BACKLOG)
+        .map(Some)
+        .map_err(|e| format!("{what}: {e}"))
+}
+
+/// Pure: where an accepted connection goes: `--qpep-to`, else its original
+/// destination, which TPROXY leaves as the accepted socket's local address.
+pub fn destination(to: Option<SocketAddrV4>, local: SocketAddr) -> Option<SocketAddrV4> {
+    to.or(match local {
+        SocketAddr::V4(a) => Some(a),
+        SocketAddr::V6(a) => a
+            .ip()
+            .to_ipv4_mapped()
+            .map(|ip| SocketAddrV4::new(ip, a.port())),
+    })
+}
+
+/// Pure: whether Proxy-GW may connect to `dst`.
+pub fn allowed(dst: SocketAddrV4, allow: &[Ipv4Net]) -> bool {
+    allow.iter().any(|n| n.contains(*dst.ip()))
+}
+
+/// Proxy-ST's side.
+pub struct St {
+    pub tunnel: watch::Receiver<Option<Arc<Tunnel>>>,
+    pub to: Option<SocketAddrV4>,
+    pub max_connections: usize,
+    pub stats: Arc<Stats>,
+    pub log: Arc<Log>,
+}
+
+impl St {
+    /// Accepts until the task is dropped.
+    pub async fn accept_loop(self: Arc<Self>, listener: TcpListener) {
+        let mut last_error: Option<Instant> = None;
+        loop {
+            match listener.accept().await {
+                Ok((s, peer)) => {
+                    tokio::spawn(self.clone().carry(s, peer));
+                }
+                Err(e) => {
+                    // EMFILE and the like: say so at most once a second, back off
+                    if last_error.is_none_or(|t| t.elapsed() > Duration::from_secs(1)) {
+                        self.log.line(&format!("qpep accept: {e}"));
+                        last_error = Some(Instant::now());
+                    }
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+        }
+    }
+
+    async fn carry(self: Arc<Self>, tcp: TcpStream, peer: SocketAddr) {
+        let q = &self.stats.qpep;
+        q.accepted.fetch_add(1, Relaxed);
+        let started = Instant::now();
+        let Some(dst) = tcp.local_addr().ok().and_then(|l| destination(self.to, l)) else {
+            return abort_tcp(tcp);
+        };
+        if q.active.load(Relaxed) as usize >= self.max_connections {
+            q.refused.fetch_add(1, Relaxed);
+            self.log.line(&format!(
+                "tcp {peer} -> {dst} refused: --max-connections {} reached",
+                self.max_connections
+            ));
+            return abort_tcp(tcp);
+        }
+        let mut current = self.tunnel.clone();
+        let up = async {
+            current
+                .wait_for(|t| t.is_some())
+                .await
+                .ok()
+                .and_then(|t| t.clone())
+        };
+        let opened = match tokio::time::timeout(TUNNEL_WAIT, up).await {
+            Ok(Some(t)) => t.conn.open_bi().await.map_err(|e| e.to_string()),
+            _ => Err("the tunnel is down".into()),
+        };
+        let (mut send, recv) = match opened {
+            Ok(s) => s,
+            Err(why) => {
+                q.failed.fetch_add(1, Relaxed);
+                self.log.line(&format!("tcp {peer} -> {dst} failed: {why}"));
+                return abort_tcp(tcp);
+            }
+        };
+        // the header leaves with the connection's first bytes
+        if send.write_all(&Header::Tcp { dst }.encode()).await.is_err() {
+            q.failed.fetch_add(1, Relaxed);
+            return abort_tcp(tcp);
+        }
+        q.relayed.fetch_add(1, Relaxed);
+        self.stats.tunnel.streams.fetch_add(1, Relaxed);
+        q.active.fetch_add(1, Relaxed);
+        let out = relay(tcp, send, recv, true, q).await;
+        q.active.fetch_sub(1, Relaxed);
+        self.log.line(&format!(
+            "tcp {peer} -> {dst} {} duration_ms={}",
+            out.describe(),
+            started.elapsed().as_millis()
+        ));
+    }
+}
+
+/// Proxy-GW's side: where TCP streams from the tunnel may go, and how.
+pub struct Gw {
+    pub allow: Vec<Ipv4Net>,
+    pub connect_cc: Option<String>,
+    pub stats: Arc<Stats>,
+    pub log: Arc<Log>,
+}
+
+impl Gw {
+    /// One TCP stream from the tunnel: connect to `dst`, then relay.
+    pub async fn carry(
+        self: Arc<Self>,
+        dst: SocketAddrV4,
+        mut send: SendStream,
+        mut recv: RecvStream,
+    ) {
+        let q = &self.stats.qpep;
+        q.accepted.fetch_add(1, Relaxed);
+        let started = Instant::now();
+        let refuse = |send: &mut SendStream, recv: &mut RecvStream| {
+            let code = VarInt::from_u32(TCP_UNREACHABLE);
+            let _ = send.reset(code);
+            let _ = recv.stop(code);
+        };
+        if !allowed(dst, &self.allow) {
+            q.refused.fetch_add(1, Relaxed);
+            self.log
+                .line(&format!("tcp -> {dst} refused: not in --qpep-allow"));
+            return refuse(&mut send, &mut recv);
+        }
+        let tcp = match self.connect(dst).await {
+            Ok(s) => s,
+            Err(why) => {
+                q.failed.fetch_add(1, Relaxed);
+                self.log.line(&format!("tcp -> {dst} failed: {why}"));
+                return refuse(&mut send, &mut recv);
+            }
+        };
+        let setup = started.elapsed();
+        q.relayed.fetch_add(1, Relaxed);
+        q.active.fetch_add(1, Relaxed);
+        let out = relay(tcp, send, recv, false, q).await;
+        q.active.fetch_sub(1, Relaxed);
+        self.log.line(&format!(
+            "tcp -> {dst} {} setup_ms={} duration_ms={}",
+            out.describe(),
+            setup.as_millis(),
+            started.elapsed().as_millis()
+        ));
+    }
+
+    async fn connect(&self, dst: SocketAddrV4) -> Result<TcpStream, String> {
+        let s = TcpSocket::new_v4().map_err(|e| e.to_string())?;
+        if let Some(cc) = &self.connect_cc {
+            tcp::set_congestion(&s, cc).map_err(|e| format!("TCP_CONGESTION {cc}: {e}"))?;
+        }
+        match tokio::time::timeout(CONNECT_TIMEOUT, s.connect(SocketAddr::V4(dst))).await {
+            Ok(r) => r.map_err(|e| e.to_string()),
+            Err(_) => Err(format!("no answer within {} s", CONNECT_TIMEOUT.as_secs())),
+        }
+    }
+}
+
+/// How a carried connection ended, and the bytes each way.
+#[derive(Debug)]
+pub struct Outcome {
+    /// None: both directions ended with FIN; else why it was aborted.
+    pub aborted: Option<String>,
+    pub up: u64,
+    pub down: u64,
+}
+
+impl Outcome {
+    pub fn describe(&self) -> String {
+        let how = match &self.aborted {
+            None => "closed".to_string(),
+            Some(why) => format!("aborted ({why})"),
+        };
+        format!("{how} up={} down={}", self.up, self.down)
+    }
+}
+
+/// Copies between a TCP connection and its tunnel stream both ways until
+/// both directions end with FIN, or one fails: then the TCP connection is
+/// aborted (RST) and the stream reset and stopped. `up`: bytes read from
+/// TCP flow client → server (at Proxy-ST).
+pub async fn relay(
+    tcp: TcpStream,
+    mut send: SendStream,
+    mut recv: RecvStream,
+    up: bool,
+    q: &QpepStats,
+) -> Outcome {
+    let _ = tcp.set_nodelay(true);
+    let (mut rd, mut wr) = tcp.into_split();
+    let count = |towards_server: bool, n: usize| {
+        let c = if towards_server {
+            &q.bytes_up
+        } else {
+            &q.bytes_down
+        };
+        c.fetch_add(n as u64, Relaxed);
+    };
+    let (mut from_tcp, mut to_tcp) = (0u64, 0u64);
+    let aborted = {
+        let out = async {
+            let mut buf = vec![0u8; BUF];
+            loop {
+                match rd.read(&mut buf).await {
+                    Ok(0) => {
+                        let _ = send.finish();
+                        return Ok(());
+                    }
+                    Ok(n) => {
+                        send.write_all(&buf[..n])
+                            .await
+                            .map_err(|e| format!("tunnel stream: {e}"))?;
+                        from_tcp += n as u64;
+                        count(up, n);
+                    }
+                    Err(e) => return Err(format!("TCP: {e}")),
+                }
+            }
+        };
+        let inn = async {
+            loop {
+                match recv.read_chunk(BUF, true).await {
+                    Ok(Some(c)) => {
+                        wr.write_all(&c.bytes)
+                            .await
+                            .map_err(|e| format!("TCP: {e}"))?;
+                        to_tcp += c.bytes.len() as u64;
+                        count(!up, c.bytes.len());
+                    }
+                    Ok(None) => {
+                        // the peer's FIN: ours follows
+                        let _ = wr.shutdown().await;
+                        return Ok(());
+                    }
+                    Err(e) => return Err(format!("tunnel stream: {e}")),
+                }
+            }
+        };
+        tokio::pin!(out, inn);
+        let (mut out_done, mut in_done) = (false, false);
+        loop {
+            tokio::select! {
+                r = &mut out, if !out_done => match r {
+                    Ok(()) => out_done = true,
+                    Err(e) => break Some(e),
+                },
+                r = &mut inn, if !in_done => match r {
+                    Ok(()) => in_done = true,
+                    Err(e) => break Some(e),
+                },
+            }
+            if out_done && in_done {
+                break None;
+            }
+        }
+    };
+    if aborted.is_some() {
+        q.aborted.fetch_add(1, Relaxed);
+        let code = VarInt::from_u32(TCP_RESET);
+        let _ = send.reset(code);
+        let _ = recv.stop(code);
+        let _ = tcp::set_linger_zero(wr.as_ref());
+        // no FIN from the write half's drop: the close below is the RST
+        wr.forget();
+    }
+    drop(rd);
+    let (up_bytes, down_bytes) = if up {
+        (from_tcp, to_tcp)
+    } else {
+        (to_tcp, from_tcp)
+    };
+    Outcome {
+        aborted,
+        up: up_bytes,
+        down: down_bytes,
+    }
+}
+
+/// A TCP connection we will not carry: RST, not FIN.
+fn abort_tcp(tcp: TcpStream) {
+    let _ = tcp::set_linger_zero(&tcp);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_destination_is_the_original_one_unless_fixed() {
+        let local: SocketAddr = "198.18.3.2:443".parse().unwrap();
+        assert_eq!(
+            destination(None, local),
+            Some("198.18.3.2:443".parse().unwrap())
+        );
+        let fixed: SocketAddrV4 = "127.0.0.1:8080".parse().unwrap();
+        assert_eq!(destination(Some(fixed), local), Some(fixed));
+        let mapped: SocketAddr = "[::ffff:198.18.3.2]:80".parse().unwrap();
+        assert_eq!(
+            destination(None, mapped),
+            Some("198.18.3.2:80".parse().unwrap())
+        );
+        assert_eq!(destination(None, "[::1]:80".parse().unwrap()), None);
+    }
+
+    #[test]
+    fn only_allowed_networks_are_reached() {
+        let allow: Vec<Ipv4Net> = vec!["198.18.0.0/15".parse().unwrap()];
+        assert!(allowed("198.18.3.2:443".parse().unwrap(), &allow));
+        assert!(allowed("198.19.0.1:80".parse().unwrap(), &allow));
+        assert!(!allowed("8.8.8.8:443".parse().unwrap(), &allow));
+        assert!(!allowed("127.0.0.1:443".parse().unwrap(), &allow));
+        assert!(!allowed("198.18.3.2:443".parse().unwrap(), &[]));
+    }
+}

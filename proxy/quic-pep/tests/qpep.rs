@@ -1,0 +1,229 @@
+//! QPEP over loopback: TCP clients → Proxy-ST (`--qpep-listen`, with
+//! `--qpep-to` in place of TPROXY) ══ one tunnel ══ Proxy-GW → a TCP echo
+//! server. Each connection is its own tunnel stream: bytes and FINs cross
+//! both ways, a reset on one stays with it, a destination that refuses or
+//! is not allowed resets the client, and the proxies' memory returns after
+//! 200 connections in a row and 20 at once.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::*;
+use satbench_transport::testkit::free_tcp_port;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// A TCP server that echoes each connection's bytes once the client's FIN
+/// arrives, and notes how each connection ended ("echoed N" or "reset
+/// after N").
+async fn echo_server(events: Events) -> SocketAddr {
+    let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = l.accept().await {
+            let ev = events.clone();
+            tokio::spawn(async move {
+                let mut got = Vec::new();
+                match s.read_to_end(&mut got).await {
+                    Ok(_) => {
+                        s.write_all(&got).await.unwrap();
+                        s.shutdown().await.unwrap();
+                        ev.push(format!("echoed {}", got.len()));
+                    }
+                    Err(e) => ev.push(format!("reset after {} ({e})", got.len())),
+                }
+            });
+        }
+    });
+    addr
+}
+
+struct Qpep {
+    chain: Chain,
+    listen: SocketAddr,
+    events: Events,
+}
+
+/// A tunnel chain whose Proxy-ST carries TCP to `to` (the echo server by
+/// default), with `gw_extra` at Proxy-GW.
+async fn qpep_chain(tag: &str, to: Option<SocketAddr>, gw_extra: &[&str]) -> Qpep {
+    let events = Events::default();
+    let to = match to {
+        Some(a) => a,
+        None => echo_server(events.clone()).await,
+    };
+    let listen = loop {
+        let a = SocketAddr::from(([127, 0, 0, 1], free_tcp_port()));
+        if a != to {
+            break a;
+        }
+    };
+    let (l, t) = (listen.to_string(), to.to_string());
+    let chain = chain(
+        tag,
+        &["--tunnel", "--qpep-listen", &l, "--qpep-to", &t],
+        &[&["--tunnel"], gw_extra].concat(),
+        &["h3"],
+        quinn::TransportConfig::default(),
+    )
+    .await;
+    chain.st.wait_log("tunnel up to").await;
+    Qpep {
+        chain,
+        listen,
+        events,
+    }
+}
+
+/// One connection: sends `n` bytes, its FIN, and reads the echo to the end.
+async fn echo(listen: SocketAddr, n: usize) -> Vec<u8> {
+    let body: Vec<u8> = (0..n).map(|i| (i * 7 + n) as u8).collect();
+    let mut s = TcpStream::connect(listen).await.unwrap();
+    let (mut r, mut w) = s.split();
+    let send = async {
+        w.write_all(&body).await.unwrap();
+        w.shutdown().await.unwrap();
+    };
+    let mut back = Vec::new();
+    let recv = r.read_to_end(&mut back);
+    let (_, got) = tokio::join!(send, recv);
+    got.unwrap();
+    assert_eq!(back.len(), body.len(), "{n} bytes");
+    assert!(back == body, "{n} bytes came back changed");
+    back
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn tcp_connections_share_one_tunnel_each_with_its_bytes_fins_and_resets() {
+    let q = qpep_chain("qpep-many", None, &["--qpep-allow", "127.0.0.1"]).await;
+    // one connection is reset half-way while the others go on
+    let mut doomed = TcpStream::connect(q.listen).await.unwrap();
+    doomed.write_all(&[7u8; 100_000]).await.unwrap();
+    let mut all = Vec::new();
+    for i in 0..20 {
+        let listen = q.listen;
+        all.push(tokio::spawn(async move {
+            echo(listen, 1000 + i * 15_000).await
+        }));
+    }
+    q.events.wait_for("echoed 1000").await;
+    satbench_transport::tcp::set_linger_zero(&doomed).unwrap();
+    drop(doomed);
+    for h in all {
+        tokio::time::timeout(T, h).await.unwrap().unwrap();
+    }
+    let end = std::time::Instant::now() + T;
+    while !q.events.all().iter().any(|e| e.starts_with("reset after")) {
+        assert!(std::time::Instant::now() < end, "{:?}", q.events.all());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let st = wait_stats(&q.chain.st, "st done", |s| s["qpep"]["active"] == 0).await;
+    let gw = wait_stats(&q.chain.gw, "gw done", |s| s["qpep"]["active"] == 0).await;
+    for s in [&st, &gw] {
+        assert_eq!(s["qpep"]["relayed"], 21, "{s}");
+        assert_eq!(s["qpep"]["aborted"], 1, "the reset, on both ends: {s}");
+        assert_eq!(s["tunnel"]["opened"], 1, "one tunnel: {s}");
+    }
+    let echoed: u64 = (0..20).map(|i| 1000 + i * 15_000).sum();
+    assert_eq!(st["qpep"]["bytes"]["down"], echoed, "{st}");
+    assert!(
+        st["qpep"]["bytes"]["up"].as_u64().unwrap() >= echoed + 100_000,
+        "{st}"
+    );
+    assert_eq!(st["tunnel"]["streams"], 21, "{st}");
+    let done = q.events.all();
+    assert_eq!(
+        done.iter().filter(|e| e.starts_with("echoed")).count(),
+        20,
+        "{done:?}"
+    );
+}
+
+/// A connection to a destination that will not have it: the client sees
+/// its connection reset, not a clean end.
+async fn refused(q: &Qpep) {
+    let mut back = Vec::new();
+    // on loopback the reset may come before the connect or the write returns
+    let e = tokio::time::timeout(T, async {
+        let mut s = TcpStream::connect(q.listen).await?;
+        s.write_all(b"GET / HTTP/1.1\r\n\r\n").await?;
+        s.read_to_end(&mut back).await
+    })
+    .await
+    .unwrap()
+    .unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::ConnectionReset, "{e}");
+    assert!(back.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_destination_that_refuses_or_is_not_allowed_resets_the_client() {
+    // a port nobody listens on (and not the one Proxy-ST will: that would loop)
+    let closed = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let closed_addr = closed.local_addr().unwrap();
+    drop(closed);
+    let closed = closed_addr;
+    let q = qpep_chain("qpep-refused", Some(closed), &["--qpep-allow", "127.0.0.1"]).await;
+    refused(&q).await;
+    let gw = wait_stats(&q.chain.gw, "gw", |s| s["qpep"]["failed"] == 1).await;
+    assert_eq!(gw["qpep"]["relayed"], 0, "{gw}");
+    assert!(q
+        .chain
+        .gw
+        .log()
+        .contains(&format!("tcp -> {closed} failed")));
+    // the default --qpep-allow is the testbed's 198.18.0.0/15: not loopback
+    let q = qpep_chain("qpep-not-allowed", None, &[]).await;
+    refused(&q).await;
+    let gw = wait_stats(&q.chain.gw, "gw", |s| s["qpep"]["refused"] == 1).await;
+    assert_eq!(gw["qpep"]["relayed"], 0, "{gw}");
+    assert!(q.chain.gw.log().contains("not in --qpep-allow"));
+    let st = q.chain.st.stats().await;
+    assert_eq!(st["tunnel"]["opened"], 1, "the tunnel stays up: {st}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_tunnel_carries_200_tcp_connections_in_a_row_and_20_at_once_with_memory_back() {
+    let q = Arc::new(qpep_chain("qpep-soak", None, &["--qpep-allow", "127.0.0.1"]).await);
+    let mut rss = Vec::new();
+    // The first round warms up the allocators; the second must leave the
+    // proxies where the first did.
+    for _ in 0..2 {
+        for n in 0..200 {
+            echo(q.listen, 20_000 + n).await;
+        }
+        let mut all = Vec::new();
+        for n in 0..20 {
+            let listen = q.listen;
+            all.push(tokio::spawn(async move { echo(listen, 50_000 + n).await }));
+        }
+        for h in all {
+            h.await.unwrap();
+        }
+        wait_stats(&q.chain.st, "st idle", |s| s["qpep"]["active"] == 0).await;
+        wait_stats(&q.chain.gw, "gw idle", |s| s["qpep"]["active"] == 0).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        rss.push((rss_kib(&q.chain.st), rss_kib(&q.chain.gw)));
+    }
+    let st = q.chain.st.stats().await;
+    let gw = q.chain.gw.stats().await;
+    for s in [&st, &gw] {
+        assert_eq!(s["qpep"]["relayed"], 440, "{s}");
+        assert_eq!(s["qpep"]["aborted"], 0, "{s}");
+        assert_eq!(s["tunnel"]["opened"], 1, "{s}");
+    }
+    let (before, after) = (rss[0], rss[1]);
+    for (name, b, a) in [("st", before.0, after.0), ("gw", before.1, after.1)] {
+        assert!(
+            a <= b + b / 10 + 512,
+            "{name}: VmRSS {b} kB before, {a} kB after"
+        );
+    }
+    eprintln!(
+        "VmRSS st {} -> {} kB, gw {} -> {} kB",
+        before.0, after.0, before.1, after.1
+    );
+}
