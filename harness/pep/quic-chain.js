@@ -95,7 +95,8 @@ export function resolveHops(hops = {}, profile = null, { sat = {}, ground = {} }
 /**
  * Pure: the two proxies' command lines (without the binary).
  * files: { st: {cert, key, log, stats}, gw: {cert, key, log, stats} };
- * next: Proxy-GW's next hop {addr, port, name, ca} (the origin by default).
+ * next: Proxy-GW's next hop {addr, port, name, ca} (the origin by default);
+ * extra: more arguments per role, {st: [...], gw: [...]} (QPEP's).
  */
 export function chainArgs({
   hops,
@@ -108,6 +109,7 @@ export function chainArgs({
   alpn = ['h3'],
   tunnel = 'warm',
   spare = h3,
+  extra = {},
 }) {
   const h = resolveHops(hops);
   const common = (role, acceptHop, connectHop) => {
@@ -150,6 +152,7 @@ export function chainArgs({
       gwNext.name,
       '--next-hop-ca',
       gwNext.ca,
+      ...(extra.gw ?? []),
     ],
     st: [
       ...common('st', 'client', 'satellite'),
@@ -159,6 +162,7 @@ export function chainArgs({
       GW_NAME,
       '--next-hop-ca',
       files.gw.cert,
+      ...(extra.st ?? []),
     ],
   };
 }
@@ -210,7 +214,8 @@ const TUNNEL_UP_MS = 20000;
  * connection over the satellite, up before this returns) or
  * 'per-connection' (one per client connection). `spare` (default: `h3`,
  * an HTTP/3 origin): with the tunnel, Proxy-GW keeps an origin connection
- * dialled ahead (satbulk would trace the idle one).
+ * dialled ahead (satbulk would trace the idle one). `extra`: more
+ * arguments per role, {st: [...], gw: [...]} (QPEP's, pep/qpep-chain.js).
  *
  * Returns { serverAddr (= addr), port, ca, spki, settings, logs, qlogDir,
  * stats(), beforeLoad(), tunnelAtLoad() }: point the client at serverAddr:port and have it trust ca (or
@@ -234,6 +239,7 @@ export async function startQuicPepChain(
     profile = tb.profile,
     tunnel = 'warm',
     spare = h3,
+    extra = {},
   } = {},
 ) {
   fs.mkdirSync(dir, { recursive: true });
@@ -254,7 +260,19 @@ export async function startQuicPepChain(
   }
   if (qlogDir) fs.mkdirSync(qlogDir, { recursive: true });
   const resolved = resolveHops(hops, profile, { sat, ground });
-  const args = chainArgs({ hops: resolved, h3, files, originCertPath, siteHost, next, qlogDir, alpn, tunnel, spare });
+  const args = chainArgs({
+    hops: resolved,
+    h3,
+    files,
+    originCertPath,
+    siteHost,
+    next,
+    qlogDir,
+    alpn,
+    tunnel,
+    spare,
+    extra,
+  });
   // gw first, so st's first connection finds it
   for (const role of ['gw', 'st']) {
     await startProcess(tb.state, `quic-pep-${role}`, ['ip', 'netns', 'exec', tb.ns[role], bin, ...args[role]], {

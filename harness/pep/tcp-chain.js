@@ -169,10 +169,7 @@ export function nodePlan(role, s, { statsPath } = {}) {
     iface,
     args: tcpPepArgs(role, s, accept, connect, statsPath),
     nft: nftRuleset({ iface, ports: s.ports }),
-    rules: [
-      ['rule', 'add', 'fwmark', `0x${TPROXY.mark.toString(16)}`, 'lookup', String(TPROXY.table)],
-      ['route', 'add', 'local', '0.0.0.0/0', 'dev', 'lo', 'table', String(TPROXY.table)],
-    ],
+    rules: tproxyRules(),
     route: ['route', ...satRoute],
     sysctls,
   };
@@ -212,22 +209,45 @@ function tcpPepArgs(role, s, accept, connect, statsPath) {
  * Pure: the namespace's nftables table. Packets of connections a proxy
  * socket already owns are marked for local delivery; new TCP connections
  * arriving on `iface` (to `ports`, or any port) for an address that is not
- * this node's are handed to the proxy's listener.
+ * this node's are handed to the proxy's listener. `tproxy` (mark, listen,
+ * nftTable) defaults to this chain's TPROXY; QPEP has its own
+ * (pep/qpep-chain.js), so that the two never share a table.
  */
-export function nftRuleset({ iface, ports = [80, 443], port = TPROXY.port }) {
-  const mark = `0x${TPROXY.mark.toString(16)}`;
+export function nftRuleset({ iface, ports = [80, 443], port, tproxy = TPROXY }) {
+  const mark = `0x${tproxy.mark.toString(16)}`;
   const dport = ports === 'all' ? '' : ` tcp dport { ${ports.join(', ')} }`;
-  return `table ip ${TPROXY.nftTable} {
+  return `table ip ${tproxy.nftTable} {
   chain prerouting {
     type filter hook prerouting priority mangle; policy accept;
     meta l4proto tcp socket transparent 1 meta mark set ${mark} accept
-    iifname "${iface}" meta l4proto tcp fib daddr type != local${dport} meta mark set ${mark} tproxy ip to ${TPROXY.listen}:${port} accept
+    iifname "${iface}" meta l4proto tcp fib daddr type != local${dport} meta mark set ${mark} tproxy ip to ${tproxy.listen}:${port ?? tproxy.port} accept
   }
 }
 `;
 }
 
+/**
+ * Pure: the policy routing TPROXY needs (ip -n NS …): packets marked
+ * `tproxy.mark` look up `tproxy.table`, which delivers everything locally.
+ */
+export function tproxyRules(tproxy = TPROXY) {
+  return [
+    ['rule', 'add', 'fwmark', `0x${tproxy.mark.toString(16)}`, 'lookup', String(tproxy.table)],
+    ['route', 'add', 'local', '0.0.0.0/0', 'dev', 'lo', 'table', String(tproxy.table)],
+  ];
+}
+
 const inNs = (ns, cmd, args, opts) => run('ip', ['netns', 'exec', ns, cmd, ...args], opts);
+
+/**
+ * Sets up TPROXY in namespace `ns`: the policy routing, then the nftables
+ * table `nft` (nftRuleset's). Both live in the namespace and go with it
+ * when the testbed is torn down.
+ */
+export async function applyTproxy(ns, { rules, nft }) {
+  for (const r of rules) await run('ip', ['-n', ns, ...r]);
+  await inNs(ns, 'nft', ['-f', '-'], { input: nft });
+}
 
 async function applySysctls(ns, sysctls) {
   for (const [k, v] of Object.entries(sysctls)) {
@@ -259,9 +279,8 @@ export async function startTcpPepChain(tb, { preset = 'paper', dir = tb.dir, ...
     const logPath = path.resolve(dir, `tcp-pep-${role}.log`);
     const plan = nodePlan(role, settings, { statsPath });
     await applySysctls(ns, plan.sysctls);
-    for (const r of plan.rules) await run('ip', ['-n', ns, ...r]);
     await run('ip', ['-n', ns, ...plan.route]);
-    await inNs(ns, 'nft', ['-f', '-'], { input: plan.nft });
+    await applyTproxy(ns, plan);
     await startProcess(tb.state, `tcp-pep-${role}`, ['ip', 'netns', 'exec', ns, bin, ...plan.args], {
       logPath,
       what: `the TCP PEP in ${role}`,
