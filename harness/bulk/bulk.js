@@ -4,8 +4,9 @@
 // run ends), then summary.json and index.html.
 //
 // Protocols: quic and tcp (satbulk end to end), quic-pep and tcp-pep
-// (satbulk through the PEP chains), browser-h1, -h2, -h3 (Chromium fetching
-// one large file from our origin). Every download is timed from t0, just
+// (satbulk through the PEP chains), tcp-qpep (TCP over the QUIC PEPs'
+// tunnel), quic-vpn and tcp-vpn (through an OpenVPN tunnel), browser-h1,
+// -h2, -h3 (Chromium fetching one large file from our origin). Every download is timed from t0, just
 // before connecting, and binned; harness/results/goodput.js turns the bins
 // into metrics.
 import { openResults, runCampaign } from '../campaign/loop.js';

@@ -4,6 +4,7 @@
 // the flag and what it expects.
 import { UsageError, withFlag } from '../core/errors.js';
 import { binPath } from '../core/sys.js';
+import { refuseQuicOverQpep } from '../core/protocols.js';
 import { checkPepOptions } from '../pep/options.js';
 import { profileCache } from '../campaign/scenario.js';
 
@@ -12,6 +13,7 @@ export const BULK_PROTOCOLS = [
   'quic-pep',
   'tcp',
   'tcp-pep',
+  'tcp-qpep',
   'quic-vpn',
   'tcp-vpn',
   'browser-h1',
@@ -22,9 +24,10 @@ export const BULK_PROTOCOLS = [
 export const isBrowser = (p) => p.startsWith('browser-');
 // browser-h2 → h2, the page-load protocol whose Chromium flags it shares.
 export const browserProtocol = (p) => p.replace(/^browser-/, '');
-// The chain a bulk protocol goes through: 'quic', 'tcp' (the PEPs), 'vpn' (the tunnel) or null.
+// The chain a bulk protocol goes through: 'quic', 'tcp' (the PEPs), 'qpep'
+// (TCP over the QUIC PEPs' tunnel), 'vpn' (the OpenVPN tunnel) or null.
 export const bulkPepKind = (p) =>
-  ({ 'quic-pep': 'quic', 'tcp-pep': 'tcp', 'quic-vpn': 'vpn', 'tcp-vpn': 'vpn' })[p] ?? null;
+  ({ 'quic-pep': 'quic', 'tcp-pep': 'tcp', 'tcp-qpep': 'qpep', 'quic-vpn': 'vpn', 'tcp-vpn': 'vpn' })[p] ?? null;
 
 /** Pure: every (scenario, run) of a bulk matrix, run-major (as bench's). */
 export function expandBulkMatrix({
@@ -54,6 +57,7 @@ export function expandBulkMatrix({
 /** Pure but for reading the profiles. */
 export function validateBulkMatrix(m, { profiles = profileCache() } = {}) {
   for (const p of m.protocols) {
+    refuseQuicOverQpep(p);
     if (!BULK_PROTOCOLS.includes(p))
       throw new UsageError(
         `--protocol: unknown bulk protocol ${JSON.stringify(p)}; expected ${BULK_PROTOCOLS.join(', ')}`,

@@ -1,5 +1,5 @@
 // One bulk run: a fresh testbed, one download (satbulk, directly or
-// through a PEP chain, or Chromium), and the run's record (kind "bulk"):
+// through a PEP chain, QPEP or the VPN tunnel, or Chromium), and the run's record (kind "bulk"):
 // the goodput bins, the metrics harness/results/goodput.js derives from
 // them, and the objectives of the profile when it has some. Everything the
 // run needs comes resolved in `plan` (campaign/scenario.js).
@@ -68,8 +68,8 @@ export async function bulkRun(plan, runNo) {
     if (r.sender?.slow_start_exit_ms != null) metrics.sender_slow_start_exit_ms = r.sender.slow_start_exit_ms;
     if (r.sender?.max_cwnd) metrics.sender_max_cwnd_bytes = r.sender.max_cwnd;
     const objectives = objectivesFor(scenario.profile);
-    // a -vpn download counts only if it crossed the tunnel
-    const through = r.pep?.kind === 'vpn' ? checkThrough(scenario.protocol, r.pep) : { ok: true };
+    // a -vpn or -qpep download counts only if it crossed the tunnel
+    const through = ['vpn', 'qpep'].includes(r.pep?.kind) ? checkThrough(scenario.protocol, r.pep) : { ok: true };
     return {
       ...base,
       ok: Boolean(dl.ok) && through.ok,

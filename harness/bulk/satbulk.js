@@ -1,7 +1,8 @@
-// A satbulk download (quic, tcp, quic-pep, tcp-pep, quic-vpn, tcp-vpn):
-// `satbulk serve` in the server namespace (sites/bulk), `satbulk get` in the
-// client namespace, directly, through the VPN tunnel or through a PEP chain: quic-pep connects to Proxy-ST, whose
-// Proxy-GW connects to satbulk; the split-TCP PEPs intercept the
+// A satbulk download (quic, tcp, quic-pep, tcp-pep, tcp-qpep, quic-vpn,
+// tcp-vpn): `satbulk serve` in the server namespace (sites/bulk), `satbulk
+// get` in the client namespace, directly, through the VPN tunnel or through
+// a PEP chain: quic-pep connects to Proxy-ST, whose Proxy-GW connects to
+// satbulk; the split-TCP PEPs, and QPEP's Proxy-ST, intercept the
 // connection to satbulk's TCP port on its way. The sender traces its
 // congestion window; the receiver counts bytes per bin from t0, just before
 // connecting.
@@ -68,7 +69,8 @@ async function traceWhenFinal(file, ms) {
   return lines;
 }
 
-// Where the chain of `kind` relays to: satbulk, not an HTTPS origin.
+// Where the chain of `kind` relays to: satbulk, not an HTTPS origin (the
+// split-TCP PEP and QPEP intercept its TCP port).
 function chainToSatbulk(kind, cert) {
   if (kind === 'quic')
     return {

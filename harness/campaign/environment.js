@@ -27,7 +27,7 @@ export function chromiumFlags(protocols) {
     // bulk runs Chromium only for browser-h1/h2/h3; satbulk for the rest
     const p = proto.startsWith('browser-') ? proto.slice('browser-'.length) : proto;
     if (!PROTOCOLS.includes(baseProtocol(p))) continue;
-    // h3-pep sends the site's name to Proxy-ST; the split-TCP PEP is transparent
+    // h3-pep sends the site's name to Proxy-ST; the split-TCP PEP and QPEP are transparent
     const serverAddr = pepKind(p) === 'quic' ? PEP_ADDRESSES.st : undefined;
     out[proto] = chromiumArgs(p, {
       userDataDir: '<fresh folder per run>',

@@ -5,7 +5,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError, withFlag } from '../core/errors.js';
-import { PROTOCOLS, PEP_PROTOCOLS, VPN_PROTOCOLS, pepKind } from '../core/protocols.js';
+import {
+  PROTOCOLS,
+  PEP_PROTOCOLS,
+  QPEP_PROTOCOLS,
+  VPN_PROTOCOLS,
+  pepKind,
+  refuseQuicOverQpep,
+} from '../core/protocols.js';
 import { checkOrigin } from '../servers/origin.js';
 import { checkPepOptions } from '../pep/options.js';
 import { profileCache } from '../campaign/scenario.js';
@@ -16,8 +23,9 @@ export const H3_PRIORITIES = ['rfc9218', 'incremental-last', 'off'];
 
 /** Pure but for reading the profiles and looking for site folders. */
 export function validateBenchMatrix(m, { profiles = profileCache() } = {}) {
-  const protocols = [...PROTOCOLS, ...PEP_PROTOCOLS, ...VPN_PROTOCOLS];
+  const protocols = [...PROTOCOLS, ...PEP_PROTOCOLS, ...QPEP_PROTOCOLS, ...VPN_PROTOCOLS];
   for (const p of m.protocols) {
+    refuseQuicOverQpep(p);
     if (!protocols.includes(p))
       throw new UsageError(`--protocol: unknown protocol ${JSON.stringify(p)}; expected ${protocols.join(', ')}`);
   }

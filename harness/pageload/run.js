@@ -1,6 +1,7 @@
 // One page-load run: a fresh testbed, the origin (and the PEP chain for a
-// -pep protocol, the VPN tunnel for a -vpn one), one load in a fresh Chromium, the run's record. Everything
-// the run needs comes resolved in `plan` (campaign/scenario.js).
+// -pep protocol, QPEP for a -qpep one, the VPN tunnel for a -vpn one), one
+// load in a fresh Chromium, the run's record. Everything the run needs
+// comes resolved in `plan` (campaign/scenario.js).
 import path from 'node:path';
 import { originQuicArgs } from '../core/quic-options.js';
 import { createTestbed } from '../testbed/testbed.js';

@@ -1,24 +1,26 @@
-// One way to start a PEP chain, for page loads (h1-pep … h3-pep) and bulk
-// downloads (tcp-pep, quic-pep) alike, and the judgement of whether a run
-// really went through it. The chains themselves live in tcp-chain.js
-// (split TCP), quic-chain.js (QUIC) and vpn-chain.js (the -vpn protocols'
+// One way to start a PEP chain, for page loads (h1-pep … h3-pep, h1-qpep …
+// h2-qpep) and bulk downloads (tcp-pep, quic-pep, tcp-qpep) alike, and the
+// judgement of whether a run really went through it. The chains themselves
+// live in tcp-chain.js (split TCP), quic-chain.js (QUIC), qpep-chain.js
+// (TCP over the QUIC PEPs' tunnel) and vpn-chain.js (the -vpn protocols'
 // OpenVPN tunnel, the no-PEP baseline).
 import { isPep } from '../core/protocols.js';
 import { startTcpPepChain } from './tcp-chain.js';
 import { startQuicPepChain } from './quic-chain.js';
+import { startQpepChain, qpepRelayed, checkQpepRelayed } from './qpep-chain.js';
 import { startVpnChain, checkTunnelled } from './vpn-chain.js';
 import { tcpPepSide, quicPepSide } from './options.js';
 
 /**
- * Starts the chain of `kind` ('tcp', 'quic', 'vpn'; null: none, returns null) in
- * testbed `tb`. `pep`: {preset, sat, ground} as the command line gives
- * them (pep/options.js); `qlogDir`: the QUIC PEPs write a qlog per
- * connection there. `via`: where the chain relays to when it is not the
- * origin's HTTPS: for QUIC {next, alpn, h3} (see startQuicPepChain), for
- * TCP {ports} to intercept.
+ * Starts the chain of `kind` ('tcp', 'quic', 'qpep', 'vpn'; null: none,
+ * returns null) in testbed `tb`. `pep`: {preset, sat, ground, tunnel} as
+ * the command line gives them (pep/options.js); `qlogDir`: the QUIC PEPs
+ * write a qlog per connection there. `via`: where the chain relays to when
+ * it is not the origin's HTTPS: for QUIC {next, alpn, h3} (see
+ * startQuicPepChain), for TCP and QPEP {ports} to intercept.
  * Returns {kind, settings, stats(), …}: for QUIC also serverAddr, port, ca
  * and spki, where the client must connect and what it must trust (the TCP
- * PEP is transparent).
+ * PEP and QPEP are transparent).
  */
 export async function startPepChain(tb, kind, { pep = {}, qlogDir = null, via = {} } = {}) {
   const { preset = null, sat = {}, ground = {} } = pep;
@@ -41,16 +43,27 @@ export async function startPepChain(tb, kind, { pep = {}, qlogDir = null, via = 
     });
     return { kind, ...chain };
   }
+  if (kind === 'qpep') {
+    const chain = await startQpepChain(tb, {
+      sat: quicPepSide(sat, '--pep-sat'),
+      ground: quicPepSide(ground, '--pep-ground'),
+      ...(pep.tunnel ? { tunnel: pep.tunnel } : {}),
+      qlogDir,
+      ...(via.ports ? { ports: via.ports } : {}),
+    });
+    return { kind, ...chain };
+  }
   if (kind === 'vpn') return { kind, ...(await startVpnChain(tb)) };
   return null;
 }
 
 // Pure: a run record's `pep`: the chain's kind and settings, and what shows
 // the run went through it (the VPN's TUN counters, the PEPs' relayed
-// connections).
+// connections: for QPEP the TCP connections carried over the tunnel).
 export function pepRecord(chain, stats) {
   if (chain.kind === 'vpn') return { kind: chain.kind, settings: chain.settings, tun: stats };
-  const rec = { kind: chain.kind, settings: chain.settings ?? null, relayed: relayedCounts(stats), stats };
+  const relayed = chain.kind === 'qpep' ? qpepRelayed(stats) : relayedCounts(stats);
+  const rec = { kind: chain.kind, settings: chain.settings ?? null, relayed, stats };
   // the QUIC chain's tunnel as the load began (its beforeLoad)
   if (chain.tunnelAtLoad) rec.tunnel = chain.tunnelAtLoad();
   return rec;
@@ -59,6 +72,7 @@ export function pepRecord(chain, stats) {
 // Pure: whether a run of `protocol` with record `pep` went through its chain.
 export function checkThrough(protocol, pep) {
   if (pep?.kind === 'vpn') return checkTunnelled(pep.tun);
+  if (pep?.kind === 'qpep') return checkQpepRelayed(pep.relayed);
   return checkRelayed(protocol, pep?.relayed);
 }
 

@@ -7,6 +7,7 @@
 import { UsageError, withFlag } from '../core/errors.js';
 import { QUIC_KEYS, checkQuicOption, keyValueItems } from '../core/quic-options.js';
 import { pepSettings } from './tcp-chain.js';
+import { checkQpepTunnel } from './qpep-chain.js';
 
 export const TCP_PEP_KEYS = ['cc', 'initial-window', 'sndbuf', 'rcvbuf'];
 export const PEP_KEYS = [...new Set([...QUIC_KEYS, ...TCP_PEP_KEYS])];
@@ -71,7 +72,7 @@ export function parsePepOptions({ preset, sat, ground, tunnel }) {
 
 /**
  * Pure: fails now, naming the flag, when a chain of `kinds` ('tcp',
- * 'quic') could not start with `pep`'s settings.
+ * 'quic', 'qpep') could not start with `pep`'s settings.
  */
 export function checkPepOptions(pep, kinds) {
   const { preset = null, sat = {}, ground = {} } = pep;
@@ -82,9 +83,11 @@ export function checkPepOptions(pep, kinds) {
     withFlag('--pep-sat', () => pepSettings(p, { sat: s.sat }));
     withFlag('--pep-ground', () => pepSettings(p, { ground: s.ground }));
   }
-  if (kinds.includes('quic')) {
+  // QPEP is the QUIC PEP with its tunnel: the same sides, and no other mode
+  if (kinds.includes('quic') || kinds.includes('qpep')) {
     quicPepSide(sat, '--pep-sat');
     quicPepSide(ground, '--pep-ground');
   }
+  if (kinds.includes('qpep')) checkQpepTunnel(pep.tunnel);
   return pep;
 }

@@ -88,11 +88,11 @@ describe('VPN baseline (integration, OpenVPN between st and gw)', function () {
   });
 
   it('refuses a protocol that does not exist in one line, before anything starts', async () => {
-    const r = await satbench(['bench', '--profile', 'geo', '--protocol', 'h3-qpep', '-n', '1']);
+    const r = await satbench(['bench', '--profile', 'geo', '--protocol', 'h4-vpn', '-n', '1']);
     assert.equal(r.code, 2);
     const lines = r.stderr.trim().split('\n');
     assert.equal(lines.length, 1, r.stderr);
-    assert.match(lines[0], /unknown protocol "h3-qpep"; expected .*h1-vpn, h1s-vpn, h2-vpn, h3-vpn/);
+    assert.match(lines[0], /unknown protocol "h4-vpn"; expected .*h1-vpn, h1s-vpn, h2-vpn, h3-vpn/);
     assert.equal(r.stdout, '');
   });
 });

@@ -27,7 +27,28 @@ describe('satbench checks input before privileges', function () {
   this.timeout(60000);
   const cases = [
     ['bench', ['--protocol', 'h4'], /--protocol: unknown protocol "h4"/],
-    ['bench', ['--protocol', 'h3-qpep'], /--protocol: unknown protocol "h3-qpep"; expected .*h3-pep, h1-vpn/],
+    [
+      'bench',
+      ['--protocol', 'h3-qpep'],
+      /^satbench: --protocol: h3-qpep: QPEP carries TCP; HTTP\/3 through the QUIC PEP is h3-pep$/m,
+    ],
+    [
+      'bench',
+      ['--protocol', 'h4-qpep'],
+      /--protocol: unknown protocol "h4-qpep"; expected .*h3-pep, h1-qpep, h1s-qpep, h2-qpep, h1-vpn/,
+    ],
+    [
+      'bulk',
+      ['--protocol', 'quic-qpep'],
+      /--protocol: quic-qpep: QPEP carries TCP; QUIC through the QUIC PEP is quic-pep/,
+    ],
+    [
+      'bench',
+      ['--protocol', 'h1,h1-qpep', '--pep-tunnel', 'per-connection'],
+      /--pep-tunnel per-connection: QPEP \(the -qpep protocols\) carries TCP over the standing tunnel; use --pep-tunnel warm/,
+    ],
+    ['bulk', ['--protocol', 'tcp-qpep', '--pep-tunnel', 'per-connection'], /--pep-tunnel per-connection: QPEP/],
+    ['bulk', ['--protocol', 'tcp-qpep', '--pep-sat', 'sndbuf=1'], /--pep-sat: sndbuf is a TCP option/],
     ['bulk', ['--protocol', 'udp-vpn'], /--protocol: unknown bulk protocol "udp-vpn"; expected .*tcp-vpn/],
     ['bench', ['--profile', 'mars'], /--profile: unknown profile "mars"/],
     ['bench', ['--site', 'nosuchsite'], /--site nosuchsite: neither a reference site/],
@@ -66,6 +87,8 @@ describe('satbench checks input before privileges', function () {
     ['bulk', '--protocol', 'quic,tcp-pep', '--duration', '1'],
     ['bench', '--profile', 'geo', '--protocol', 'h1,h1-vpn,h3-vpn', '-n', '1'],
     ['bulk', '--protocol', 'tcp-vpn,quic-vpn', '--duration', '1'],
+    ['bench', '--profile', 'geo', '--protocol', 'h1,h1-qpep,h1s-qpep,h2-qpep', '-n', '1'],
+    ['bulk', '--protocol', 'tcp,tcp-qpep', '--duration', '1', '--pep-tunnel', 'warm'],
   ]) {
     it(`${args.join(' ')}: good input, then the one line saying root is needed`, async () => {
       const r = await unprivileged([...args, '--out', outDir()]);

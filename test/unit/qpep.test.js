@@ -1,0 +1,191 @@
+// QPEP's plain parts: the -qpep protocol names and what is refused (h3-qpep,
+// quic-qpep, --pep-tunnel per-connection), the QUIC PEP chain's extra
+// arguments and st's TPROXY plan, and the through-the-tunnel check from the
+// proxies' qpep counters.
+import assert from 'node:assert/strict';
+import { QPEP_PROTOCOLS, baseProtocol, isPep, isQpep, pepKind, usesQuicPep } from '../../harness/core/protocols.js';
+import {
+  QPEP_TPROXY,
+  QPEP_PORTS,
+  checkQpepTunnel,
+  checkQpepRelayed,
+  qpepPlan,
+  qpepRelayed,
+} from '../../harness/pep/qpep-chain.js';
+import { TPROXY, nftRuleset, tproxyRules } from '../../harness/pep/tcp-chain.js';
+import { chainArgs } from '../../harness/pep/quic-chain.js';
+import { checkPepOptions, parsePepOptions } from '../../harness/pep/options.js';
+import { pepRecord, checkThrough } from '../../harness/pep/chain.js';
+import { BULK_PROTOCOLS, bulkPepKind, validateBulkMatrix, checkBulk } from '../../harness/bulk/matrix.js';
+import { validateBenchMatrix, checkBench } from '../../harness/pageload/matrix.js';
+import { chromiumFlags } from '../../harness/campaign/environment.js';
+
+const profiles = () => ({});
+const bench = (protocols) => ({ profiles: [], losses: [], sites: [], runs: 1, protocols });
+const bulkMatrix = (protocols) => ({ profiles: [], losses: [], runs: 1, duration_s: 1, protocols });
+const files = {
+  st: { cert: '/t/st/cert.pem', key: '/t/st/key.pem', log: '/t/st.log', stats: '/t/st.json' },
+  gw: { cert: '/t/gw/cert.pem', key: '/t/gw/key.pem', log: '/t/gw.log', stats: '/t/gw.json' },
+};
+
+// A proxy's stats as quic-pep writes them, with QPEP's counters.
+const proxyStats = (relayed, down = 0) => ({
+  connections: 0,
+  tunnel: { up: true, cwnd: 120000, rtt_ms: 21 },
+  qpep: { accepted: relayed, relayed, failed: 0, refused: 0, active: 0, bytes: { up: 100, down } },
+});
+
+describe('QPEP: the -qpep protocols', () => {
+  it('names h1-qpep, h1s-qpep, h2-qpep for bench and tcp-qpep for bulk, all through QPEP', () => {
+    assert.deepEqual(QPEP_PROTOCOLS, ['h1-qpep', 'h1s-qpep', 'h2-qpep']);
+    assert.deepEqual(QPEP_PROTOCOLS.map(pepKind), ['qpep', 'qpep', 'qpep']);
+    assert.deepEqual(QPEP_PROTOCOLS.map(baseProtocol), ['h1', 'h1s', 'h2']);
+    assert.deepEqual(['h1-pep', 'h3-pep', 'h1-vpn', 'h1'].map(pepKind), ['tcp', 'quic', 'vpn', null]);
+    assert.equal(isPep('h1-qpep'), false, 'not the split-TCP PEP');
+    assert.equal(isQpep('h1-pep'), false);
+    assert.ok(BULK_PROTOCOLS.includes('tcp-qpep') && !BULK_PROTOCOLS.includes('quic-qpep'));
+    assert.equal(bulkPepKind('tcp-qpep'), 'qpep');
+    validateBenchMatrix(bench(QPEP_PROTOCOLS), { profiles });
+    validateBulkMatrix(bulkMatrix(['tcp', 'tcp-qpep']), { profiles });
+    assert.deepEqual(['h3-pep', 'quic-pep', 'h1-qpep', 'tcp-qpep', 'h1-pep', 'tcp-pep', 'h3'].map(usesQuicPep), [
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
+  });
+
+  it('refuses h3-qpep and quic-qpep in one line saying what to use instead', () => {
+    assert.throws(() => validateBenchMatrix(bench(['h1', 'h3-qpep']), { profiles }), {
+      name: 'UsageError',
+      message: '--protocol: h3-qpep: QPEP carries TCP; HTTP/3 through the QUIC PEP is h3-pep',
+    });
+    assert.throws(() => validateBulkMatrix(bulkMatrix(['quic-qpep']), { profiles }), {
+      name: 'UsageError',
+      message: '--protocol: quic-qpep: QPEP carries TCP; QUIC through the QUIC PEP is quic-pep',
+    });
+    assert.throws(
+      () => validateBenchMatrix(bench(['h4-qpep']), { profiles }),
+      /unknown protocol "h4-qpep"; expected .*h3-pep, h1-qpep, h1s-qpep, h2-qpep, h1-vpn/,
+    );
+  });
+
+  it('refuses --pep-tunnel per-connection with a -qpep protocol, before anything runs', async () => {
+    const per = parsePepOptions({ tunnel: 'per-connection' });
+    const message =
+      '--pep-tunnel per-connection: QPEP (the -qpep protocols) carries TCP over the standing tunnel; use --pep-tunnel warm';
+    assert.throws(() => checkQpepTunnel('per-connection'), { name: 'UsageError', message });
+    assert.throws(() => checkPepOptions(per, ['qpep']), { message });
+    await assert.rejects(checkBench(bench(['h1', 'h1-qpep']), { pep: per }, { profiles }), { message });
+    assert.throws(() => checkBulk(bulkMatrix(['tcp-qpep']), { pep: per }, { profiles }), { message });
+    // warm (the default) is fine, and per-connection without -qpep too
+    checkQpepTunnel('warm');
+    checkQpepTunnel(undefined);
+    checkPepOptions(parsePepOptions({}), ['qpep']);
+    checkPepOptions(per, ['quic', 'tcp']);
+    // the satellite hop is QUIC: the QUIC options, not the split-TCP PEP's
+    assert.throws(() => checkPepOptions(parsePepOptions({ sat: 'sndbuf=1' }), ['qpep']), /--pep-sat: sndbuf is a TCP/);
+    checkPepOptions(parsePepOptions({ sat: 'cc=bbr,initial-window=64' }), ['qpep']);
+  });
+
+  it('starts Chromium for a -qpep protocol exactly as for its plain protocol', () => {
+    const f = chromiumFlags(['h1', 'h1-qpep', 'h1s', 'h1s-qpep', 'h2', 'h2-qpep']);
+    assert.deepEqual(f['h1-qpep'], f.h1);
+    assert.deepEqual(f['h1s-qpep'], f.h1s);
+    assert.deepEqual(f['h2-qpep'], f.h2);
+    assert.ok(
+      f.h2.some((a) => a.includes('MAP satbench.test 198.18.3.2')),
+      "the server's own address",
+    );
+  });
+});
+
+describe("QPEP: the chain's plan", () => {
+  it("gives Proxy-ST the transparent TCP listener, beside the QUIC PEP chain's tunnel arguments", () => {
+    const plan = qpepPlan();
+    assert.deepEqual(plan.extra, { st: ['--qpep-listen', '127.0.0.1:9481'], gw: [] });
+    const args = chainArgs({ hops: {}, files, originCertPath: '/o', siteHost: 's', spare: false, extra: plan.extra });
+    assert.ok(args.st.includes('--tunnel') && args.gw.includes('--tunnel'));
+    assert.equal(args.st[args.st.indexOf('--qpep-listen') + 1], '127.0.0.1:9481');
+    assert.ok(!args.gw.includes('--qpep-listen') && !args.gw.includes('--spare'));
+    assert.ok(!args.st.some((a) => a.startsWith('--qpep-allow') || a === '--qpep-connect-cc'));
+    // without extra the QUIC chain is as it was
+    const plain = chainArgs({ hops: {}, files, originCertPath: '/o', siteHost: 's' });
+    assert.ok(!plain.st.includes('--qpep-listen'));
+    assert.deepEqual(plain.st, args.st.slice(0, -2));
+  });
+
+  it("makes --pep-ground's cc GW's TCP congestion control towards the server (Linux's names)", () => {
+    assert.deepEqual(qpepPlan({ ground: { cc: 'newreno' } }).extra.gw, ['--qpep-connect-cc', 'reno']);
+    assert.deepEqual(qpepPlan({ ground: { cc: 'bbr' } }).extra.gw, ['--qpep-connect-cc', 'bbr']);
+    assert.equal(qpepPlan({ ground: { cc: 'cubic' } }).settings.connect_cc, 'cubic');
+    assert.equal(qpepPlan().settings.connect_cc, null);
+  });
+
+  it("steers the client's new TCP on lan0 in st to QPEP's listener, with a table, mark and port of its own", () => {
+    const { st, settings } = qpepPlan();
+    assert.equal(
+      st.nft,
+      `table ip satbench_qpep {
+  chain prerouting {
+    type filter hook prerouting priority mangle; policy accept;
+    meta l4proto tcp socket transparent 1 meta mark set 0x2 accept
+    iifname "lan0" meta l4proto tcp fib daddr type != local tcp dport { 80, 443 } meta mark set 0x2 tproxy ip to 127.0.0.1:9481 accept
+  }
+}
+`,
+    );
+    assert.deepEqual(st.rules, [
+      ['rule', 'add', 'fwmark', '0x2', 'lookup', '101'],
+      ['route', 'add', 'local', '0.0.0.0/0', 'dev', 'lo', 'table', '101'],
+    ]);
+    assert.deepEqual(settings, {
+      listen: '127.0.0.1:9481',
+      ports: QPEP_PORTS,
+      nft_table: 'satbench_qpep',
+      connect_cc: null,
+    });
+    // never the split-TCP PEP's
+    for (const k of ['mark', 'table', 'port', 'nftTable']) assert.notEqual(QPEP_TPROXY[k], TPROXY[k], k);
+    assert.notDeepEqual(tproxyRules(QPEP_TPROXY), tproxyRules());
+    assert.match(nftRuleset({ iface: 'lan0' }), /^table ip satbench_tcp_pep .*127\.0\.0\.1:9480 accept/s);
+    // bulk: satbulk's TCP port, or every port
+    assert.match(qpepPlan({ ports: [5201] }).st.nft, /tcp dport \{ 5201 \} .*127\.0\.0\.1:9481/);
+    assert.doesNotMatch(qpepPlan({ ports: 'all' }).st.nft, /dport/);
+  });
+});
+
+describe('QPEP: through the tunnel or not', () => {
+  it("keeps the proxies' qpep counters and the tunnel in the record and judges by relayed TCP connections", () => {
+    const stats = { st: proxyStats(6, 400000), gw: proxyStats(6, 400000) };
+    const atLoad = { mode: 'warm', up: true, handshake_ms: 25 };
+    const chain = { kind: 'qpep', settings: { tunnel: 'warm' }, tunnelAtLoad: () => atLoad };
+    const rec = pepRecord(chain, stats);
+    assert.deepEqual(rec.relayed, { st: 6, gw: 6 });
+    assert.deepEqual(rec.tunnel, atLoad);
+    assert.equal(rec.stats, stats);
+    assert.deepEqual(checkThrough('h1-qpep', rec), { ok: true, error: null });
+    assert.deepEqual(checkThrough('tcp-qpep', rec), { ok: true, error: null });
+  });
+
+  it('fails a -qpep run when either end relayed no TCP connection', () => {
+    const chain = { kind: 'qpep', settings: {} };
+    const gwIdle = pepRecord(chain, { st: proxyStats(3), gw: proxyStats(0) });
+    assert.deepEqual(checkThrough('h1-qpep', gwIdle), {
+      ok: false,
+      error: 'not through QPEP: gw relayed no TCP connection over the tunnel',
+    });
+    // QUIC connections relayed do not count: only TCP carried over the tunnel
+    const quicOnly = pepRecord(chain, { st: { connections: 4 }, gw: { connections: 4 } });
+    assert.deepEqual(quicOnly.relayed, { st: 0, gw: 0 });
+    assert.equal(
+      checkThrough('h2-qpep', quicOnly).error,
+      'not through QPEP: st and gw relayed no TCP connection over the tunnel',
+    );
+    assert.equal(checkQpepRelayed(qpepRelayed({ st: null })).ok, false);
+    assert.equal(checkQpepRelayed(undefined).ok, false);
+  });
+});
