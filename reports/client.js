@@ -20,10 +20,21 @@
     'browser-h3': '#b8860b',
   };
   var EXTRA = ['#7b4bb7', '#b8860b', '#555555', '#d45fa7', '#3f5fbf'];
+  // A variant takes its plain protocol's colour and a line and point of its own.
+  var VARIANTS = {
+    pep: { dash: [6, 4], point: 'triangle' },
+    qpep: { dash: [2, 3], point: 'rect' },
+    vpn: { dash: [8, 3, 2, 3], point: 'crossRot' },
+  };
   var charts = [];
 
+  function variantOf(protocol) {
+    var m = /-(pep|qpep|vpn)$/.exec(String(protocol));
+    return m ? m[1] : null;
+  }
+
   function colorOf(protocol, i) {
-    var base = String(protocol).replace(/-pep$/, '');
+    var base = String(protocol).replace(/-(pep|qpep|vpn)$/, '');
     return COLORS[base] || EXTRA[i % EXTRA.length];
   }
 
@@ -48,12 +59,12 @@
 
   function datasetStyle(series, i) {
     var c = colorOf(series.protocol, i);
-    var pep = /-pep$/.test(series.protocol);
+    var v = VARIANTS[variantOf(series.protocol)];
     return {
       borderColor: c,
       backgroundColor: c,
-      borderDash: pep ? [6, 4] : [],
-      pointStyle: pep ? 'triangle' : 'circle',
+      borderDash: v ? v.dash : [],
+      pointStyle: v ? v.point : 'circle',
       pointRadius: 3,
       borderWidth: 1.5,
     };
@@ -200,15 +211,17 @@
     var datasets = block.ratio.map(function (s, i) {
       var pts = seriesPoints(s);
       if (pts.length) xMax = Math.max(xMax, pts[pts.length - 1].x);
-      var style = datasetStyle({ protocol: s.base }, i);
+      // the line of the variant over the plain protocol's colour; against
+      // another variant (tcp-qpep / tcp-vpn) a colour of its own
+      var style = datasetStyle({ protocol: s.protocol }, i);
+      if (variantOf(s.base)) style.borderColor = style.backgroundColor = EXTRA[i % EXTRA.length];
       return Object.assign({ label: s.protocol + ' / ' + s.base, data: pts, spanGaps: false }, style, {
-        borderDash: [],
         pointRadius: 0,
         pointHitRadius: 4,
       });
     });
     datasets.push(referenceLine('', 1, xMax));
-    var opts = bulkOptions('bytes with PEP / without');
+    var opts = bulkOptions('bytes received, first / second');
     opts.scales.x.max = xMax;
     opts.scales.y.type = 'logarithmic';
     // Over a wide range only 1, 2 and 5 (×10^k) are labelled, or they crowd.

@@ -57,7 +57,7 @@ export function buildReport({ summary, records = null, reference = null }) {
     if (!byKey.has(key)) byKey.set(key, []);
     byKey.get(key).push({ line: i + 1, record });
   });
-  const parts = buildParts(allGroups, { kindOf, byKey, matrix: meta.matrix ?? {}, records, reference });
+  const parts = buildParts(allGroups, { kindOf, byKey, matrix: meta.matrix ?? {}, records, reference, meta });
   const shown = parts.filter((p) => p.shown);
 
   const failures = parts

@@ -5,6 +5,7 @@
 import { MARKS_S, markMetric } from '../results/goodput.js';
 import { h, medianList, ordered, runsTable } from '../../reports/render.js';
 import { runFailures } from './generic.js';
+import { quicTunnelModes, tunnelSentence } from './pep-variants.js';
 
 // The bulk medians the report tabulates, in order; a column shows only when
 // some group has the metric (a 3 s download has no bytes at 5 s).
@@ -49,7 +50,7 @@ const curveSeries = (t, values, digits) => ({
  * their records, if any): blocks of one profile × loss × download with a
  * group per protocol, the columns to tabulate, and the objectives judged.
  */
-function build(groups, { kind, byKey, matrix: m = {}, records = null }) {
+function build(groups, { kind, byKey, matrix: m = {}, records = null, meta = {} }) {
   const bg = groups.map((g, i) => {
     const { protocol, ...rest } = g.scenario ?? {};
     return {
@@ -98,15 +99,16 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null }) {
       goodput: members
         .filter((g) => g.curve?.mean_mbps?.length)
         .map((g) => ({ protocol: g.protocol, ...curveSeries(g.curve.t_ms, g.curve.mean_mbps, 3) })),
-      // log-scale chart: a ratio of 0 (nothing yet with the PEP) cannot be drawn, so it is a gap like "nothing yet without"
+      // log-scale chart: a ratio of 0 (nothing yet with the PEP) cannot be drawn, so it is a gap like "nothing yet without";
+      // each variant over its plain protocol, then each -qpep over the -vpn and -pep beside it
       ratio: members
-        .filter((g) => g.vs_no_pep?.ratio?.length)
-        .map((g) => ({
+        .flatMap((g) => [g.vs_no_pep, ...(g.vs_variants ?? [])].filter((v) => v?.ratio?.length).map((v) => [g, v]))
+        .map(([g, v]) => ({
           protocol: g.protocol,
-          base: String(g.vs_no_pep.protocol),
+          base: String(v.protocol),
           ...curveSeries(
-            g.vs_no_pep.t_ms,
-            g.vs_no_pep.ratio.map((r) => (r > 0 ? r : null)),
+            v.t_ms,
+            v.ratio.map((r) => (r > 0 ? r : null)),
             4,
           ),
         })),
@@ -129,7 +131,9 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null }) {
       failed: g.failed,
       results: g.objectives.results,
     }));
-  return { groups: bg, blocks, columns, objectives, hasRecords: Boolean(records) };
+  // how the QUIC PEP's satellite hop ran for quic-pep and tcp-qpep
+  const tunnelNote = tunnelSentence(protocols, quicTunnelModes({ protocols, records, meta }));
+  return { groups: bg, blocks, columns, objectives, hasRecords: Boolean(records), tunnelNote };
 }
 
 // ---------------------------------------------------------------- rendering
@@ -206,13 +210,13 @@ ${rows}
 
 function renderBulkCharts(bulk) {
   return `<h3>Over time</h3>
-<p class="legend-note">Per profile, loss and download: the goodput in Mbit/s per ${h([...new Set(bulk.blocks.flatMap((b) => b.goodput.map((s) => s.step_ms)).filter(Boolean))].join(' or ') || '100')} ms bin from t0, averaged over the successful runs (a run adds nothing after its end), with the link rate as a grey line; and, as Kosek et al.'s Figure 2, the bytes received so far with the PEP (or through the VPN tunnel, -vpn) over the bytes without it (log scale; above 1 the PEP or tunnel is ahead; gaps where either had received nothing yet).</p>
+<p class="legend-note">Per profile, loss and download: the goodput in Mbit/s per ${h([...new Set(bulk.blocks.flatMap((b) => b.goodput.map((s) => s.step_ms)).filter(Boolean))].join(' or ') || '100')} ms bin from t0, averaged over the successful runs (a run adds nothing after its end), with the link rate as a grey line; and, as Kosek et al.'s Figure 2, the bytes received so far with the PEP (or through QPEP, -qpep, or the VPN tunnel, -vpn) over the bytes without it, and QPEP's over the VPN's and the split-TCP PEP's (log scale; above 1 the first is ahead; gaps where either had received nothing yet).</p>${bulk.tunnelNote ? `\n<p class="legend-note tunnel-mode">${h(bulk.tunnelNote)}</p>` : ''}
 ${bulk.blocks
   .map(
     (b) => `<h4>${h(b.title)}</h4>
 <div class="charts wide">
 ${b.goodput.length ? `<div class="chart"><div class="chart-title">Goodput, mean over runs</div><div class="chart-box"><canvas data-bulk="${b.id}" data-chart="goodput" role="img" aria-label="${h(`Goodput over time, ${b.title}`)}"></canvas></div></div>` : '<p class="note">No goodput curve (no successful run with bins).</p>'}
-${b.ratio.length ? `<div class="chart"><div class="chart-title">Bytes received with PEP or VPN / without</div><div class="chart-box"><canvas data-bulk="${b.id}" data-chart="ratio" role="img" aria-label="${h(`Ratio of bytes received with PEP or VPN to without, ${b.title}`)}"></canvas></div></div>` : ''}
+${b.ratio.length ? `<div class="chart"><div class="chart-title">Bytes received with PEP, QPEP or VPN / without</div><div class="chart-box"><canvas data-bulk="${b.id}" data-chart="ratio" role="img" aria-label="${h(`Ratio of bytes received with PEP, QPEP or VPN to without, ${b.title}`)}"></canvas></div></div>` : ''}
 </div>`,
   )
   .join('\n')}`;

@@ -4,14 +4,18 @@
 // once: the mean goodput curve, the objectives judged, and the PEP's lead.
 import { defineKind, stableJson } from './generic.js';
 import { bulkReport } from './bulk-report.js';
+import { variantPairs } from './pep-variants.js';
+import { baseProtocol } from '../core/protocols.js';
 import { judgeGroup, meanCurve, pepRatio } from '../results/goodput.js';
 import { objectivesFor } from '../results/objectives.js';
 
 /**
  * Pure: summary.json's bulk groups ([{group, records}]) completed: the
  * goodput curve averaged over the ok runs (meanCurve), the objectives
- * judged (quic4sat profiles), and for a -pep or -vpn protocol the ratio of its
- * bytes over time to the same scenario without the PEP.
+ * judged (quic4sat profiles), and for a -pep, -qpep or -vpn protocol the
+ * ratio of its bytes over time to the same scenario without it
+ * (`vs_no_pep`); a -qpep protocol also gets its ratio to the -vpn and -pep
+ * of its protocol (`vs_variants`: [{protocol, bin_ms, t_ms, ratio}]).
  */
 export function withBulkExtras(entries) {
   const out = entries.map(({ group: g, records: rs }) => {
@@ -35,12 +39,17 @@ export function withBulkExtras(entries) {
         : null,
     };
   });
+  // -vpn (the tunnel without PEP) and -qpep against their plain protocol, as
+  // -pep is; -qpep also against -vpn and -pep, over the same scenario
+  const pairs = variantPairs([...new Set(out.map((g) => g.scenario.protocol))]);
   for (const g of out) {
-    // -vpn (the tunnel without PEP) against its plain protocol, as -pep is
-    if (!/-(pep|vpn)$/.test(g.scenario.protocol)) continue;
-    const plainScenario = { ...g.scenario, protocol: g.scenario.protocol.replace(/-(pep|vpn)$/, '') };
-    const plain = out.find((x) => stableJson(x.scenario) === stableJson(plainScenario));
-    if (plain) g.vs_no_pep = { protocol: plainScenario.protocol, ...pepRatio(g.curve, plain.curve) };
+    for (const pair of pairs.filter((p) => p.a === g.scenario.protocol)) {
+      const other = out.find((x) => stableJson(x.scenario) === stableJson({ ...g.scenario, protocol: pair.b }));
+      if (!other) continue;
+      const vs = { protocol: pair.b, ...pepRatio(g.curve, other.curve) };
+      if (pair.b === baseProtocol(pair.a)) g.vs_no_pep = vs;
+      else (g.vs_variants ??= []).push(vs);
+    }
   }
   return out;
 }

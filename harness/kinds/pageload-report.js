@@ -5,21 +5,17 @@
 // and labels) come in with the kind, so that this module needs no import
 // of pageload.js.
 import { compareSamples, MIN_RUNS_FOR_COMPARISON } from '../core/stats.js';
-import { baseProtocol, isVpn } from '../core/protocols.js';
+import { usesQuicPep } from '../core/protocols.js';
 import { paperMedian } from '../../reports/paper.js';
 import { runFailures } from './generic.js';
+import { variantPairs, quicTunnelModes, tunnelSentence } from './pep-variants.js';
 import { h, fmtMs, fmtRatio, fmtP, fmtDelta, ordered, runsTable } from '../../reports/render.js';
 
-// Comparisons the report shows: each -pep (and -vpn) protocol against the
-// same protocol without PEP (without tunnel), and HTTP/3 against HTTP/1.1
-// (the paper's).
+// Comparisons the report shows: each -pep, -qpep and -vpn protocol against
+// the same protocol without PEP (without tunnel), each -qpep against the
+// -vpn and -pep of its protocol, and HTTP/3 against HTTP/1.1 (the paper's).
 export function comparisonPairs(protocols) {
-  const pairs = [];
-  for (const p of protocols) {
-    const base = baseProtocol(p);
-    if (base !== p && protocols.includes(base))
-      pairs.push({ a: p, b: base, kind: isVpn(p) ? 'VPN vs no VPN' : 'PEP vs no PEP' });
-  }
+  const pairs = variantPairs(protocols);
   for (const [a, b] of [
     ['h3', 'h1'],
     ['h3-pep', 'h1-pep'],
@@ -45,7 +41,7 @@ export const lighthouseEntries = (records) =>
  * groups and (optional) the records grouped by key: the matrix of medians
  * per site, the comparisons, and the distribution blocks and series.
  */
-function build(groups, { kind, byKey, matrix: m = {}, records = null, reference = null }) {
+function build(groups, { kind, byKey, matrix: m = {}, records = null, reference = null, meta = {} }) {
   const KEY_METRICS = kind.keyMetrics;
   const gi = groups.map((g, i) => ({
     ...g,
@@ -72,6 +68,8 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
   const profiles = axis('profile', m.profiles);
   const losses = axis('loss_pct', m.losses);
   const protocolsAll = axis('protocol', m.protocols);
+  // how the QUIC PEP's satellite hop ran for h3-pep and the -qpep protocols
+  const tunnelModes = quicTunnelModes({ protocols: protocolsAll, records, meta });
 
   const matrix = sites.map((site) => {
     const protocols = protocolsAll.filter((p) => gi.some((g) => g.scenario.site === site && g.scenario.protocol === p));
@@ -127,6 +125,7 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
           if (!ga || !gb) continue;
           comparisons.push({
             ...pair,
+            tunnel: usesQuicPep(pair.a) || usesQuicPep(pair.b) ? tunnelModes.join(', ') || null : null,
             site,
             profile,
             loss_pct,
@@ -192,6 +191,7 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
     series,
     lighthouse: lighthouseEntries(records),
     hasRecords: Boolean(records),
+    tunnelNote: tunnelSentence(protocolsAll, tunnelModes),
   };
 }
 
@@ -242,13 +242,13 @@ ${t.rows.map((r) => `<tr><th>${h(r.profile)}</th><td>${h(r.loss_pct)}</td>${r.ce
 
 function renderComparisons(part) {
   if (!part.comparisons.length)
-    return '<p class="note">No pair of protocols to compare (PEP or VPN and neither, or HTTP/3 and HTTP/1.1, over the same profile, loss and site).</p>';
+    return '<p class="note">No pair of protocols to compare (PEP, QPEP or VPN and neither, QPEP and VPN or PEP, or HTTP/3 and HTTP/1.1, over the same profile, loss and site).</p>';
   const head = part.keyMetrics.map((km) => `<th colspan="4">${h(km.label)}</th>`).join('');
   const sub = part.keyMetrics.map(() => '<th>ours</th><th>paper</th><th>p</th><th>Cliff’s δ</th>').join('');
   const rows = part.comparisons
     .map(
       (c) =>
-        `<tr><td>${h(c.kind)}</td><th>${h(c.a)} / ${h(c.b)}</th><td>${h(`${c.profile} · loss ${c.loss_pct} % · ${c.site}`)}</td>` +
+        `<tr><td>${h(c.kind)}${c.tunnel ? `<br><small class="note tunnel-mode">tunnel ${h(c.tunnel)}</small>` : ''}</td><th>${h(c.a)} / ${h(c.b)}</th><td>${h(`${c.profile} · loss ${c.loss_pct} % · ${c.site}`)}</td>` +
         c.metrics
           .map(
             (x) =>
@@ -260,7 +260,7 @@ function renderComparisons(part) {
         '</tr>',
     )
     .join('\n');
-  return `<p class="legend-note">Ratio of medians (first protocol over second; below 1 means the first is faster), the paper's ratio where it has both, the two-sided Mann–Whitney U p-value (bold below 0.05) and Cliff's delta of the first against the second (negative: the first tends to be faster; |δ| ≥ 0.474 is large). ⚠: fewer than ${MIN_RUNS_FOR_COMPARISON} runs on a side.</p>
+  return `<p class="legend-note">Ratio of medians (first protocol over second; below 1 means the first is faster), the paper's ratio where it has both, the two-sided Mann–Whitney U p-value (bold below 0.05) and Cliff's delta of the first against the second (negative: the first tends to be faster; |δ| ≥ 0.474 is large). ⚠: fewer than ${MIN_RUNS_FOR_COMPARISON} runs on a side. Under a comparison through the QUIC PEP: its satellite hop's mode (warm: the standing tunnel; per-connection).</p>
 <div class="scroll"><table>
 <thead><tr><th rowspan="2">comparison</th><th rowspan="2">protocols</th><th rowspan="2">scenario</th>${head}</tr><tr>${sub}</tr></thead>
 <tbody>
@@ -272,7 +272,7 @@ function renderDistributions(part) {
   if (!part.blocks.length)
     return `<p class="note">${part.hasRecords ? 'No successful runs to plot.' : 'Needs results.jsonl.'}</p>`;
   return (
-    '<p class="legend-note">Per profile, loss and site: the empirical CDF of each metric with every successful run as a dot (dashed lines and triangles: with PEP), and Page Load Time in run order, where drifts and outliers show. Hover a dot for its run.</p>' +
+    '<p class="legend-note">Per profile, loss and site: the empirical CDF of each metric with every successful run as a dot (in the colour of the plain protocol; dashed lines and triangles: with PEP, dotted lines and squares: QPEP, dash-dotted lines and crosses: through the VPN), and Page Load Time in run order, where drifts and outliers show. Hover a dot for its run.</p>' +
     part.blocks
       .map(
         (b) => `
@@ -354,7 +354,7 @@ ${runsTable(
 const sections = (part) => {
   const main = `<section id="medians"><h2>Medians</h2>
 <p class="legend-note">Each cell: our median (links to its runs), its bootstrap 95 % interval, and where the scenario is one of Kosek et al. (IFIP Networking 2022, Table II: the kepler page over geo or leo) the paper's median and ours relative to it.</p>
-${renderMatrix(part)}
+${part.tunnelNote ? `<p class="legend-note tunnel-mode">${h(part.tunnelNote)}</p>\n` : ''}${renderMatrix(part)}
 </section>
 <section id="comparisons"><h2>Comparisons</h2>
 ${renderComparisons(part)}

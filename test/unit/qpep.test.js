@@ -1,7 +1,9 @@
 // QPEP's plain parts: the -qpep protocol names and what is refused (h3-qpep,
 // quic-qpep, --pep-tunnel per-connection), the QUIC PEP chain's extra
-// arguments and st's TPROXY plan, and the through-the-tunnel check from the
-// proxies' qpep counters.
+// arguments and st's TPROXY plan, the through-the-tunnel check from the
+// proxies' qpep counters, and where the report and summary put -qpep
+// beside its plain protocol, the VPN baseline and the split-TCP PEP, with
+// the tunnel's mode named.
 import assert from 'node:assert/strict';
 import { QPEP_PROTOCOLS, baseProtocol, isPep, isQpep, pepKind, usesQuicPep } from '../../harness/core/protocols.js';
 import {
@@ -18,7 +20,12 @@ import { checkPepOptions, parsePepOptions } from '../../harness/pep/options.js';
 import { pepRecord, checkThrough } from '../../harness/pep/chain.js';
 import { BULK_PROTOCOLS, bulkPepKind, validateBulkMatrix, checkBulk } from '../../harness/bulk/matrix.js';
 import { validateBenchMatrix, checkBench } from '../../harness/pageload/matrix.js';
+import { comparisonPairs } from '../../harness/kinds/pageload-report.js';
+import { quicTunnelModes, tunnelSentence, variantPairs } from '../../harness/kinds/pep-variants.js';
 import { chromiumFlags } from '../../harness/campaign/environment.js';
+import { summarize } from '../../harness/analysis/summary.js';
+import { buildReport, renderReport } from '../../reports/html.js';
+import { scenarios, makeRecords } from '../fixtures.js';
 
 const profiles = () => ({});
 const bench = (protocols) => ({ profiles: [], losses: [], sites: [], runs: 1, protocols });
@@ -187,5 +194,116 @@ describe('QPEP: through the tunnel or not', () => {
     );
     assert.equal(checkQpepRelayed(qpepRelayed({ st: null })).ok, false);
     assert.equal(checkQpepRelayed(undefined).ok, false);
+  });
+});
+
+describe('QPEP: in the report and the summary', () => {
+  it('pairs X-qpep with X, with X-vpn and with X-pep', () => {
+    assert.deepEqual(
+      comparisonPairs(['h1', 'h1-pep', 'h1-qpep', 'h1-vpn', 'h3', 'h3-pep', 'h2-qpep']).map(
+        (p) => `${p.a}/${p.b} ${p.kind}`,
+      ),
+      [
+        'h1-pep/h1 PEP vs no PEP',
+        'h1-qpep/h1 QPEP vs no PEP',
+        'h1-vpn/h1 VPN vs no VPN',
+        'h3-pep/h3 PEP vs no PEP',
+        'h1-qpep/h1-vpn QPEP vs VPN',
+        'h1-qpep/h1-pep QPEP vs split-TCP PEP',
+        'h3/h1 HTTP/3 vs HTTP/1.1',
+        'h3-pep/h1-pep HTTP/3 vs HTTP/1.1',
+      ],
+    );
+    assert.deepEqual(
+      variantPairs(['tcp', 'tcp-pep', 'tcp-qpep', 'tcp-vpn', 'quic']).map((p) => `${p.a}/${p.b}`),
+      ['tcp-pep/tcp', 'tcp-qpep/tcp', 'tcp-vpn/tcp', 'tcp-qpep/tcp-vpn', 'tcp-qpep/tcp-pep'],
+    );
+  });
+
+  it('names the tunnel mode from the records, else from the settings', () => {
+    const rec = (protocol, mode) => ({ scenario: { protocol }, pep: { tunnel: { mode } } });
+    assert.deepEqual(quicTunnelModes({ protocols: ['h1', 'h1-qpep'], records: [rec('h1-qpep', 'warm')] }), ['warm']);
+    // only the runs through the QUIC PEP
+    assert.deepEqual(quicTunnelModes({ protocols: ['h1', 'h1-pep'], records: [rec('h1-qpep', 'warm')] }), []);
+    assert.deepEqual(
+      quicTunnelModes({ protocols: ['h3-pep'], records: [rec('h3-pep', 'warm'), rec('h3-pep', 'per-connection')] }),
+      ['warm', 'per-connection'],
+    );
+    assert.deepEqual(quicTunnelModes({ protocols: ['h3-pep'], meta: { pep: { tunnel: 'per-connection' } } }), [
+      'per-connection',
+    ]);
+    assert.deepEqual(quicTunnelModes({ protocols: ['tcp-qpep'], meta: { settings: { pep: { tunnel: 'warm' } } } }), [
+      'warm',
+    ]);
+    assert.match(
+      tunnelSentence(['h1', 'h1-qpep', 'h3-pep'], ['warm']),
+      /^The QUIC PEP's satellite hop \(h1-qpep, h3-pep\): warm \(one standing/,
+    );
+    assert.equal(tunnelSentence(['h1', 'h1-pep'], ['warm']), null);
+    assert.equal(tunnelSentence(['h1-qpep'], []), null);
+  });
+
+  it('shows h1-qpep against h1, h1-vpn and h1-pep, with the tunnel mode, in the page-load report', () => {
+    const protocols = ['h1', 'h1-pep', 'h1-qpep', 'h1-vpn'];
+    const records = makeRecords(scenarios({ protocols, profiles: ['geo'] }), { runs: 3 });
+    for (const r of records)
+      if (r.scenario.protocol === 'h1-qpep') r.pep = { kind: 'qpep', tunnel: { mode: 'warm', up: true } };
+    const summary = { meta: { matrix: { protocols } }, groups: summarize(records) };
+    const model = buildReport({ summary, records });
+    const pairs = model.pageload.comparisons.map((c) => `${c.a}/${c.b} ${c.tunnel}`);
+    assert.deepEqual(pairs, [
+      'h1-pep/h1 null',
+      'h1-qpep/h1 warm',
+      'h1-vpn/h1 null',
+      'h1-qpep/h1-vpn warm',
+      'h1-qpep/h1-pep warm',
+    ]);
+    const html = renderReport(summary, { records });
+    assert.match(
+      html,
+      /<td>QPEP vs VPN<br><small class="note tunnel-mode">tunnel warm<\/small><\/td><th>h1-qpep \/ h1-vpn<\/th>/,
+    );
+    assert.match(html, /<p class="legend-note tunnel-mode">The QUIC PEP&#39;s satellite hop \(h1-qpep\): warm/);
+    // without records, from bench's settings
+    const bare = buildReport({ summary: { ...summary, meta: { ...summary.meta, pep: { tunnel: 'warm' } } } });
+    assert.ok(bare.pageload.comparisons.find((c) => c.a === 'h1-qpep').tunnel === 'warm');
+  });
+
+  it("gives a bulk -qpep group its lead over tcp (vs_no_pep) and its ratio to tcp-vpn's and tcp-pep's", () => {
+    const rec = (protocol, bins) => ({
+      kind: 'bulk',
+      scenario: { profile: 'geo', loss_pct: 0, protocol, duration_s: 2 },
+      run: 1,
+      ok: true,
+      error: null,
+      link_rate_mbps: 50,
+      goodput: { bin_ms: 1000, bins },
+      metrics: { bytes: bins.reduce((a, b) => a + b, 0) },
+      ...(protocol === 'tcp-qpep' ? { pep: { kind: 'qpep', tunnel: { mode: 'warm' } } } : {}),
+    });
+    const records = [
+      rec('tcp', [1e6, 2e6]),
+      rec('tcp-pep', [2e6, 2e6]),
+      rec('tcp-qpep', [2e6, 4e6]),
+      rec('tcp-vpn', [5e5, 1e6]),
+    ];
+    const groups = summarize(records);
+    const q = groups.find((g) => g.scenario.protocol === 'tcp-qpep');
+    assert.equal(q.vs_no_pep.protocol, 'tcp');
+    assert.deepEqual(q.vs_no_pep.ratio, [2, 2]);
+    assert.deepEqual(
+      q.vs_variants.map((v) => [v.protocol, v.ratio]),
+      [
+        ['tcp-vpn', [4, 4]],
+        ['tcp-pep', [1, 1.5]],
+      ],
+    );
+    assert.equal(groups.find((g) => g.scenario.protocol === 'tcp-vpn').vs_variants, undefined);
+    const model = buildReport({ summary: { meta: {}, groups }, records });
+    assert.deepEqual(
+      model.bulk.blocks[0].ratio.map((s) => `${s.protocol}/${s.base}`),
+      ['tcp-pep/tcp', 'tcp-qpep/tcp', 'tcp-qpep/tcp-vpn', 'tcp-qpep/tcp-pep', 'tcp-vpn/tcp'],
+    );
+    assert.match(model.bulk.tunnelNote, /\(tcp-qpep\): warm/);
   });
 });
