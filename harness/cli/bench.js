@@ -22,13 +22,16 @@ export const HELP = `Usage: satbench bench [--preset NAME] [--profile LIST] [--l
   DIR/results.jsonl (a line per run, flushed as it ends), DIR/summary.json, DIR/index.html.
 
 Options:
-  --preset NAME     quick (the default: kepler, leo and geo, loss 0, h1, h1-pep, h3, h3-pep, 5 runs) or
-                    ifip2022 (the paper's matrix); the options below override its parts
+  --preset NAME     quick (the default: kepler, leo and geo, loss 0, h1, h1-pep, h1-qpep, h3,
+                    h3-pep, 5 runs) or ifip2022 (the paper's matrix); the options below override
+                    its parts
   --profile LIST    link profiles, comma-separated (see \`satbench profiles\`)
   --loss LIST       satellite-link loss in percent, comma-separated (0,0.01,0.1,1)
   --protocol LIST   h1 (HTTP/1.1 cleartext), h1s (HTTP/1.1 over TLS), h2, h3, and each with
                     -pep (h1-pep, …, h3-pep): through the PEP chain in st and gw, or with
-                    -vpn (h1-vpn, …, h3-vpn): through an OpenVPN tunnel between st and gw, no PEP
+                    -vpn (h1-vpn, …, h3-vpn): through an OpenVPN tunnel between st and gw, no PEP;
+                    h1, h1s, h2 also with -qpep (h1-qpep, h1s-qpep, h2-qpep): QPEP, their TCP
+                    connections carried over the QUIC PEP's standing tunnel (HTTP/3 there is h3-pep)
   --site NAME|DIR   a reference site (kepler, deutschmann-small, deutschmann-large,
                     kuhn-a, kuhn-b) or a directory with an index.html
   -n RUNS           runs per scenario
@@ -51,11 +54,13 @@ Options:
                     default: satellite hop NewReno, initial window 100; ground hops Cubic, 10)
                     or A, B, C, D (Kuhn et al. 2020, Table III)
   --pep-sat LIST    the PEPs' satellite hop, KEY=VALUE comma-separated: cc, initial-window, and
-                    the --quic keys (h3-pep) or sndbuf, rcvbuf (h1-pep, h1s-pep, h2-pep)
-  --pep-ground LIST the PEPs' client and server hops, the same keys
+                    the --quic keys (h3-pep, -qpep: the tunnel) or sndbuf, rcvbuf (h1-pep, h1s-pep,
+                    h2-pep)
+  --pep-ground LIST the PEPs' client and server hops, the same keys (-qpep: cc is also Proxy-GW's
+                    TCP congestion control towards the server)
   --pep-tunnel MODE the QUIC PEP's satellite hop: warm (the default: one standing ST↔GW
                     connection, up before the load, shared by every client connection) or
-                    per-connection (one per client connection, as Kosek et al.)
+                    per-connection (one per client connection, as Kosek et al.; not with -qpep)
   --qlog            the QUIC PEPs write a qlog per connection under DIR/qlog/SCENARIO-runN/
   --shard I/N       run only slice I of N of the matrix (every N-th run, round-robin);
                     \`satbench merge\` joins the slices

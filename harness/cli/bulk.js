@@ -21,13 +21,15 @@ export const HELP = `Usage: satbench bulk [--preset NAME] [--profile LIST] [--lo
   a fresh testbed per run, and count the bytes received per --bin-ms from just before connecting.
   Writes DIR/results.jsonl (a line per run, kind "bulk", flushed as it ends), DIR/summary.json
   (per scenario: medians of bytes at 1, 3, 5, 10 s, time to 90 % of the link rate, time to 2, 10,
-  100 MB, the goodput curve averaged over runs, the PEP/no-PEP ratio, objectives) and index.html.
+  100 MB, the goodput curve averaged over runs, the PEP/no-PEP ratio (tcp-qpep also over tcp-vpn
+  and tcp-pep), objectives) and index.html.
 
 Options:
   --preset NAME     ifip2022-goodput (geo, leo; loss 0, 0.01, 0.1, 1 %; 15 s; quic, quic-pep, tcp,
                     tcp-pep; 10 runs) or quic4sat (the six quic4sat-* profiles, 100 MB, 3 runs, the
                     draft's objectives met or missed). Without: geo, loss 0, quic and tcp, 10 s, 3 runs
   --protocol LIST   quic, tcp (satbulk, end to end), quic-pep, tcp-pep (through the PEP chains),
+                    tcp-qpep (QPEP: the TCP connection carried over the QUIC PEP's standing tunnel),
                     quic-vpn, tcp-vpn (through an OpenVPN tunnel between st and gw, no PEP),
                     browser-h1, browser-h2, browser-h3 (Chromium fetching one large file)
   --duration S      download for S seconds (10, 15s, 500ms)
@@ -44,11 +46,12 @@ Options:
   --pep-preset NAME the split-TCP PEP's preset: paper (default: satellite hop NewReno, IW 100),
                     A, B, C, D (Kuhn et al. 2020)
   --pep-sat LIST    the PEPs' satellite hop, KEY=VALUE: cc, initial-window, and the QUIC keys
-                    above (quic-pep) or sndbuf, rcvbuf (tcp-pep)
-  --pep-ground LIST the PEPs' client and server hops, the same keys
+                    above (quic-pep, tcp-qpep: the tunnel) or sndbuf, rcvbuf (tcp-pep)
+  --pep-ground LIST the PEPs' client and server hops, the same keys (tcp-qpep: cc is also
+                    Proxy-GW's TCP congestion control towards the server)
   --pep-tunnel MODE the QUIC PEP's satellite hop: warm (the default: one standing ST↔GW
                     connection, up before the load, shared by every client connection) or
-                    per-connection (one per client connection, as Kosek et al.)
+                    per-connection (one per client connection, as Kosek et al.; not with tcp-qpep)
   --out DIR         where results go (default out/bulk-TIMESTAMP); --resume DIR continues one
   --json            print summary.json to stdout (else a table of the medians)
 Exit 0 when the matrix ran (failed runs are counted and reported), 2 on a harness error.`;

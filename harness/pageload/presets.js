@@ -1,10 +1,10 @@
 // Named benchmark matrices (`satbench bench --preset NAME`).
 export const BENCH_PRESETS = {
   quick: {
-    description: 'kepler over leo and geo, no loss, h1, h1-pep, h3 and h3-pep, 5 runs each (npm run bench)',
+    description: 'kepler over leo and geo, no loss, h1, h1-pep, h1-qpep, h3 and h3-pep, 5 runs each (npm run bench)',
     profiles: ['leo', 'geo'],
     losses: [0],
-    protocols: ['h1', 'h1-pep', 'h3', 'h3-pep'],
+    protocols: ['h1', 'h1-pep', 'h1-qpep', 'h3', 'h3-pep'],
     sites: ['kepler'],
     runs: 5,
   },

@@ -20,6 +20,7 @@ import { checkPepOptions, parsePepOptions } from '../../harness/pep/options.js';
 import { pepRecord, checkThrough } from '../../harness/pep/chain.js';
 import { BULK_PROTOCOLS, bulkPepKind, validateBulkMatrix, checkBulk } from '../../harness/bulk/matrix.js';
 import { validateBenchMatrix, checkBench } from '../../harness/pageload/matrix.js';
+import { BENCH_PRESETS } from '../../harness/pageload/presets.js';
 import { comparisonPairs } from '../../harness/kinds/pageload-report.js';
 import { quicTunnelModes, tunnelSentence, variantPairs } from '../../harness/kinds/pep-variants.js';
 import { chromiumFlags } from '../../harness/campaign/environment.js';
@@ -107,6 +108,12 @@ describe('QPEP: the -qpep protocols', () => {
       f.h2.some((a) => a.includes('MAP satbench.test 198.18.3.2')),
       "the server's own address",
     );
+  });
+
+  it('adds h1-qpep to the quick preset', () => {
+    assert.deepEqual(BENCH_PRESETS.quick.protocols, ['h1', 'h1-pep', 'h1-qpep', 'h3', 'h3-pep']);
+    assert.match(BENCH_PRESETS.quick.description, /h1-qpep/);
+    validateBenchMatrix({ ...BENCH_PRESETS.quick, profiles: [], sites: [] }, { profiles });
   });
 });
 
