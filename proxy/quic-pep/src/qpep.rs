@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use quinn::{RecvStream, SendStream, VarInt};
 use satbench_transport::net::Ipv4Net;
 use satbench_transport::tcp;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::watch;
 
@@ -265,9 +265,20 @@ pub async fn relay(
     let (mut from_tcp, mut to_tcp) = (0u64, 0u64);
     let aborted = {
         let out = async {
+            // The peer's STOP_SENDING must end this side even while it waits
+            // for TCP data that may never come (a server done sending).
+            let stopped = send.stopped();
+            tokio::pin!(stopped);
             let mut buf = vec![0u8; BUF];
             loop {
-                match rd.read(&mut buf).await {
+                let read = tokio::select! {
+                    r = rd.read(&mut buf) => r,
+                    s = &mut stopped => return Err(match s {
+                        Ok(Some(code)) => format!("tunnel stream stopped with code {code}"),
+                        _ => "tunnel stream stopped".to_string(),
+                    }),
+                };
+                match read {
                     Ok(0) => {
                         let _ = send.finish();
                         return Ok(());
@@ -285,7 +296,16 @@ pub async fn relay(
         };
         let inn = async {
             loop {
-                match recv.read_chunk(BUF, true).await {
+                // A reset from the TCP peer must end this side even while no
+                // tunnel data comes to write (its FIN may be read already).
+                let chunk = tokio::select! {
+                    c = recv.read_chunk(BUF, true) => c,
+                    _ = wr.as_ref().ready(Interest::ERROR) => {
+                        let e = wr.as_ref().take_error().ok().flatten();
+                        return Err(format!("TCP: {}", e.map_or("socket error".into(), |e| e.to_string())));
+                    }
+                };
+                match chunk {
                     Ok(Some(c)) => {
                         wr.write_all(&c.bytes)
                             .await

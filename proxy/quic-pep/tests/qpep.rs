@@ -142,6 +142,52 @@ async fn tcp_connections_share_one_tunnel_each_with_its_bytes_fins_and_resets() 
     );
 }
 
+/// A server that sends 1 MB after reading its client's FIN, then holds the
+/// connection open without a word, as a server done sending does.
+async fn quiet_server() -> SocketAddr {
+    let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = l.accept().await {
+            tokio::spawn(async move {
+                let mut req = Vec::new();
+                s.read_to_end(&mut req).await.unwrap();
+                let _ = s.write_all(&vec![1u8; 1 << 20]).await;
+                tokio::time::sleep(Duration::from_secs(3600)).await;
+            });
+        }
+    });
+    addr
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_client_that_resets_after_its_fin_ends_the_connection_at_both_proxies() {
+    // the pattern of a timed download: request, FIN, read for a while, then
+    // close with unread data (RST) while the server is quiet: Proxy-GW
+    // learns it only from the STOP_SENDING
+    let to = quiet_server().await;
+    let q = qpep_chain(
+        "qpep-reset-after-fin",
+        Some(to),
+        &["--qpep-allow", "127.0.0.1"],
+    )
+    .await;
+    let mut s = TcpStream::connect(q.listen).await.unwrap();
+    s.write_all(b"send").await.unwrap();
+    s.shutdown().await.unwrap();
+    let mut got = vec![0u8; 300_000];
+    s.read_exact(&mut got).await.unwrap();
+    satbench_transport::tcp::set_linger_zero(&s).unwrap();
+    drop(s);
+    for pep in [&q.chain.st, &q.chain.gw] {
+        let s = wait_stats(pep, "the connection ends at both proxies", |s| {
+            s["qpep"]["active"] == 0
+        })
+        .await;
+        assert_eq!(s["qpep"]["aborted"], 1, "{s}");
+    }
+}
+
 /// A connection to a destination that will not have it: the client sees
 /// its connection reset, not a clean end.
 async fn refused(q: &Qpep) {
