@@ -43,6 +43,16 @@ impl FromStr for Ipv4Net {
     }
 }
 
+/// A comma-separated list of networks (`10.0.0.0/8, 192.0.2.7`); empty
+/// items are skipped, so the list may come back empty.
+pub fn parse_list(v: &str) -> Result<Vec<Ipv4Net>, String> {
+    v.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::parse)
+        .collect()
+}
+
 impl fmt::Display for Ipv4Net {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -72,6 +82,14 @@ mod tests {
         assert!(net("0.0.0.0/0").contains("8.8.8.8".parse().unwrap()));
         assert!(net("192.0.2.7").contains("192.0.2.7".parse().unwrap()));
         assert!(!net("192.0.2.7").contains("192.0.2.8".parse().unwrap()));
+    }
+
+    #[test]
+    fn lists() {
+        let l = parse_list("10.0.0.0/8, 192.0.2.7,").unwrap();
+        assert_eq!(l, [net("10.0.0.0/8"), net("192.0.2.7")]);
+        assert_eq!(parse_list("").unwrap(), []);
+        assert!(parse_list("10.0.0.0/8,x").is_err());
     }
 
     #[test]

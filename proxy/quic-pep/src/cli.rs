@@ -236,15 +236,10 @@ fn socket_addr_v4(v: &str) -> Result<SocketAddrV4, String> {
 struct Networks(Vec<Ipv4Net>);
 
 fn networks(v: &str) -> Result<Networks, String> {
-    v.split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::parse)
-        .collect::<Result<Vec<_>, _>>()
-        .and_then(|n| match n.is_empty() {
-            true => Err(format!("expected networks like 198.18.0.0/15, got '{v}'")),
-            false => Ok(Networks(n)),
-        })
+    satbench_transport::net::parse_list(v).and_then(|n| match n.is_empty() {
+        true => Err(format!("expected networks like 198.18.0.0/15, got '{v}'")),
+        false => Ok(Networks(n)),
+    })
 }
 
 fn whole<T: std::str::FromStr>(v: &str) -> Result<T, String> {

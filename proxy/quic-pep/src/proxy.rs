@@ -468,23 +468,14 @@ impl Proxy {
     async fn over_tunnel(&self, id: u64, incoming: Incoming) -> String {
         let remote = incoming.remote_address();
         let started = Instant::now();
-        let mut current = self.tunnel.subscribe();
-        let up = async {
-            current
-                .wait_for(|t| t.is_some())
-                .await
-                .ok()
-                .and_then(|t| t.clone())
-        };
-        let t = match tokio::time::timeout(TUNNEL_WAIT, up).await {
-            Ok(Some(t)) => t,
-            _ => {
+        let t = match tunnel::dial::wait_up(self.tunnel.subscribe()).await {
+            Some(t) => t,
+            None => {
                 self.stats.failed.fetch_add(1, Relaxed);
                 self.refuse(incoming);
                 return format!("conn {id} from {remote} failed: the tunnel is down");
             }
         };
-        drop(current);
         let near = match self.server_config(id, self.cfg.alpn.clone(), None) {
             Ok(cfg) => match incoming.accept_with(Arc::new(cfg)) {
                 Ok(c) => c.await.map_err(|e| Ended::from(&e).describe()),
@@ -524,9 +515,6 @@ impl Proxy {
         mode_name(self.cfg.mode)
     }
 }
-
-/// How long a client waits, unanswered, for a tunnel being dialled.
-const TUNNEL_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
 pub fn mode_name(m: Mode) -> &'static str {
     match m {

@@ -26,7 +26,7 @@ use crate::cli::Qpep;
 use crate::log::Log;
 use crate::stats::{QpepStats, Stats};
 use crate::tunnel::frame::Header;
-use crate::tunnel::Tunnel;
+use crate::tunnel::{self, Tunnel};
 
 /// Application code of a tunnel stream whose TCP connection was reset.
 pub const TCP_RESET: u32 = 0x7172;
@@ -36,8 +36,6 @@ pub const TCP_UNREACHABLE: u32 = 0x7173;
 const BUF: usize = 64 * 1024;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const BACKLOG: u32 = 1024;
-/// How long a TCP connection waits for a tunnel being dialled.
-const TUNNEL_WAIT: Duration = Duration::from_secs(3);
 
 /// Proxy-ST's TCP listener: transparent for TPROXY, or plain with `--qpep-to`.
 pub fn listen(q: &Qpep) -> Result<Option<TcpListener>, String> {
@@ -121,17 +119,9 @@ impl St {
             ));
             return abort_tcp(tcp);
         }
-        let mut current = self.tunnel.clone();
-        let up = async {
-            current
-                .wait_for(|t| t.is_some())
-                .await
-                .ok()
-                .and_then(|t| t.clone())
-        };
-        let opened = match tokio::time::timeout(TUNNEL_WAIT, up).await {
-            Ok(Some(t)) => t.conn.open_bi().await.map_err(|e| e.to_string()),
-            _ => Err("the tunnel is down".into()),
+        let opened = match tunnel::dial::wait_up(self.tunnel.clone()).await {
+            Some(t) => t.conn.open_bi().await.map_err(|e| e.to_string()),
+            None => Err("the tunnel is down".into()),
         };
         let (mut send, recv) = match opened {
             Ok(s) => s,

@@ -137,12 +137,7 @@ struct Args {
 struct Networks(Vec<Ipv4Net>);
 
 fn networks(v: &str) -> Result<Networks, String> {
-    v.split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::parse)
-        .collect::<Result<_, _>>()
-        .map(Networks)
+    satbench_transport::net::parse_list(v).map(Networks)
 }
 
 fn listen_addr(v: &str) -> Result<SocketAddrV4, String> {

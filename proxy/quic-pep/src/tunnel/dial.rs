@@ -13,6 +13,22 @@ use crate::close::Ended;
 use crate::log::Log;
 use crate::stats::Stats;
 
+/// How long a client connection (QUIC or QPEP's TCP) waits, unanswered,
+/// for a tunnel being dialled.
+pub const TUNNEL_WAIT: Duration = Duration::from_secs(3);
+
+/// The tunnel once it is up, within `TUNNEL_WAIT`; None if it is not.
+pub async fn wait_up(mut current: watch::Receiver<Option<Arc<Tunnel>>>) -> Option<Arc<Tunnel>> {
+    let up = async {
+        current
+            .wait_for(|t| t.is_some())
+            .await
+            .ok()
+            .and_then(|t| t.clone())
+    };
+    tokio::time::timeout(TUNNEL_WAIT, up).await.ok().flatten()
+}
+
 /// The wait before dialling again doubles from the first to the last.
 pub const RETRY: (Duration, Duration) = (Duration::from_millis(100), Duration::from_secs(2));
 
