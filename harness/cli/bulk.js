@@ -50,8 +50,9 @@ Options:
   --pep-ground LIST the PEPs' client and server hops, the same keys (tcp-qpep: cc is also
                     Proxy-GW's TCP congestion control towards the server)
   --pep-tunnel MODE the QUIC PEP's satellite hop: warm (the default: one standing ST↔GW
-                    connection, up before the load, shared by every client connection) or
-                    per-connection (one per client connection, as Kosek et al.; not with tcp-qpep)
+                    connection, up before the load, shared by every client connection, its initial
+                    window the satellite link's rate × RTT) or per-connection (one per client
+                    connection, initial window 100, as Kosek et al.; not with tcp-qpep)
   --out DIR         where results go (default out/bulk-TIMESTAMP); --resume DIR continues one
   --json            print summary.json to stdout (else a table of the medians)
 Exit 0 when the matrix ran (failed runs are counted and reported), 2 on a harness error.`;

@@ -62,12 +62,34 @@ export function linkBdpBytes(profile, link) {
 }
 
 /**
- * Pure: the hops' settings: DEFAULT_HOPS, then the windows sized from the
- * profile's links (when it has rates), then `hops` on top. `sat` and
+ * Pure: the initial window, in packets, of a standing tunnel over a
+ * loaded profile's satellite link: its pipe (base rate × round trip, no
+ * queue) in QUIC's 1200-byte packets, never below DEFAULT_HOPS' 100.
+ * null when the link has no rate. The tunnel is the operator's, who knows
+ * the link: shared by every client connection and mostly app-limited
+ * (quinn grows no window it does not fill), it would otherwise stay near
+ * 100 packets where six split-TCP connections start at 600 together.
+ * Pacing at 1.25 × window / RTT then sends about at the link's rate.
+ */
+export function tunnelInitialWindow(profile) {
+  const { forward: f, return: r } = profile.links.satellite;
+  const rate = Math.max(f.rate_mbit ?? 0, r.rate_mbit ?? 0);
+  if (!rate) return null;
+  const pipe = ((rate * 1e6) / 8) * ((f.delay_ms + r.delay_ms) / 1000);
+  return Math.max(DEFAULT_HOPS.satellite['initial-window'], Math.ceil(pipe / QUIC_PACKET_BYTES));
+}
+
+// What quinn counts an initial-window packet as (transport/src/quic.rs).
+const QUIC_PACKET_BYTES = 1200;
+
+/**
+ * Pure: the hops' settings: DEFAULT_HOPS, then what the profile's links
+ * give (when they have rates: the windows, and with the standing tunnel,
+ * `tunnel` 'warm', its initial window), then `hops` on top. `sat` and
  * `ground` (the --pep-sat / --pep-ground shape: one side for the satellite
  * hop, one for both ground hops) are laid over those.
  */
-export function resolveHops(hops = {}, profile = null, { sat = {}, ground = {} } = {}) {
+export function resolveHops(hops = {}, profile = null, { sat = {}, ground = {}, tunnel = null } = {}) {
   for (const k of Object.keys(hops)) {
     if (!(k in DEFAULT_HOPS))
       throw new UsageError(`QUIC PEP hops: unknown hop ${JSON.stringify(k)}; expected client, satellite, server`);
@@ -78,6 +100,8 @@ export function resolveHops(hops = {}, profile = null, { sat = {}, ground = {} }
     const netBdp = linkBdpBytes(profile, 'internet');
     if (satBdp) fromProfile.satellite['bdp-bytes'] = satBdp;
     if (netBdp) fromProfile.server['bdp-bytes'] = netBdp;
+    const iw = tunnel === 'warm' ? tunnelInitialWindow(profile) : null;
+    if (iw) fromProfile.satellite['initial-window'] = iw;
   }
   const extra = { client: ground, satellite: sat, server: ground };
   const out = {};
@@ -208,7 +232,7 @@ const TUNNEL_UP_MS = 20000;
  * what the chain offers (h3; satbulk for bulk downloads); `h3` picks the
  * handshake mode (next hop first, default) over the parallel one. Each
  * hop's transport is `hops` {client, satellite, server} (QUIC options)
- * over DEFAULT_HOPS and the windows sized from `profile`; `sat` and
+ * over DEFAULT_HOPS and what `profile` gives (resolveHops); `sat` and
  * `ground` (as --pep-sat and --pep-ground give them)
  * go on top. `tunnel`: 'warm' (default; the proxies keep one standing
  * connection over the satellite, up before this returns) or
@@ -259,7 +283,7 @@ export async function startQuicPepChain(
     };
   }
   if (qlogDir) fs.mkdirSync(qlogDir, { recursive: true });
-  const resolved = resolveHops(hops, profile, { sat, ground });
+  const resolved = resolveHops(hops, profile, { sat, ground, tunnel });
   const args = chainArgs({
     hops: resolved,
     h3,

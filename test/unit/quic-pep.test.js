@@ -7,6 +7,7 @@ import {
   linkBdpBytes,
   resolveHops,
   tunnelAtLoad,
+  tunnelInitialWindow,
   tunnelUp,
 } from '../../harness/pep/quic-chain.js';
 import { parsePepOptions, parsePepTunnel } from '../../harness/pep/options.js';
@@ -94,6 +95,36 @@ describe('QUIC PEP chain plan', () => {
     // the fastest rate over the worst RTT (60 + 20 ms), plus 100 packets
     assert.equal(linkBdpBytes(sched, 'satellite'), Math.round((50e6 / 8) * 0.08) + 100 * 1500);
     assert.equal(linkBdpBytes(sched, 'internet'), Math.round((100e6 / 8) * 0.002) + 10 * 1500);
+  });
+
+  it("starts the standing tunnel at the satellite link's pipe, per-connection hops at the paper's 100", () => {
+    const geo = profile({
+      satellite: {
+        forward: { delay: '250ms', rate: '20mbit', limit: '1MB' },
+        return: { delay: '250ms', rate: '10mbit' },
+      },
+      internet: { forward: { delay: '40ms' }, return: { delay: '40ms' } },
+    });
+    // 2.5 MB/s × 0.5 s, no queue, in 1200-byte packets
+    assert.equal(tunnelInitialWindow(geo), Math.ceil(1_250_000 / 1200));
+    assert.equal(resolveHops({}, geo, { tunnel: 'warm' }).satellite['initial-window'], 1042);
+    assert.equal(resolveHops({}, geo, { tunnel: 'per-connection' }).satellite['initial-window'], 100);
+    assert.equal(resolveHops({}, geo).satellite['initial-window'], 100);
+    // --pep-sat wins
+    const mine = resolveHops({}, geo, { tunnel: 'warm', sat: { 'initial-window': '100' } });
+    assert.equal(mine.satellite['initial-window'], '100');
+    // a thin link never goes below the paper's window; no rate, no change
+    const thin = profile({
+      satellite: { forward: { delay: '10ms', rate: '1mbit' }, return: { delay: '10ms', rate: '1mbit' } },
+      internet: { forward: { delay: '1ms' }, return: { delay: '1ms' } },
+    });
+    assert.equal(tunnelInitialWindow(thin), 100);
+    const rateless = profile({
+      satellite: { forward: { delay: '250ms' }, return: { delay: '250ms' } },
+      internet: { forward: { delay: '1ms' }, return: { delay: '1ms' } },
+    });
+    assert.equal(tunnelInitialWindow(rateless), null);
+    assert.equal(resolveHops({}, rateless, { tunnel: 'warm' }).satellite['initial-window'], 100);
   });
 
   it('builds both command lines: st relays the client hop onto the satellite, gw the satellite onto the server hop', () => {
