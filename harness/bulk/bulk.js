@@ -9,7 +9,8 @@
 // -h2, -h3 (Chromium fetching one large file from our origin). Every download is timed from t0, just
 // before connecting, and binned; harness/results/goodput.js turns the bins
 // into metrics.
-import { openResults, runCampaign } from '../campaign/loop.js';
+import { runCampaign } from '../campaign/loop.js';
+import { openResults } from '../campaign/results-dir.js';
 import { profileCache, scenarioResolver } from '../campaign/scenario.js';
 import { gatherEnvironment } from '../campaign/environment.js';
 import { readResults } from '../results/store.js';

@@ -3,32 +3,10 @@
 // appended and flushed before the next starts (an interrupted campaign
 // loses one run at most; --resume continues it), and progress goes to the
 // caller (stderr) as a line when a run starts and one when it ends.
-import fs from 'node:fs';
-import path from 'node:path';
-import { UsageError } from '../core/errors.js';
-import { appendFlushed, readResults, RESULTS } from '../results/store.js';
-import { groupKey, kindOf } from '../kinds/index.js';
+import { appendFlushed } from '../results/store.js';
+import { groupKey } from '../kinds/index.js';
+import { runId } from './results-dir.js';
 import { timeLeftMs, startLine, doneLine } from './progress.js';
-
-// A run's identity: its kind's key of its scenario, and its number.
-const runId = (kind, scenario, run) => `${groupKey(kind, scenario)}#${run}`;
-
-/**
- * The results file of `outDir` (made if needed) and the runs of `kind`
- * ('pageload', 'bulk') already in it. Without `resume` an existing file is
- * an error: a campaign never appends to another one by accident.
- */
-export function openResults(outDir, { resume = false, kind }) {
-  fs.mkdirSync(outDir, { recursive: true });
-  const file = path.join(outDir, RESULTS);
-  const done = new Set();
-  if (resume) {
-    for (const r of readResults(file)) if (kindOf(r).name === kind) done.add(runId(kind, r.scenario, r.run));
-  } else if (fs.existsSync(file)) {
-    throw new UsageError(`${file} exists: continue it with --resume ${outDir}, or pick another --out`);
-  }
-  return { file, done };
-}
 
 /**
  * Runs `items` ({scenario, run} of `kind`, in order) except those in `done`:
