@@ -87,7 +87,7 @@ export function parseBudget(doc, file = 'budget') {
   });
   if (!Object.keys(metrics).length && !scenarios.some((s) => Object.keys(s.metrics).length))
     throw new UsageError(`${file}: sets no limit (metrics: {plt_ms: {max_slowdown_pct: 10}}, …)`);
-  return { alpha, metrics, scenarios };
+  return { file, alpha, metrics, scenarios };
 }
 
 export function readBudget(file) {
@@ -111,6 +111,23 @@ const matches = (match, kind, s) =>
     const have = k === 'kind' ? kind : s[k];
     return (Array.isArray(want) ? want : [want]).some((w) => String(w) === String(have));
   });
+
+// Pure: the budget's rules that match none of `groups` (a typo such as
+// `profile: goe` would otherwise pass every check silently). Each is
+// {rule: "scenarios[i]", match, have: {key: values present}}.
+export function unmatchedRules(budget, groups) {
+  const out = [];
+  budget.scenarios.forEach((s, i) => {
+    if (groups.some((g) => matches(s.match, kindOf(g).name, g.scenario ?? {}))) return;
+    const have = {};
+    for (const k of Object.keys(s.match))
+      have[k] = [...new Set(groups.map((g) => (k === 'kind' ? kindOf(g).name : g.scenario?.[k])))]
+        .filter((v) => v !== undefined)
+        .map(String);
+    out.push({ rule: `scenarios[${i}]`, match: s.match, have });
+  });
+  return out;
+}
 
 // Pure: the limits per metric for one scenario (defaults, then each
 // matching scenario entry in order, key by key).
@@ -181,8 +198,20 @@ export function compareResults(base, current, budget = DEFAULT_BUDGET) {
   for (const m of budgeted) {
     if (!known.has(m))
       throw new UsageError(
-        `budget: ${m}: no such metric in either result set (they have ${[...known].sort().join(', ')})`,
+        `${budget.file ?? 'budget'}: ${m}: no such metric in either result set (they have ${[...known].sort().join(', ')})`,
       );
+  }
+  const [miss] = unmatchedRules(
+    budget,
+    [...B.values(), ...C.values()].map((e) => e.group),
+  );
+  if (miss) {
+    const present = Object.entries(miss.have)
+      .map(([k, v]) => `${k}: ${v.join(', ') || 'none'}`)
+      .join('; ');
+    throw new UsageError(
+      `${budget.file ?? 'budget'}: ${miss.rule}.match ${JSON.stringify(miss.match)} matches no scenario of either result set (they have ${present})`,
+    );
   }
   const withRuns = Boolean(base.records && current.records);
   const rows = [];

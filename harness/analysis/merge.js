@@ -27,19 +27,97 @@ const envFingerprint = (e) =>
  * and machines that differ. Records come out in the matrix's order where
  * their kind has one (page loads), the rest in the shards' order.
  */
+// The campaign's seed a record ran with: run i of a matrix uses seed + i.
+const baseSeed = (r) => (Number.isInteger(r.seed) && Number.isInteger(r.run) ? r.seed - r.run : undefined);
+
+// A matrix's axes and the scenario field each one lists.
+const AXES = { profiles: 'profile', losses: 'loss_pct', protocols: 'protocol', sites: 'site' };
+const SCALARS = ['duration_s', 'size_bytes'];
+
+/**
+ * Pure: why record `r` is not a run of `matrix` (meta.matrix of bench or
+ * bulk), or null when it is one: each scenario field among the axis's
+ * values, a bulk download's duration or size the same, the run within -n.
+ */
+export function outsideMatrix(r, matrix) {
+  const s = r.scenario ?? {};
+  for (const [axis, field] of Object.entries(AXES)) {
+    const values = matrix[axis];
+    if (Array.isArray(values) && !values.some((v) => String(v) === String(s[field] ?? null)))
+      return `${field} ${JSON.stringify(s[field] ?? null)} is not one of ${JSON.stringify(values)}`;
+  }
+  for (const k of SCALARS)
+    if (matrix[k] !== undefined && String(matrix[k] ?? null) !== String(s[k] ?? null))
+      return `${k} ${JSON.stringify(s[k] ?? null)} is not ${JSON.stringify(matrix[k])}`;
+  if (Number.isInteger(matrix.runs) && !(r.run >= 1 && r.run <= matrix.runs))
+    return `run ${JSON.stringify(r.run)} is not within 1–${matrix.runs}`;
+  return null;
+}
+
+// Pure: a set's seed, from its records (each record's seed minus its run)
+// and its summary.json's meta.seed, which must all agree.
+function seedOf(s) {
+  let seed = s.meta.seed;
+  let from = `${path.join(s.dir, SUMMARY)}'s meta.seed`;
+  for (const r of s.records) {
+    const b = baseSeed(r);
+    if (b === undefined) continue;
+    if (seed === undefined) {
+      seed = b;
+      from = `${kindOf(r).label(r.scenario)} run ${r.run}'s`;
+    } else if (b !== seed)
+      throw new UsageError(
+        `${path.join(s.dir, RESULTS)}: ${kindOf(r).label(r.scenario)} run ${r.run} ran with seed ${r.seed} (campaign seed ${b}), ${from} is ${seed}; a folder holds one matrix and seed`,
+      );
+  }
+  return seed;
+}
+
+/**
+ * Pure: sets are [{dir, records, meta}] (meta: summary.json's, {} when a
+ * folder has none, as an interrupted shard has). Refuses slices of
+ * different matrices or seeds, checked from the records themselves, and
+ * any run present twice; warns about missing shards and machines that
+ * differ. Records come out in the matrix's order where their kind has one
+ * (page loads), the rest in the shards' order.
+ */
 export function mergeSets(sets, { now = new Date().toISOString() } = {}) {
   if (!sets.length) throw new UsageError('merge: name the result folders to join');
-  const first = sets[0];
-  for (const s of sets.slice(1)) {
-    for (const key of ['matrix', 'seed']) {
-      if (first.meta[key] !== undefined && s.meta[key] !== undefined && !same(first.meta[key], s.meta[key])) {
-        throw new UsageError(
-          `${path.join(s.dir, SUMMARY)}: meta.${key} ${JSON.stringify(s.meta[key])} differs from ${first.dir}'s ${JSON.stringify(first.meta[key])}; merge joins shards of one matrix`,
-        );
-      }
-    }
+  const first = sets.find((s) => Object.keys(s.meta).length) ?? sets[0];
+  const withMatrix = sets.find((s) => s.meta.matrix !== undefined);
+  for (const s of sets) {
+    if (withMatrix && s.meta.matrix !== undefined && !same(withMatrix.meta.matrix, s.meta.matrix))
+      throw new UsageError(
+        `${path.join(s.dir, SUMMARY)}: meta.matrix ${JSON.stringify(s.meta.matrix)} differs from ${withMatrix.dir}'s ${JSON.stringify(withMatrix.meta.matrix)}; merge joins shards of one matrix`,
+      );
   }
+  // Seeds and the matrix from the records: a folder without summary.json
+  // (an interrupted shard) is checked as closely as one with it.
+  let seed;
+  let seedDir;
+  for (const s of sets) {
+    const own = seedOf(s);
+    if (own === undefined) continue;
+    if (seed === undefined) [seed, seedDir] = [own, s.dir];
+    else if (own !== seed)
+      throw new UsageError(
+        `${s.dir}: its runs used seed ${own}, ${seedDir}'s seed ${seed}; merge joins shards of one matrix and seed`,
+      );
+  }
+  if (withMatrix)
+    for (const s of sets)
+      for (const r of s.records) {
+        const why = outsideMatrix(r, withMatrix.meta.matrix);
+        if (why)
+          throw new UsageError(
+            `${path.join(s.dir, RESULTS)}: ${kindOf(r).label(r.scenario)} run ${r.run} is not in ${withMatrix.dir}'s matrix (${why}); merge joins shards of one matrix`,
+          );
+      }
   const warnings = [];
+  if (!withMatrix)
+    warnings.push(
+      `no folder has a ${SUMMARY} with the matrix: the runs' seeds were checked, not whether they belong to one matrix`,
+    );
   const shards = sets.map((s) => s.meta.shard).filter(Boolean);
   if (shards.length) {
     const count = shards[0].count;
@@ -77,12 +155,14 @@ export function mergeSets(sets, { now = new Date().toISOString() } = {}) {
   }
   // A kind whose matrix gives an order (page loads) is put in it; the rest
   // keep the shards' order, after.
-  const orders = new Map(kinds().map((k) => [k, k.matrixOrder(first.meta.matrix)]));
+  const orders = new Map(kinds().map((k) => [k, k.matrixOrder(withMatrix?.meta.matrix)]));
   const at = (r) => orders.get(kindOf(r))?.(r) ?? Infinity;
   if ([...orders.values()].some(Boolean)) records.sort((a, b) => at(a) - at(b) || 0); // stable
   const { shard: _shard, warnings: _w, ...rest } = first.meta;
   const meta = {
     ...rest,
+    ...(withMatrix ? { matrix: withMatrix.meta.matrix } : {}),
+    ...(seed !== undefined ? { seed } : {}),
     generated: now,
     merged_from: sets.map((s) => ({
       dir: s.dir,
@@ -105,6 +185,8 @@ export function mergeFolders(dirs, outDir) {
   const out = path.resolve(outDir);
   if (dirs.some((d) => path.resolve(d) === out))
     throw new UsageError(`--out ${outDir}: must be a new folder, not one of the inputs`);
+  if (fs.existsSync(out) && !fs.statSync(out).isDirectory())
+    throw new UsageError(`--out ${outDir}: is a file; expected a new folder`);
   if (fs.existsSync(path.join(out, RESULTS)))
     throw new UsageError(`--out ${outDir}: already holds a ${RESULTS}; pick a new folder`);
   const { records, meta, warnings } = mergeSets(sets);

@@ -1,6 +1,7 @@
 // `satbench compare BASELINE CURRENT`: judge CURRENT against BASELINE and a
 // budget; exit 1 on a regression.
 import fs from 'node:fs';
+import path from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { loadResultSet } from '../analysis/outputs.js';
 import { compareResults, readBudget, DEFAULT_BUDGET, formatText, toMarkdown, toJUnit } from '../analysis/compare.js';
@@ -23,6 +24,25 @@ Options:
   --json            print the comparison as JSON
 Exit 0 when nothing regressed, 1 when a check failed, 2 when an input is unusable.`;
 
+// Where --junit or --markdown will write: checked before anything is read
+// or written, so that a typo in a folder name fails at once, in one line.
+export function checkOutputFile(file, flag) {
+  if (file === undefined) return;
+  const dir = path.dirname(path.resolve(file));
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory())
+    throw new UsageError(`${flag} ${file}: no folder ${dir} to write it in`);
+  if (fs.existsSync(file) && fs.statSync(file).isDirectory())
+    throw new UsageError(`${flag} ${file}: is a folder; expected a file name`);
+}
+
+function writeOutput(file, flag, text) {
+  try {
+    fs.writeFileSync(file, text);
+  } catch (e) {
+    throw new UsageError(`${flag} ${file}: cannot write it (${e.code ?? e.message})`);
+  }
+}
+
 export async function compareCommand(argv) {
   const { values: v, positionals } = parse(argv, {
     budget: { type: 'string' },
@@ -32,10 +52,12 @@ export async function compareCommand(argv) {
   if (v.help) return note(HELP);
   if (positionals.length !== 2)
     throw new UsageError('compare: name BASELINE and CURRENT (results folders, results.jsonl or summary.json)');
+  checkOutputFile(v.junit, '--junit');
+  checkOutputFile(v.markdown, '--markdown');
   const budget = v.budget ? readBudget(v.budget) : DEFAULT_BUDGET;
   const res = compareResults(loadResultSet(positionals[0]), loadResultSet(positionals[1]), budget);
-  if (v.junit) fs.writeFileSync(v.junit, toJUnit(res));
-  if (v.markdown) fs.writeFileSync(v.markdown, toMarkdown(res));
+  if (v.junit) writeOutput(v.junit, '--junit', toJUnit(res));
+  if (v.markdown) writeOutput(v.markdown, '--markdown', toMarkdown(res));
   if (v.json) print(res);
   else process.stdout.write(formatText(res) + '\n');
   process.exitCode = res.failed ? 1 : 0;

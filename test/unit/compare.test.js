@@ -182,7 +182,30 @@ describe('compare', () => {
     fs.writeFileSync(budget, 'metrics:\n  plt: { max_slowdown_pct: 10 }\n');
     r = await satbench(['compare', dirA, dirA, '--budget', budget]);
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /budget: plt: no such metric in either result set/);
+    assert.match(r.stderr, /b2\.yaml: plt: no such metric in either result set/);
+    // a rule whose match has a typo matches nothing: an error naming the file and the rule
+    fs.writeFileSync(
+      budget,
+      'metrics:\n  plt_ms: { max_slowdown_pct: 10 }\nscenarios:\n  - match: { profile: leo }\n    metrics: { plt_ms: { max_median: 1e9 } }\n  - match: { profile: goe, protocol: h3 }\n    metrics: { plt_ms: { max_median: 1 } }\n',
+    );
+    r = await satbench(['compare', dirA, dirA, '--budget', budget]);
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    assert.equal(
+      r.stderr,
+      `satbench: ${budget}: scenarios[1].match {"profile":"goe","protocol":"h3"} matches no scenario of either result set (they have profile: geo, leo; protocol: h1, h3)\n`,
+    );
+    assert.equal(r.stdout, '', 'no verdict');
+    // --junit and --markdown into a folder that does not exist: one line, before anything is read
+    for (const flag of ['--junit', '--markdown']) {
+      const file = path.join(tmp, 'no-such-folder', 'out.xml');
+      r = await satbench(['compare', dirA, path.join(tmp, 'nowhere'), flag, file]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.stderr, `satbench: ${flag} ${file}: no folder ${path.dirname(file)} to write it in\n`);
+      assert.ok(!fs.existsSync(path.dirname(file)));
+    }
+    r = await satbench(['compare', dirA, dirA, '--junit', tmp]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^satbench: --junit .*: is a folder; expected a file name\n$/);
     const other = writeResultsDir(makeRecords(scenarios({ sites: ['kuhn-a'] }), { runs: 3 }), {
       dir: path.join(tmp, 'other'),
     });
@@ -254,6 +277,20 @@ describe('compare', () => {
       /scenarios\[0\]\.match\.host: unknown key/,
     );
     assert.throws(() => parseBudget({}, 'b'), /sets no limit/);
+  });
+
+  it('a rule must match a scenario of either side; one value of a list is enough', () => {
+    const set = (records) => ({ path: 'p', source: 'p', records, summary: { meta: {}, groups: summarize(records) } });
+    const rule = (match) => parseBudget({ scenarios: [{ match, metrics: { plt_ms: { max_median: 1e9 } } }] }, 'b.yaml');
+    const some = set(A.slice(0, 8));
+    assert.equal(compareResults(some, some, rule({ profile: 'geo', protocol: ['h3', 'h3-pep'] })).failed, false);
+    assert.equal(compareResults(some, some, rule({ kind: 'pageload', loss_pct: 0 })).failed, false);
+    assert.throws(
+      () => compareResults(some, some, rule({ profile: 'goe' })),
+      /^UsageError: b\.yaml: scenarios\[0\]\.match/,
+    );
+    assert.throws(() => compareResults(some, some, rule({ kind: 'bulk' })), /matches no scenario .*kind: pageload/);
+    assert.throws(() => compareResults(some, some, rule({ loss_pct: 1 })), /\(they have loss_pct: 0\)/);
   });
 });
 

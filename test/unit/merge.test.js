@@ -30,8 +30,12 @@ function shardRecords(shard) {
     { runs: MATRIX.runs },
   );
   const want = new Set(items.map(id));
-  return all.filter((r) => want.has(id(r)));
+  // run i of a matrix with seed 1 runs with seed 1 + i, as bench's do
+  return all.filter((r) => want.has(id(r))).map((r) => ({ ...r, seed: 1 + r.run }));
 }
+
+// The records of a campaign run with another seed.
+const reseeded = (records, seed) => records.map((r) => ({ ...r, seed: seed + r.run }));
 
 describe('shards and merge', () => {
   it('parses --shard i/n', () => {
@@ -78,8 +82,17 @@ describe('shards and merge', () => {
     assert.deepEqual(warnings, []);
     assert.match(mergeSets(sets.slice(0, 2)).warnings[0], /shard\(s\) 3\/3 missing/);
     assert.throws(
+      () =>
+        mergeSets([sets[0], { ...sets[1], records: reseeded(sets[1].records, 2), meta: { ...sets[1].meta, seed: 2 } }]),
+      /^UsageError: s1: its runs used seed 2, s2's seed 1; merge joins shards of one matrix and seed$/,
+    );
+    assert.throws(
       () => mergeSets([sets[0], { ...sets[1], meta: { ...sets[1].meta, seed: 2 } }]),
-      /s1\/summary\.json: meta\.seed 2 differs from s2's 1/,
+      /s1\/results\.jsonl: geo loss 0 % h1 kepler run 1 ran with seed 2 \(campaign seed 1\), s1\/summary\.json's meta\.seed is 2/,
+    );
+    assert.throws(
+      () => mergeSets([sets[0], { ...sets[1], meta: { ...sets[1].meta, matrix: { ...MATRIX, runs: 6 } } }]),
+      /s1\/summary\.json: meta\.matrix .* differs from s2's/,
     );
     assert.throws(
       () => mergeSets([sets[0], { ...sets[0], dir: 'copy', meta: { ...sets[0].meta, shard: { index: 1, count: 3 } } }]),
@@ -89,6 +102,39 @@ describe('shards and merge', () => {
       () => mergeSets([sets[0], { ...sets[1], meta: { ...sets[1].meta, shard: { index: 1, count: 4 } } }]),
       /shards of different splits/,
     );
+  });
+
+  it('checks matrix and seed from the records of a folder without summary.json (an interrupted shard)', () => {
+    const full = { dir: 's1', records: shardRecords({ index: 1, count: 2 }), meta: { seed: 1, matrix: MATRIX } };
+    const cut = shardRecords({ index: 2, count: 2 }).slice(0, 5);
+    const bare = (records) => ({ dir: 's2', records, meta: {} });
+    const ok = mergeSets([full, bare(cut)]);
+    assert.equal(ok.records.length, 25);
+    assert.equal(ok.meta.seed, 1);
+    assert.throws(
+      () => mergeSets([full, bare(reseeded(cut, 5))]),
+      /^UsageError: s2: its runs used seed 5, s1's seed 1; merge joins shards of one matrix and seed$/,
+    );
+    assert.throws(
+      () => mergeSets([bare(reseeded(cut, 5)), full]),
+      /^UsageError: s1: its runs used seed 1, s2's seed 5/,
+      'whichever comes first',
+    );
+    const other = cut.map((r) => ({ ...r, scenario: { ...r.scenario, profile: 'geo-jitter' } }));
+    assert.throws(
+      () => mergeSets([full, bare(other)]),
+      /^UsageError: s2\/results\.jsonl: geo-jitter loss 0 % h\d kepler run 1 is not in s1's matrix \(profile "geo-jitter" is not one of \["geo","leo"\]\)/,
+    );
+    const more = cut.map((r) => ({ ...r, run: r.run + 5, seed: 1 + r.run + 5 }));
+    assert.throws(() => mergeSets([full, bare(more)]), /run 6 is not within 1–5/);
+    const mixed = [...cut.slice(0, 2), ...reseeded(cut.slice(2), 3)];
+    assert.throws(
+      () => mergeSets([bare(mixed), full]),
+      /s2\/results\.jsonl: .* run \d ran with seed \d+ \(campaign seed 3\), .* is 1/,
+    );
+    // no folder has the matrix: the seeds are still checked, and it says what was not
+    const two = mergeSets([bare(cut), { ...bare(shardRecords({ index: 1, count: 2 })), dir: 's3' }]);
+    assert.match(two.warnings.join('\n'), /no folder has a summary\.json with the matrix/);
   });
 
   it('satbench merge joins shard folders into one result and report', async () => {
