@@ -246,7 +246,7 @@ export function renderReport(summary, { records = null, reference = loadReferenc
 <main>
 <h1>satbench report</h1>
 <p class="lead">${lead(model)}</p>
-<div class="headline"><div><b>${t.scenarios}</b> scenarios</div><div><b>${t.runs}</b> runs</div><div class="${t.failed ? 'failed' : ''}"><b>${t.failed}</b> failed</div>${model.meta.seed !== undefined ? `<div>seed <b>${h(model.meta.seed)}</b></div>` : ''}</div>
+<div class="headline"><div><b>${h(t.scenarios)}</b> scenarios</div><div><b>${h(t.runs)}</b> runs</div><div class="${t.failed ? 'failed' : ''}"><b>${h(t.failed)}</b> failed</div>${model.meta.seed !== undefined ? `<div>seed <b>${h(model.meta.seed)}</b></div>` : ''}</div>
 ${model.warnings.length ? `<ul class="warnings">${model.warnings.map((w) => `<li>${h(w)}</li>`).join('')}</ul>` : ''}
 ${model.parts.map((p) => (p.shown ? p.report.sections(p) : '')).join('\n')}
 <section id="failures"><h2>Failures</h2>

@@ -15,10 +15,11 @@ export const VPN_PROTOCOLS = PROTOCOLS.map((p) => `${p}-vpn`);
 // What Chromium's nextHopProtocol says for each (h1s is HTTP/1.1 over TLS).
 export const NEXT_HOP = { h1: 'http/1.1', h1s: 'http/1.1', h2: 'h2', h3: 'h3' };
 
-export const baseProtocol = (protocol) => protocol.replace(/-(pep|qpep|vpn)$/, '');
-export const isPep = (protocol) => protocol.endsWith('-pep');
-export const isQpep = (protocol) => protocol.endsWith('-qpep');
-export const isVpn = (protocol) => protocol.endsWith('-vpn');
+// String(): a record read from a file may lack its protocol (the report still shows it).
+export const baseProtocol = (protocol) => String(protocol).replace(/-(pep|qpep|vpn)$/, '');
+export const isPep = (protocol) => String(protocol).endsWith('-pep');
+export const isQpep = (protocol) => String(protocol).endsWith('-qpep');
+export const isVpn = (protocol) => String(protocol).endsWith('-vpn');
 // The chain a protocol goes through: h3-pep the QUIC PEPs, the other -pep
 // protocols the split-TCP PEPs, every -qpep protocol QPEP (the QUIC PEPs'
 // tunnel carrying TCP), every -vpn protocol the VPN tunnel.

@@ -209,14 +209,14 @@ function warnings(part) {
 function matrixCell(c) {
   if (!c) return '<td class="empty">–</td>';
   const s = c.stat;
-  const attrs = `data-key="${h(c.key)}" data-median="${s ? h(String(s.median)) : ''}" data-n="${s ? s.n : 0}"`;
+  const attrs = `data-key="${h(c.key)}" data-median="${s ? h(String(s.median)) : ''}" data-n="${s ? h(s.n) : 0}"`;
   if (!s)
-    return `<td ${attrs} class="empty">no successful run<span class="n failed">${c.failed} of ${c.runs} failed</span></td>`;
+    return `<td ${attrs} class="empty">no successful run<span class="n failed">${h(c.failed)} of ${h(c.runs)} failed</span></td>`;
   const vsPaper =
     c.paper !== null
       ? `<span class="paper" data-paper="${h(String(c.paper))}">paper ${fmtMs(c.paper)} · ${fmtRatio(s.median / c.paper)}</span>`
       : '';
-  const n = `<span class="n${c.failed ? ' failed' : ''}">n ${s.n}${c.failed ? `, ${c.failed} failed` : ''}</span>`;
+  const n = `<span class="n${c.failed ? ' failed' : ''}">n ${h(s.n)}${c.failed ? `, ${h(c.failed)} failed` : ''}</span>`;
   return `<td ${attrs}><a class="med" href="#g${c.index}">${fmtMs(s.median)}</a><span class="ci">[${fmtMs(s.ci95?.[0])}–${fmtMs(s.ci95?.[1])}]</span>${vsPaper}${n}</td>`;
 }
 
@@ -305,7 +305,7 @@ function renderLighthouse(part) {
       (l) =>
         `<tr><td>${h(part.label(l.scenario))}</td><td class="num">${l.score === null || l.score === undefined ? '–' : Math.round(l.score * 100)}</td>` +
         cols.map(([k]) => `<td class="num">${fmtMs(l.metrics?.[k])}</td>`).join('') +
-        `<td class="num">${l.metrics?.['cumulative-layout-shift'] === undefined ? '–' : h(l.metrics['cumulative-layout-shift'].toFixed(3))}</td>` +
+        `<td class="num">${typeof l.metrics?.['cumulative-layout-shift'] !== 'number' ? '–' : h(l.metrics['cumulative-layout-shift'].toFixed(3))}</td>` +
         `<td>${l.error ? `<span class="failed">${h(l.error)}</span>` : ''}${[
           ['HTML', l.html],
           ['JSON', l.json],
@@ -329,7 +329,7 @@ ${part.groups
   .map(
     (
       g,
-    ) => `<details id="g${g.index}"><summary><b>${h(part.label(g.scenario))}</b> — ${g.runs} run(s)${g.failed ? `, <span class="failed">${g.failed} failed</span>` : ''}</summary>
+    ) => `<details id="g${g.index}"><summary><b>${h(part.label(g.scenario))}</b> — ${h(g.runs)} run(s)${g.failed ? `, <span class="failed">${h(g.failed)} failed</span>` : ''}</summary>
 ${runsTable(
   g.recs,
   `run-g${g.index}`,

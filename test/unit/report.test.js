@@ -10,7 +10,9 @@ import { loadReference, paperMedian } from '../../reports/paper.js';
 import { comparisonPairs } from '../../harness/kinds/pageload-report.js';
 import { summarize } from '../../harness/analysis/summary.js';
 import { reportFolder } from '../../harness/analysis/outputs.js';
-import { scenarios, makeRecords, writeResultsDir } from '../fixtures.js';
+import os from 'node:os';
+import { UsageError } from '../../harness/core/errors.js';
+import { scenarios, makeRecords, writeResultsDir, bulkScenarios, makeBulkRecords } from '../fixtures.js';
 
 const EVIL = '<script>alert(1)</script>';
 
@@ -164,5 +166,149 @@ describe('report', () => {
     assert.equal(r.rewrote, true);
     assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8')).groups[0].runs, 13);
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+// Every field of a summary.json or of a results.jsonl, one at a time, set
+// to a hostile string (and every object key renamed to one): the report
+// built from the file either refuses it in one line (UsageError) or
+// escapes it. `<x-inj` anywhere in the HTML would be an element made by
+// input; in attributes the quotes would end them.
+describe('report: hostile input in any field', function () {
+  this.timeout(60000);
+  const HOSTILE = `"'><x-inj>`;
+  const page = makeRecords(scenarios({ profiles: ['geo'], protocols: ['h1', 'h1-pep', 'h3-pep'] }), {
+    runs: 2,
+    fail: [[0, 2, 'boom']],
+  });
+  page[0].lighthouse = {
+    score: 0.5,
+    metrics: { 'first-contentful-paint': 1, 'cumulative-layout-shift': 0.1 },
+    html: 'lighthouse/a.html',
+    json: 'lighthouse/a.json',
+    error: 'e',
+  };
+  const bulk = makeBulkRecords(
+    bulkScenarios({ profiles: ['quic4sat-medium'], protocols: ['tcp', 'tcp-pep'], duration_s: 1 }),
+    { runs: 1 },
+  );
+  const records = [...page, ...bulk];
+  const meta = {
+    seed: 1,
+    generated: 'now',
+    preset: 'quick',
+    argv: ['--profile', 'geo'],
+    link: 'linkem',
+    origin: 'rust',
+    matrix: { profiles: ['geo'], losses: [0], protocols: ['h1', 'h1-pep', 'h3-pep'], sites: ['kepler'], runs: 2 },
+    settings: { bin_ms: 100 },
+    tcp: { cc: 'cubic' },
+    quic: { cc: 'bbr' },
+    shard: { index: 1, count: 2 },
+    merged_from: [{ dir: 'd', shard: { index: 1, count: 2 } }],
+    warnings: ['w'],
+    environment: {
+      satbench: '1',
+      git: { commit: 'a', dirty: true },
+      chromium: { version: '1', path: '/x' },
+      kernel: 'k',
+      os: 'o',
+      cpu: { model: 'm', cores: 2, memory_gib: 4 },
+      node: 'n',
+      libraries: { a: '1' },
+      chromium_flags: { h1: ['--a'] },
+      profiles: {
+        geo: { description: 'd', configured: { rtt_ms: 1, forward_mbps: 2, return_mbps: 3, loss_pct: 0 }, links: {} },
+      },
+    },
+  };
+  const summary = { meta, groups: summarize(records) };
+
+  // Every leaf and every key of `v` (arrays below the top: their first two items).
+  function fields(v, at = [], out = []) {
+    if (!v || typeof v !== 'object') return out;
+    const entries = Array.isArray(v) ? (at.length ? v.slice(0, 2) : v).map((x, i) => [i, x]) : Object.entries(v);
+    for (const [k, x] of entries) {
+      if (!Array.isArray(v)) out.push({ at, key: k });
+      if (x && typeof x === 'object') fields(x, [...at, k], out);
+      else out.push({ at: [...at, k] });
+    }
+    return out;
+  }
+  function poisoned(root, { at, key }) {
+    const copy = structuredClone(root);
+    const parent = (key === undefined ? at.slice(0, -1) : at).reduce((o, k) => o[k], copy);
+    if (key === undefined) parent[at.at(-1)] = HOSTILE;
+    else {
+      parent[`${key}${HOSTILE}`] = parent[key];
+      delete parent[key];
+    }
+    return copy;
+  }
+  const name = ({ at, key }) => (key === undefined ? at.join('.') : `key ${[...at, key].join('.')}`);
+
+  let tmp;
+  before(() => (tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-hostile-'))));
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  // `satbench report DIR` on a folder with these files: the HTML, or null when refused in one line.
+  function report(files) {
+    const dir = fs.mkdtempSync(path.join(tmp, 'r-'));
+    for (const [f, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, f), text);
+    try {
+      reportFolder(dir);
+      return fs.readFileSync(path.join(dir, 'index.html'), 'utf8');
+    } catch (e) {
+      if (e instanceof UsageError && !e.message.includes('\n')) return null;
+      throw e;
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const jsonl = (rs) => rs.map((r) => JSON.stringify(r)).join('\n') + '\n';
+
+  function check(cases, files) {
+    let rendered = 0;
+    const injected = [];
+    for (const c of cases) {
+      const html = report(files(c));
+      if (html === null) continue;
+      rendered++;
+      if (html.includes('<x-inj')) injected.push(name(c));
+    }
+    assert.deepEqual(injected, []);
+    return rendered;
+  }
+
+  it('the clean files render, and an unescaped field would be seen', () => {
+    const html = report({ 'summary.json': JSON.stringify(summary) });
+    assert.match(html, /<b>8<\/b> runs/);
+    assert.ok(html.includes('&quot;&#39;&gt;&lt;x-inj&gt;') === false);
+    const bad = { ...summary, groups: [{ ...summary.groups[0], runs: HOSTILE }] };
+    assert.ok(report({ 'summary.json': JSON.stringify(bad) }).includes('&quot;&#39;&gt;&lt;x-inj&gt;'));
+  });
+
+  it('summary.json alone: every field', () => {
+    const cases = fields(summary);
+    assert.ok(cases.length > 300, `${cases.length} fields`);
+    const rendered = check(cases, (c) => ({ 'summary.json': JSON.stringify(poisoned(summary, c)) }));
+    assert.ok(rendered > cases.length * 0.9, `${rendered} of ${cases.length} rendered`);
+  });
+
+  it('results.jsonl (with a matching summary.json): every field of every record', () => {
+    const cases = fields(records);
+    assert.ok(cases.length > 300, `${cases.length} fields`);
+    const rendered = check(cases, (c) => {
+      const rs = poisoned(records, c);
+      // a record without a scenario is refused by the reader, before any summary
+      const groups = rs.every((r) => r.scenario) ? summarize(rs) : [];
+      return { 'results.jsonl': jsonl(rs), 'summary.json': JSON.stringify({ meta, groups }) };
+    });
+    assert.ok(rendered > cases.length * 0.9, `${rendered} of ${cases.length} rendered`);
+  });
+
+  it('results.jsonl and summary.json: every field of the summary beside the records', () => {
+    const cases = fields(summary).filter((c) => c.at[0] === 'meta');
+    check(cases, (c) => ({ 'results.jsonl': jsonl(records), 'summary.json': JSON.stringify(poisoned(summary, c)) }));
   });
 });
