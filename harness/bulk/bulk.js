@@ -33,6 +33,7 @@ export async function bulk(
     link = 'auto',
     seed = 1,
     resume = false,
+    manifest = null, // campaign.json of a new folder (campaign/manifest.js)
     binMs = DEFAULT_BIN_MS,
     onProgress = () => {},
     meta = {},
@@ -50,7 +51,7 @@ export async function bulk(
     tunnel: pep.tunnel ?? DEFAULT_PEP_TUNNEL,
   };
   checkBulk(matrix, { pep: pepSettings }, { profiles });
-  const { file, done } = openResults(outDir, { resume, kind: 'bulk' });
+  const { file, done } = openResults(outDir, { resume, kind: 'bulk', manifest, onWarning: onProgress });
   // What every record carries of the command's settings (and meta.settings).
   const settings = { quic, quic_client: quicClient, tcp: tcp ?? null, pep: pepSettings, bin_ms: binMs };
   const plan = scenarioResolver({

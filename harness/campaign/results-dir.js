@@ -1,27 +1,63 @@
-// A campaign's results folder: results.jsonl and the runs already in it,
-// so a resumed campaign repeats none of them.
+// A campaign's results folder: checked before anything is made, its
+// campaign.json written as the matrix starts, and results.jsonl with the
+// runs already in it, so a resumed campaign repeats none of them.
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
-import { readResults, RESULTS } from '../results/store.js';
+import { readResults, dropTornLine, RESULTS } from '../results/store.js';
+import { writeManifest, MANIFEST } from './manifest.js';
 import { groupKey, kindOf } from '../kinds/index.js';
 
 // A run's identity: its kind's key of its scenario, and its number.
 export const runId = (kind, scenario, run) => `${groupKey(kind, scenario)}#${run}`;
 
 /**
- * The results file of `outDir` (made if needed) and the runs of `kind`
- * ('pageload', 'bulk') already in it. Without `resume` an existing file is
- * an error: a campaign never appends to another one by accident.
+ * Refuses `dir` as a new campaign's --out before anything is made: a
+ * regular file (or one on its path), or a folder that already holds a
+ * campaign (results.jsonl or campaign.json).
  */
-export function openResults(outDir, { resume = false, kind }) {
-  fs.mkdirSync(outDir, { recursive: true });
+export function checkOutDir(dir) {
+  const full = path.resolve(dir);
+  for (let p = full; ; p = path.dirname(p)) {
+    if (fs.existsSync(p)) {
+      if (!fs.statSync(p).isDirectory())
+        throw new UsageError(`--out ${dir}: ${p === full ? '' : `${p} `}is a file, not a folder`);
+      break;
+    }
+    if (p === path.dirname(p)) break;
+  }
+  for (const name of [RESULTS, MANIFEST]) {
+    const file = path.join(dir, name);
+    if (fs.existsSync(file))
+      throw new UsageError(`${file} exists: continue it with --resume ${dir}, or pick another --out`);
+  }
+}
+
+/**
+ * The results file of `outDir` and the runs of `kind` ('pageload', 'bulk')
+ * already in it. A new campaign's folder is made, and `manifest` (its
+ * matrix and settings, campaign/manifest.js) written there before any run;
+ * a folder that holds a campaign is an error, so none is appended to by
+ * accident. With `resume` the folder must exist; a torn last line of
+ * results.jsonl (the run being written when satbench stopped) is dropped
+ * with a warning through `onWarning`, and that run runs again.
+ */
+export function openResults(outDir, { resume = false, kind, manifest = null, onWarning = () => {} }) {
   const file = path.join(outDir, RESULTS);
   const done = new Set();
   if (resume) {
+    if (!fs.existsSync(outDir) || !fs.statSync(outDir).isDirectory())
+      throw new UsageError(`--resume ${outDir}: no such folder`);
+    const torn = dropTornLine(file);
+    if (torn)
+      onWarning(
+        `warning: ${file}: dropped line ${torn.line}, torn (${torn.bytes} bytes of the run being written when satbench stopped); that run runs again`,
+      );
     for (const r of readResults(file)) if (kindOf(r).name === kind) done.add(runId(kind, r.scenario, r.run));
-  } else if (fs.existsSync(file)) {
-    throw new UsageError(`${file} exists: continue it with --resume ${outDir}, or pick another --out`);
+  } else {
+    checkOutDir(outDir);
+    fs.mkdirSync(outDir, { recursive: true });
+    if (manifest) writeManifest(outDir, manifest);
   }
   return { file, done };
 }

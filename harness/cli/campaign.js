@@ -1,10 +1,15 @@
 // What `satbench bench` and `satbench bulk` share: the options of a matrix
 // and its settings, and the command's course: read the input, check all of
 // it (the matrix too), only then ask for privileges, run the campaign, say
-// where the results are.
+// where the results are. --resume DIR takes the matrix and settings saved
+// in DIR (campaign/manifest.js) and refuses options that contradict them.
+import path from 'node:path';
+import { UsageError } from '../core/errors.js';
 import { requireNetAdmin } from '../core/sys.js';
 import { percent } from '../core/units.js';
 import { profileCache } from '../campaign/scenario.js';
+import { checkOutDir } from '../campaign/results-dir.js';
+import { newManifest, readManifest, contradictions, contradictionMessage } from '../campaign/manifest.js';
 import { parse, print, note, integer, list, TCP_OPTIONS, PEP_OPTIONS } from './args.js';
 
 export const CAMPAIGN_OPTIONS = {
@@ -30,8 +35,34 @@ export const matrixAxes = (v, preset) => ({
   runs: v.n ? integer(v.n, '-n', 1) : preset.runs,
 });
 
-// Where a campaign's results go: --resume DIR, --out DIR or out/NAME-TIMESTAMP.
-const outDirOf = (v, name) => v.resume ?? v.out ?? `out/${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+// parseArgs options without their defaults: what was typed, and the defaults alone.
+const typedOnly = (config) => Object.fromEntries(Object.entries(config).map(([k, { default: _, ...o }]) => [k, o]));
+const defaultsOf = (config) =>
+  Object.fromEntries(Object.entries(config).flatMap(([k, o]) => ('default' in o ? [[k, o.default]] : [])));
+
+/**
+ * The folder, matrix and settings of a campaign and its manifest: from the
+ * command line (the folder --out DIR or out/NAME-TIMESTAMP, checked, not
+ * made), or with --resume DIR from DIR's campaign.json, where an option
+ * given again must agree with it. Reads, creates nothing.
+ */
+export function campaignInput(argv, v, { name, config, input }) {
+  if (v.resume && v.out && path.resolve(v.out) !== path.resolve(v.resume))
+    throw new UsageError(
+      `--out ${v.out}, --resume ${v.resume}: give one folder (--resume continues the campaign in it)`,
+    );
+  const typed = input(v); // every option checked, resumed or not
+  if (!v.resume) {
+    const outDir = v.out ?? `out/${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    checkOutDir(outDir);
+    return { outDir, ...typed, manifest: newManifest({ command: name, argv, values: v, ...typed }) };
+  }
+  const saved = readManifest(v.resume, name);
+  const { values: given } = parse(argv, typedOnly(config));
+  const bad = contradictions({ saved: { ...defaultsOf(config), ...saved.options }, given, input });
+  if (bad.length) throw new UsageError(contradictionMessage(v.resume, bad, config));
+  return { outDir: v.resume, matrix: saved.matrix, settings: saved.settings, manifest: saved };
+}
 
 /**
  * Runs command `name` (bench, bulk): `input(values)` → {matrix, settings}
@@ -40,19 +71,20 @@ const outDirOf = (v, name) => v.resume ?? v.out ?? `out/${name}-${new Date().toI
  * the summary, `show(summary)` prints it without --json.
  */
 export async function campaignCommand(argv, { name, help, options, input, check, run, show = () => {} }) {
-  const { values: v } = parse(argv, { ...CAMPAIGN_OPTIONS, ...options });
+  const config = { ...CAMPAIGN_OPTIONS, ...options };
+  const { values: v } = parse(argv, config);
   if (v.help) return note(help);
-  const { matrix, settings } = input(v);
+  const { outDir, matrix, settings, manifest } = campaignInput(argv, v, { name, config, input });
   const profiles = profileCache();
   await check(matrix, settings, { profiles });
   requireNetAdmin(name);
-  const outDir = outDirOf(v, name);
   const summary = await run(matrix, {
     ...settings,
     outDir,
     resume: Boolean(v.resume),
+    manifest,
     onProgress: note,
-    meta: { preset: v.preset ?? null, argv },
+    meta: { preset: manifest.options.preset ?? null, argv: manifest.argv, ...(v.resume ? { resumed: argv } : {}) },
     profiles,
   });
   const failed = summary.groups.reduce((a, g) => a + g.failed, 0);

@@ -28,6 +28,7 @@ export async function bench(
     link = 'auto',
     seed = 1,
     resume = false,
+    manifest = null, // campaign.json of a new folder (campaign/manifest.js)
     timeoutMs = 120000,
     onProgress = () => {},
     meta = {},
@@ -42,7 +43,7 @@ export async function bench(
   },
 ) {
   await checkBench(matrix, { origin, pep, h3Priorities }, { profiles });
-  const { file, done } = openResults(outDir, { resume, kind: 'pageload' });
+  const { file, done } = openResults(outDir, { resume, kind: 'pageload', manifest, onWarning: onProgress });
   const siteDirs = {};
   for (const s of matrix.sites) siteDirs[s] = listSites().includes(s) ? await ensureSite(s) : path.resolve(s);
   const plan = scenarioResolver({

@@ -1,45 +1,165 @@
 // The files of a results folder: results.jsonl (a record per run, appended
-// as runs end) and summary.json (statistics per scenario), read and checked
-// without knowing any kind of record. Input problems are UsageErrors that
-// name the file and the line or key. harness/analysis/outputs.js computes
-// and writes summary.json and the report.
+// as runs end, each line whole or absent) and summary.json (statistics per
+// scenario), read and checked without knowing any kind of record. Input
+// problems are UsageErrors that name the file and the line or key; a torn
+// last line also names the command that repairs it. harness/analysis/outputs.js
+// computes and writes summary.json and the report.
 import fs from 'node:fs';
+import path from 'node:path';
 import { UsageError } from '../core/errors.js';
 
 export const RESULTS = 'results.jsonl';
 export const SUMMARY = 'summary.json';
 export const LIGHTHOUSE_DIR = 'lighthouse'; // bench --lighthouse's reports
 
-// One record per line, on disk before the next run starts (bench, bulk).
-export function appendFlushed(file, obj) {
-  const fd = fs.openSync(file, 'a');
+// The campaign a folder holds (bench and bulk write it as the matrix
+// starts; harness/campaign/manifest.js). Read here only for the command
+// that continues the folder.
+export const MANIFEST = 'campaign.json';
+
+// Pure: the one-line description of a system error ("ENOSPC: no space left on device").
+const systemError = (e) => String(e.message ?? e).split(',')[0];
+
+/**
+ * One record per line, on disk before the next run starts (bench, bulk).
+ * A line is whole or absent: a short write is continued, and a failed one
+ * (ENOSPC, EIO, …) is cut back to the file's previous end, so the records
+ * before it stay readable, and ends with a one-line UsageError. `fsx` is
+ * node:fs (a test passes one that fails).
+ */
+export function appendFlushed(file, obj, fsx = fs) {
+  const data = Buffer.from(JSON.stringify(obj) + '\n');
+  const created = !fsx.existsSync(file);
+  let fd;
+  let start = null;
   try {
-    fs.writeSync(fd, JSON.stringify(obj) + '\n');
-    fs.fsyncSync(fd);
+    fd = fsx.openSync(file, 'a');
+    start = fsx.fstatSync(fd).size;
+    for (let at = 0; at < data.length;) {
+      const n = fsx.writeSync(fd, data, at, data.length - at);
+      if (!(n > 0)) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      at += n;
+    }
+    fsx.fsyncSync(fd);
+    // a new file's name is on disk too, not only its content
+    if (created) syncDir(path.dirname(file), fsx);
+  } catch (e) {
+    if (!e.code) throw e;
+    let kept = '';
+    if (fd !== undefined && start !== null) {
+      try {
+        fsx.ftruncateSync(fd, start);
+        fsx.fsyncSync(fd);
+        kept = `; the records before it are intact`;
+      } catch {
+        kept = `; its line may be torn`;
+      }
+    }
+    throw new UsageError(
+      `${file}: writing a run's record failed (${systemError(e)})${kept}; free space, then ${continueHint(file)}`,
+    );
   } finally {
-    fs.closeSync(fd);
+    if (fd !== undefined) fsx.closeSync(fd);
   }
 }
 
-export function readResults(file) {
-  if (!fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .map((line, i) => [line, i + 1])
-    .filter(([line]) => line.trim())
-    .map(([line, n]) => {
+function syncDir(dir, fsx) {
+  const fd = fsx.openSync(dir, 'r');
+  try {
+    fsx.fsyncSync(fd);
+  } finally {
+    fsx.closeSync(fd);
+  }
+}
+
+// Pure: `s` as one word of a shell command.
+const shellQuote = (s) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+// The command that continues the campaign of `file`'s folder, from its
+// campaign.json; null for a folder without one (merged, or older).
+function resumeCommand(file) {
+  const dir = path.dirname(file);
+  try {
+    const { command } = JSON.parse(fs.readFileSync(path.join(dir, MANIFEST), 'utf8'));
+    if (command === 'bench' || command === 'bulk') return `satbench ${command} --resume ${shellQuote(dir)}`;
+  } catch {
+    // no campaign.json, or unreadable: no resume command to offer
+  }
+  return null;
+}
+
+const continueHint = (file) => {
+  const cmd = resumeCommand(file);
+  return cmd ? `continue with \`${cmd}\`` : 'continue the campaign with --resume';
+};
+
+/**
+ * Pure: the records of a results file's `text`, and its torn last line:
+ * {records, torn: null | {line, offset (bytes before it), bytes}}. A last
+ * line that is not JSON is the record being written when satbench stopped
+ * (a crash, a full disk); a bad line before it is a UsageError naming
+ * `file` and the line.
+ */
+export function parseResults(text, file) {
+  const lines = text.split('\n');
+  let last = lines.length - 1;
+  while (last >= 0 && !lines[last].trim()) last--;
+  const records = [];
+  let torn = null;
+  let offset = 0;
+  for (const [i, line] of lines.entries()) {
+    const n = i + 1;
+    const bytes = Buffer.byteLength(line);
+    if (line.trim()) {
       let r;
       try {
         r = JSON.parse(line);
       } catch {
-        throw new UsageError(`${file}: line ${n} is not JSON`);
+        if (i !== last) throw new UsageError(`${file}: line ${n} is not JSON`);
+        torn = { line: n, offset, bytes };
+        break;
       }
       if (!r || typeof r !== 'object' || !r.scenario || typeof r.scenario !== 'object')
         throw new UsageError(`${file}: line ${n} has no "scenario" object`);
       if (typeof r.ok !== 'boolean') throw new UsageError(`${file}: line ${n}: "ok" is not true or false`);
-      return r;
-    });
+      records.push(r);
+    }
+    offset += bytes + 1;
+  }
+  return { records, torn };
+}
+
+/** Pure: the one line saying `file`'s line is torn and which command repairs it. */
+export function tornMessage(file, torn, command) {
+  const repair = command
+    ? `\`${command}\` drops it and runs that run again`
+    : `\`sed -i '${torn.line}d' ${shellQuote(file)}\` drops it`;
+  return `${file}: line ${torn.line} is torn (the run being written when satbench stopped); ${repair}`;
+}
+
+/** The records of a results file ([] when it is missing); a torn last line is an error saying how to repair it. */
+export function readResults(file) {
+  if (!fs.existsSync(file)) return [];
+  const { records, torn } = parseResults(fs.readFileSync(file, 'utf8'), file);
+  if (torn) throw new UsageError(tornMessage(file, torn, resumeCommand(file)));
+  return records;
+}
+
+/**
+ * --resume's repair: cuts a torn last line off `file` (and ends a last
+ * record that lacks its newline) so that appending goes on from whole
+ * records. Returns the torn line ({line, bytes}) or null.
+ */
+export function dropTornLine(file) {
+  if (!fs.existsSync(file)) return null;
+  const text = fs.readFileSync(file, 'utf8');
+  const { torn } = parseResults(text, file);
+  if (torn) {
+    fs.truncateSync(file, torn.offset);
+  } else if (text && !text.endsWith('\n')) {
+    fs.appendFileSync(file, '\n');
+  }
+  return torn && { line: torn.line, bytes: torn.bytes };
 }
 
 // Pure: the first problem with a summary.json's content, or null.
