@@ -104,10 +104,12 @@ export function mergeSets(sets, { now = new Date().toISOString() } = {}) {
         `${s.dir}: its runs used seed ${own}, ${seedDir}'s seed ${seed}; merge joins shards of one matrix and seed`,
       );
   }
+  // the matrix is its campaign's kind's (meta.kind; page loads have none)
+  const matrixKind = withMatrix && kindOf(withMatrix.meta);
   if (withMatrix)
     for (const s of sets)
       for (const r of s.records) {
-        const why = outsideMatrix(r, withMatrix.meta.matrix);
+        const why = kindOf(r) === matrixKind && outsideMatrix(r, withMatrix.meta.matrix);
         if (why)
           throw new UsageError(
             `${path.join(s.dir, RESULTS)}: ${kindOf(r).label(r.scenario)} run ${r.run} is not in ${withMatrix.dir}'s matrix (${why}); merge joins shards of one matrix`,

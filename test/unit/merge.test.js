@@ -8,7 +8,7 @@ import { expandMatrix, parseShard, shardItems } from '../../harness/campaign/mat
 import { mergeSets } from '../../harness/analysis/merge.js';
 import { readResults } from '../../harness/results/store.js';
 import { scenarioKey } from '../../harness/kinds/pageload.js';
-import { makeRecords, writeResultsDir } from '../fixtures.js';
+import { makeRecords, writeResultsDir, makeBulkRecords, bulkScenarios } from '../fixtures.js';
 import { CLI } from '../integration/helpers.js';
 
 const MATRIX = { profiles: ['geo', 'leo'], losses: [0, 1], protocols: ['h1', 'h3'], sites: ['kepler'], runs: 5 };
@@ -131,6 +131,23 @@ describe('shards and merge', () => {
     assert.throws(
       () => mergeSets([bare(mixed), full]),
       /s2\/results\.jsonl: .* run \d ran with seed \d+ \(campaign seed 3\), .* is 1/,
+    );
+    // bulk: its matrix (meta.kind "bulk") has the download's duration or size
+    const bm = {
+      profiles: ['geo'],
+      losses: [0],
+      protocols: ['quic', 'tcp'],
+      duration_s: 10,
+      size_bytes: null,
+      runs: 2,
+    };
+    const b = makeBulkRecords(bulkScenarios({ protocols: ['quic', 'tcp'] }), { runs: 2, seed: 0 });
+    const bulkSet = { dir: 'b1', records: b.slice(0, 2), meta: { kind: 'bulk', seed: 0, matrix: bm } };
+    assert.equal(mergeSets([bulkSet, { dir: 'b2', records: b.slice(2), meta: {} }]).records.length, 4);
+    const longer = b.slice(2).map((r) => ({ ...r, scenario: { ...r.scenario, duration_s: 15 } }));
+    assert.throws(
+      () => mergeSets([bulkSet, { dir: 'b2', records: longer, meta: {} }]),
+      /b2\/results\.jsonl: bulk profile=geo .* duration_s=15 run 2 is not in b1's matrix \(duration_s 15 is not 10\)/,
     );
     // no folder has the matrix: the seeds are still checked, and it says what was not
     const two = mergeSets([bare(cut), { ...bare(shardRecords({ index: 1, count: 2 })), dir: 's3' }]);
