@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { kindOf, kinds } from '../kinds/index.js';
-import { readResults, readSummary, RESULTS, SUMMARY, LIGHTHOUSE_DIR } from '../results/store.js';
+import { readResults, readSummary, RESULTS, SUMMARY, MANIFEST, LIGHTHOUSE_DIR } from '../results/store.js';
 import { writeOutputs } from './outputs.js';
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
@@ -58,7 +58,7 @@ export function outsideMatrix(r, matrix) {
 // and its summary.json's meta.seed, which must all agree.
 function seedOf(s) {
   let seed = s.meta.seed;
-  let from = `${path.join(s.dir, SUMMARY)}'s meta.seed`;
+  let from = `${s.dir}'s seed`;
   for (const r of s.records) {
     const b = baseSeed(r);
     if (b === undefined) continue;
@@ -88,7 +88,7 @@ export function mergeSets(sets, { now = new Date().toISOString() } = {}) {
   for (const s of sets) {
     if (withMatrix && s.meta.matrix !== undefined && !same(withMatrix.meta.matrix, s.meta.matrix))
       throw new UsageError(
-        `${path.join(s.dir, SUMMARY)}: meta.matrix ${JSON.stringify(s.meta.matrix)} differs from ${withMatrix.dir}'s ${JSON.stringify(withMatrix.meta.matrix)}; merge joins shards of one matrix`,
+        `${s.dir}: its matrix ${JSON.stringify(s.meta.matrix)} differs from ${withMatrix.dir}'s ${JSON.stringify(withMatrix.meta.matrix)}; merge joins shards of one matrix`,
       );
   }
   // Seeds and the matrix from the records: a folder without summary.json
@@ -177,12 +177,36 @@ export function mergeSets(sets, { now = new Date().toISOString() } = {}) {
   return { records, meta, warnings };
 }
 
+// A folder's meta: its summary.json's, else (an interrupted campaign has
+// none) what its campaign.json, written as the matrix started, says of the
+// kind, matrix, seed and shard.
+function folderMeta(dir) {
+  const sf = path.join(dir, SUMMARY);
+  if (fs.existsSync(sf)) return readSummary(sf).meta ?? {};
+  const mf = path.join(dir, MANIFEST);
+  if (!fs.existsSync(mf)) return {};
+  let m;
+  try {
+    m = JSON.parse(fs.readFileSync(mf, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`${mf}: not JSON (${e.message})`);
+  }
+  const s = m?.settings ?? {};
+  return Object.fromEntries(
+    Object.entries({
+      kind: m?.command === 'bulk' ? 'bulk' : undefined,
+      matrix: m?.matrix,
+      seed: s.seed,
+      shard: s.shard ?? undefined,
+    }).filter(([, v]) => v !== undefined && v !== null),
+  );
+}
+
 export function mergeFolders(dirs, outDir) {
   const sets = dirs.map((dir) => {
     const rf = path.join(dir, RESULTS);
     if (!fs.existsSync(rf)) throw new UsageError(`${dir}: no ${RESULTS} (merge needs every run)`);
-    const sf = path.join(dir, SUMMARY);
-    return { dir, records: readResults(rf), meta: fs.existsSync(sf) ? (readSummary(sf).meta ?? {}) : {} };
+    return { dir, records: readResults(rf), meta: folderMeta(dir) };
   });
   const out = path.resolve(outDir);
   if (dirs.some((d) => path.resolve(d) === out))

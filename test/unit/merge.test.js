@@ -88,11 +88,11 @@ describe('shards and merge', () => {
     );
     assert.throws(
       () => mergeSets([sets[0], { ...sets[1], meta: { ...sets[1].meta, seed: 2 } }]),
-      /s1\/results\.jsonl: geo loss 0 % h1 kepler run 1 ran with seed 2 \(campaign seed 1\), s1\/summary\.json's meta\.seed is 2/,
+      /s1\/results\.jsonl: geo loss 0 % h1 kepler run 1 ran with seed 2 \(campaign seed 1\), s1's seed is 2/,
     );
     assert.throws(
       () => mergeSets([sets[0], { ...sets[1], meta: { ...sets[1].meta, matrix: { ...MATRIX, runs: 6 } } }]),
-      /s1\/summary\.json: meta\.matrix .* differs from s2's/,
+      /s1: its matrix .* differs from s2's/,
     );
     assert.throws(
       () => mergeSets([sets[0], { ...sets[0], dir: 'copy', meta: { ...sets[0].meta, shard: { index: 1, count: 3 } } }]),
@@ -175,6 +175,23 @@ describe('shards and merge', () => {
     const again = await satbench(['merge', ...dirs, '--out', out]);
     assert.equal(again.code, 2);
     assert.match(again.stderr, /already holds a results\.jsonl/);
+    // an interrupted shard: results.jsonl and campaign.json (the matrix as it started), no summary.json
+    const cut = path.join(tmp, 'cut');
+    fs.mkdirSync(cut);
+    const other = { ...MATRIX, profiles: ['geo', 'geo-jitter'] };
+    fs.writeFileSync(
+      path.join(cut, 'campaign.json'),
+      JSON.stringify({ format: 1, command: 'bench', argv: [], options: {}, matrix: other, settings: { seed: 1 } }),
+    );
+    fs.copyFileSync(path.join(dirs[1], 'results.jsonl'), path.join(cut, 'results.jsonl'));
+    const mixed = await satbench(['merge', dirs[0], cut, '--out', path.join(tmp, 'm3')]);
+    assert.equal(mixed.code, 2, mixed.stderr);
+    assert.match(mixed.stderr, /^satbench: .*cut: its matrix .* differs from .*shard1's/);
+    assert.ok(!fs.existsSync(path.join(tmp, 'm3')), 'nothing written');
+    fs.writeFileSync(path.join(out, 'x'), '');
+    const file = await satbench(['merge', ...dirs, '--out', path.join(out, 'x')]);
+    assert.equal(file.code, 2);
+    assert.match(file.stderr, /^satbench: --out .*x: is a file; expected a new folder\n$/);
     const missing = await satbench(['merge', dirs[0], path.join(tmp, 'nope'), '--out', path.join(tmp, 'm2')]);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /nope: no results\.jsonl/);
