@@ -24,6 +24,20 @@ export function satbench(args, { timeoutMs = 120000, env } = {}) {
   });
 }
 
+// satbench without CAP_NET_ADMIN (as root: with it dropped), so good input
+// stops at "needs root" instead of building testbeds.
+export function unprivilegedSatbench(args) {
+  const [cmd, pre] =
+    process.getuid() === 0
+      ? ['setpriv', ['--bounding-set=-net_admin', '--inh-caps=-net_admin', process.execPath]]
+      : [process.execPath, []];
+  return new Promise((resolve) => {
+    execFile(cmd, [...pre, CLI, ...args], { timeout: 30000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? err.code : 0, stdout, stderr }),
+    );
+  });
+}
+
 export function spawnSatbench(args) {
   return spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
 }
