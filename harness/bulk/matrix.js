@@ -6,6 +6,7 @@ import { UsageError, withFlag } from '../core/errors.js';
 import { binPath } from '../core/sys.js';
 import { refuseQuicOverQpep } from '../core/protocols.js';
 import { checkPepOptions } from '../pep/options.js';
+import { checkCongestionControl, availableCongestionControls } from '../testbed/congestion-control.js';
 import { profileCache } from '../campaign/scenario.js';
 
 export const BULK_PROTOCOLS = [
@@ -81,11 +82,12 @@ export function validateBulkMatrix(m, { profiles = profileCache() } = {}) {
 
 /**
  * The matrix and the settings together: the PEP options suit the chains
- * the protocols use, and the binaries the protocols need are built. Needs
- * no privileges.
+ * the protocols use, the kernel has --cc, and the binaries the protocols
+ * need are built. Needs no privileges.
  */
-export function checkBulk(matrix, { pep = {} } = {}, options = {}) {
+export function checkBulk(matrix, { pep = {}, tcp = {} } = {}, options = {}) {
   validateBulkMatrix(matrix, options);
+  checkCongestionControl(tcp.cc, options.congestionControls ?? availableCongestionControls());
   checkPepOptions(pep, matrix.protocols.map(bulkPepKind).filter(Boolean));
   for (const p of matrix.protocols) binPath(isBrowser(p) ? 'origin' : 'satbulk');
 }

@@ -15,6 +15,7 @@ import {
 } from '../core/protocols.js';
 import { checkOrigin } from '../servers/origin.js';
 import { checkPepOptions } from '../pep/options.js';
+import { checkCongestionControl, availableCongestionControls } from '../testbed/congestion-control.js';
 import { profileCache } from '../campaign/scenario.js';
 import { listSites } from '../../sites/generate.js';
 
@@ -48,11 +49,16 @@ export function validateBenchMatrix(m, { profiles = profileCache() } = {}) {
 /**
  * The matrix and the settings together: the origin can serve the
  * protocols, the PEP options suit the chains the protocols use, the HTTP/3
- * priorities are known. Asks H2O about HTTP/3 when it is the origin; needs
- * no privileges.
+ * priorities are known, the kernel has the end hosts' --cc. Asks H2O about
+ * HTTP/3 when it is the origin; needs no privileges.
  */
-export async function checkBench(matrix, { origin = 'rust', pep = {}, h3Priorities = null } = {}, options = {}) {
+export async function checkBench(
+  matrix,
+  { origin = 'rust', pep = {}, h3Priorities = null, tcp = {} } = {},
+  options = {},
+) {
   validateBenchMatrix(matrix, options);
+  checkCongestionControl(tcp.cc, options.congestionControls ?? availableCongestionControls());
   if (h3Priorities !== null && !H3_PRIORITIES.includes(h3Priorities))
     throw new UsageError(`--h3-priorities: expected ${H3_PRIORITIES.join(', ')}, got ${JSON.stringify(h3Priorities)}`);
   checkPepOptions(pep, matrix.protocols.map(pepKind).filter(Boolean));

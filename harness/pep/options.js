@@ -62,6 +62,8 @@ export function parsePepTunnel(text) {
 
 /** Pure: the command line's PEP options → {preset, sat, ground, tunnel}. */
 export function parsePepOptions({ preset, sat, ground, tunnel }) {
+  // a preset is judged as it is read, whatever protocols run (not when a split-TCP run starts)
+  if (preset !== undefined && preset !== null) withFlag('--pep-preset', () => pepSettings(preset));
   return {
     preset: preset ?? null,
     sat: sat ? parsePepSide(sat, '--pep-sat') : {},
@@ -76,6 +78,11 @@ export function parsePepOptions({ preset, sat, ground, tunnel }) {
  */
 export function checkPepOptions(pep, kinds) {
   const { preset = null, sat = {}, ground = {} } = pep;
+  // a preset that no run would use is a mistake, not a setting to ignore
+  if (preset !== null && !kinds.includes('tcp'))
+    throw new UsageError(
+      `--pep-preset ${preset}: sets the split-TCP PEP, which no protocol of the matrix goes through (bench: h1-pep, h1s-pep, h2-pep; bulk: tcp-pep)`,
+    );
   if (kinds.includes('tcp')) {
     const p = preset ?? 'paper';
     const s = { sat: tcpPepSide(sat, '--pep-sat'), ground: tcpPepSide(ground, '--pep-ground') };

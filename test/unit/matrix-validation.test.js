@@ -8,6 +8,7 @@ import { UsageError } from '../../harness/core/errors.js';
 import { validateBenchMatrix, checkBench } from '../../harness/pageload/matrix.js';
 import { validateBulkMatrix, checkBulk } from '../../harness/bulk/matrix.js';
 import { checkPepOptions, parsePepOptions } from '../../harness/pep/options.js';
+import { checkCongestionControl, availableCongestionControls } from '../../harness/testbed/congestion-control.js';
 import { profileCache, scenarioResolver } from '../../harness/campaign/scenario.js';
 import { expandMatrix } from '../../harness/kinds/pageload.js';
 import { pepKind } from '../../harness/core/protocols.js';
@@ -109,7 +110,7 @@ describe('bulk: matrix validation', () => {
     });
   }
 
-  it('checks the PEP options against the chains the protocols use', () => {
+  it('checks the PEP options against the chains the protocols use', async () => {
     const quicKey = parsePepOptions({ ground: 'ack-frequency' });
     assert.throws(
       () => checkBulk(BULK, { pep: quicKey }),
@@ -118,9 +119,22 @@ describe('bulk: matrix validation', () => {
         /ack-frequency is a QUIC option; the split-TCP PEP takes cc, initial-window, sndbuf, rcvbuf/,
       ),
     );
+    // an unknown preset is refused as it is read, whatever the protocols
     assert.throws(
-      () => checkBulk(BULK, { pep: parsePepOptions({ preset: 'E' }) }),
+      () => parsePepOptions({ preset: 'E' }),
       refusal('--pep-preset', /TCP PEP preset "E": expected one of paper, A, B, C, D/),
+    );
+    checkBulk(BULK, { pep: parsePepOptions({ preset: 'B' }) });
+    // a preset without a split-TCP protocol would be ignored: refused
+    const unused = refusal('--pep-preset A', /sets the split-TCP PEP, which no protocol of the matrix goes through/);
+    assert.throws(
+      () =>
+        checkBulk({ ...BULK, protocols: ['quic', 'quic-pep', 'tcp-qpep'] }, { pep: parsePepOptions({ preset: 'A' }) }),
+      unused,
+    );
+    await assert.rejects(
+      checkBench({ ...BENCH, protocols: ['h1', 'h3-pep', 'h1-qpep'] }, { pep: parsePepOptions({ preset: 'A' }) }),
+      unused,
     );
     assert.throws(
       () => checkBulk(BULK, { pep: parsePepOptions({ sat: 'initial-window=5000' }) }),
@@ -130,8 +144,8 @@ describe('bulk: matrix validation', () => {
       () => checkBulk({ ...BULK, protocols: ['quic-pep'] }, { pep: parsePepOptions({ sat: 'cc=reno' }) }),
       refusal('--pep-sat', /cc must be cubic, newreno or bbr, got "reno"/),
     );
-    // without a chain that uses them, the options are not judged (as before)
-    checkPepOptions(parsePepOptions({ sat: 'sndbuf=1', preset: 'E' }), []);
+    // without a chain that uses them, the sides are not judged
+    checkPepOptions(parsePepOptions({ sat: 'sndbuf=1' }), []);
   });
 
   it('parses the PEP sides, naming the flag of a bad key or value', () => {
@@ -180,5 +194,23 @@ describe('scenarios resolved once', () => {
     assert.equal(p.linkMbps, 20);
     assert.equal(p.bdpBytes, pathBdpBytes(loadProfile('geo', { lossPct: 1 })));
     assert.deepEqual([p.origin, p.quic, p.pepKind], ['rust', { cc: 'bbr' }, 'quic']);
+  });
+});
+
+describe('--cc before anything is created', () => {
+  const AVAILABLE = ['reno', 'cubic'];
+  it('takes what the kernel has (newreno is reno), refuses the rest naming --cc', async () => {
+    checkCongestionControl(undefined, AVAILABLE);
+    checkCongestionControl('newreno', AVAILABLE);
+    checkCongestionControl('bbr', null); // /proc unreadable: the testbed will say
+    assert.throws(
+      () => checkCongestionControl('bbr', AVAILABLE),
+      refusal('--cc', /"bbr" is not available in this kernel; available: reno, cubic \(newreno is reno\)/),
+    );
+    assert.throws(() => checkCongestionControl('Cubic!', null), refusal('--cc', /expected a congestion control name/));
+    const options = { congestionControls: AVAILABLE };
+    await assert.rejects(checkBench(BENCH, { tcp: { cc: 'vegas' } }, options), refusal('--cc', /"vegas" is not/));
+    assert.throws(() => checkBulk(BULK, { tcp: { cc: 'vegas' } }, options), refusal('--cc', /"vegas" is not/));
+    assert.ok(availableCongestionControls().includes('cubic'), 'this kernel lists its own');
   });
 });

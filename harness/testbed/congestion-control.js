@@ -1,0 +1,33 @@
+// Which TCP congestion controls this kernel has, for checking --cc before
+// anything is created (the testbed sets it in every namespace much later).
+// Reading /proc needs no privileges.
+import fs from 'node:fs';
+import { UsageError } from '../core/errors.js';
+
+const AVAILABLE = '/proc/sys/net/ipv4/tcp_available_congestion_control';
+
+// What users call NewReno, Linux calls reno.
+export const CC_ALIASES = { newreno: 'reno' };
+
+/** The kernel's congestion controls, or null when /proc does not say. */
+export function availableCongestionControls(file = AVAILABLE) {
+  try {
+    return fs.readFileSync(file, 'utf8').trim().split(/\s+/).filter(Boolean);
+  } catch {
+    return null;
+  }
+}
+
+/** Pure: refuses `cc` (as --cc gives it) unless `available` (null: unknown) has it. */
+export function checkCongestionControl(cc, available, flag = '--cc') {
+  if (cc === undefined || cc === null) return;
+  const name = CC_ALIASES[cc] ?? cc;
+  if (typeof cc !== 'string' || !/^[a-z0-9_]{1,15}$/.test(name))
+    throw new UsageError(
+      `${flag}: expected a congestion control name (cubic, newreno, bbr, …), got ${JSON.stringify(cc)}`,
+    );
+  if (available && !available.includes(name))
+    throw new UsageError(
+      `${flag}: ${JSON.stringify(cc)} is not available in this kernel; available: ${available.join(', ')} (newreno is reno)`,
+    );
+}
