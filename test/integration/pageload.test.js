@@ -104,15 +104,24 @@ describe('page loads (integration, real Chromium)', function () {
     assert.ok(!fs.existsSync(`${out}-h3`), 'nothing may start before the error');
   });
 
-  it('--resume continues a matrix without repeating finished runs', async () => {
+  it('--resume continues a matrix from its campaign.json, dropping a torn last line, repeating no finished run', async () => {
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-resume-')), 'r');
     const args = ['--profile', writeProfile(SHORT), '--protocol', 'h1', '--site', tinySite()];
-    assert.equal((await satbench(['bench', ...args, '-n', '1', '--out', out])).code, 0);
-    const again = await satbench(['bench', ...args, '-n', '1', '--out', out]);
+    assert.equal((await satbench(['bench', ...args, '-n', '2', '--out', out])).code, 0);
+    const again = await satbench(['bench', ...args, '-n', '2', '--out', out]);
     assert.equal(again.code, 2);
     assert.match(again.stderr, /exists: continue it with --resume/);
-    const resumed = await satbench(['bench', ...args, '-n', '2', '--resume', out]);
+    // as if satbench had stopped while writing run 2's record
+    const file = path.join(out, 'results.jsonl');
+    const [run1, run2] = fs.readFileSync(file, 'utf8').trim().split('\n');
+    fs.writeFileSync(file, `${run1}\n${run2.slice(0, 60)}`);
+    const contradicts = await satbench(['bench', ...args, '-n', '3', '--resume', out]);
+    assert.equal(contradicts.code, 2);
+    assert.match(contradicts.stderr, /^satbench: --resume .*: -n 3 \(started with -n 2\): contradicts/);
+    // no options: the matrix and settings are the folder's
+    const resumed = await satbench(['bench', '--resume', out]);
     assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(resumed.stderr, /warning: .*results\.jsonl: dropped line 2, torn \(60 bytes/);
     const runs = fs
       .readFileSync(path.join(out, 'results.jsonl'), 'utf8')
       .trim()
