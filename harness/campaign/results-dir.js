@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
-import { readResults, dropTornLine, RESULTS } from '../results/store.js';
+import { readResults, rewriteResults, dropTornLine, RESULTS } from '../results/store.js';
 import { writeManifest, MANIFEST } from './manifest.js';
 import { groupKey, kindOf } from '../kinds/index.js';
 
@@ -39,8 +39,9 @@ export function checkOutDir(dir) {
  * matrix and settings, campaign/manifest.js) written there before any run;
  * a folder that holds a campaign is an error, so none is appended to by
  * accident. With `resume` the folder must exist; a torn last line of
- * results.jsonl (the run being written when satbench stopped) is dropped
- * with a warning through `onWarning`, and that run runs again.
+ * results.jsonl (the run being written when satbench stopped) and the
+ * records of runs a signal interrupted are dropped with a warning through
+ * `onWarning`, and those runs run again.
  */
 export function openResults(outDir, { resume = false, kind, manifest = null, onWarning = () => {} }) {
   const file = path.join(outDir, RESULTS);
@@ -53,7 +54,17 @@ export function openResults(outDir, { resume = false, kind, manifest = null, onW
       onWarning(
         `warning: ${file}: dropped line ${torn.line}, torn (${torn.bytes} bytes of the run being written when satbench stopped); that run runs again`,
       );
-    for (const r of readResults(file)) if (kindOf(r).name === kind) done.add(runId(kind, r.scenario, r.run));
+    const records = readResults(file);
+    // a run a signal cut short was not measured: it runs again, its record goes
+    const cut = records.filter((r) => r.interrupted && kindOf(r).name === kind);
+    if (cut.length) {
+      const kept = records.filter((r) => !cut.includes(r));
+      rewriteResults(file, kept);
+      onWarning(
+        `warning: ${file}: dropped ${cut.length} run(s) interrupted by a signal (${cut.map((r) => `line ${records.indexOf(r) + 1}`).join(', ')}); they run again`,
+      );
+    }
+    for (const r of records) if (kindOf(r).name === kind && !cut.includes(r)) done.add(runId(kind, r.scenario, r.run));
   } else {
     checkOutDir(outDir);
     fs.mkdirSync(outDir, { recursive: true });

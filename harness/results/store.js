@@ -146,6 +146,23 @@ export function readResults(file) {
 }
 
 /**
+ * `file` holding `records` instead, replaced whole (a temporary file
+ * renamed) so that a crash leaves the old file or the new one.
+ */
+export function rewriteResults(file, records) {
+  const tmp = `${file}.tmp`;
+  const fd = fs.openSync(tmp, 'w');
+  try {
+    fs.writeFileSync(fd, records.map((r) => JSON.stringify(r) + '\n').join(''));
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
+  syncDir(path.dirname(file), fs);
+}
+
+/**
  * --resume's repair: cuts a torn last line off `file` (and ends a last
  * record that lacks its newline) so that appending goes on from whole
  * records. Returns the torn line ({line, bytes}) or null.

@@ -58,7 +58,7 @@ describe('campaign.json and --resume', () => {
       assert.deepEqual(benchAgainst({ preset: 'ifip2022' }, { ...LEO, loss: '0' }), []);
     });
 
-    it("the quick preset's other runs are not added to a folder made with --profile leo --protocol h1 -n 3", () => {
+    it("options typed for the quick preset's matrix contradict a folder made with --profile leo --protocol h1 -n 3", () => {
       // the README's own `bench --resume out/mine` typed with the preset's values
       assert.deepEqual(benchAgainst({ profile: 'leo,geo', protocol: 'h1,h3', n: '5' }), ['profile', 'protocol', 'n']);
     });
@@ -194,6 +194,23 @@ describe('campaign.json and --resume', () => {
         `warning: ${file}: dropped line 2, torn (40 bytes of the run being written when satbench stopped); that run runs again`,
       ]);
       assert.equal(fs.readFileSync(file, 'utf8'), JSON.stringify(r1) + '\n');
+    });
+
+    it('--resume drops the records of runs a signal interrupted, with a warning; they run again', () => {
+      const dir = tmp();
+      const file = path.join(dir, 'results.jsonl');
+      const sc = { profile: 'geo', loss_pct: 0, protocol: 'h1', site: 'kepler' };
+      const r1 = { scenario: sc, run: 1, ok: false, error: 'timeout' }; // a failed run is done
+      const r2 = { scenario: sc, run: 2, ok: false, error: 'interrupted by SIGINT', interrupted: 'SIGINT' };
+      fs.writeFileSync(file, `${JSON.stringify(r1)}\n${JSON.stringify(r2)}\n`);
+      const warnings = [];
+      const { done } = openResults(dir, { kind: 'pageload', resume: true, onWarning: (w) => warnings.push(w) });
+      assert.deepEqual([...done], ['geo|0|h1|kepler#1']);
+      assert.deepEqual(warnings, [
+        `warning: ${file}: dropped 1 run(s) interrupted by a signal (line 2); they run again`,
+      ]);
+      assert.equal(fs.readFileSync(file, 'utf8'), `${JSON.stringify(r1)}\n`);
+      assert.deepEqual(fs.readdirSync(dir), ['results.jsonl'], 'no temporary file left');
     });
 
     it('--resume still refuses a bad line that is not the last, naming file and line', () => {
