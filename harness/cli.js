@@ -3,16 +3,16 @@
 // its options and help) and turns its errors into exit codes. Errors the
 // user can fix print one line and exit 2.
 import { UsageError } from './core/errors.js';
-import { note } from './cli/args.js';
-import { testbedCommand } from './cli/testbed.js';
-import { doctorCommand } from './cli/doctor.js';
-import { cleanupCommand } from './cli/cleanup.js';
-import { profilesCommand } from './cli/profiles.js';
-import { benchCommand } from './cli/bench.js';
-import { bulkCommand } from './cli/bulk.js';
-import { reportCommand } from './cli/report.js';
-import { compareCommand } from './cli/compare.js';
-import { mergeCommand } from './cli/merge.js';
+import { help } from './cli/args.js';
+import * as testbed from './cli/testbed.js';
+import * as doctor from './cli/doctor.js';
+import * as cleanup from './cli/cleanup.js';
+import * as profiles from './cli/profiles.js';
+import * as bench from './cli/bench.js';
+import * as bulk from './cli/bulk.js';
+import * as report from './cli/report.js';
+import * as compare from './cli/compare.js';
+import * as merge from './cli/merge.js';
 
 const HELP = `satbench — web page loads over emulated satellite links, in a real Chromium
 
@@ -31,23 +31,34 @@ Commands:
 
 Run \`satbench COMMAND --help\` for a command's options.`;
 
+// Each command: its function and its help.
 const COMMANDS = {
-  doctor: doctorCommand,
-  testbed: testbedCommand,
-  profiles: profilesCommand,
-  cleanup: cleanupCommand,
-  bench: benchCommand,
-  report: reportCommand,
-  compare: compareCommand,
-  merge: mergeCommand,
-  bulk: bulkCommand,
+  doctor: [doctor.doctorCommand, doctor.HELP],
+  testbed: [testbed.testbedCommand, testbed.HELP],
+  profiles: [profiles.profilesCommand, profiles.HELP],
+  cleanup: [cleanup.cleanupCommand, cleanup.HELP],
+  bench: [bench.benchCommand, bench.HELP],
+  report: [report.reportCommand, report.HELP],
+  compare: [compare.compareCommand, compare.HELP],
+  merge: [merge.mergeCommand, merge.HELP],
+  bulk: [bulk.bulkCommand, bulk.HELP],
+};
+
+// -h or --help among a command's arguments (before a `--`).
+const asksHelp = (args) => {
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).some((a) => a === '-h' || a === '--help');
 };
 
 async function main([cmd, ...rest]) {
-  if (cmd === undefined || ['-h', '--help', 'help'].includes(cmd)) return note(HELP);
+  // Help that was asked for is output (stdout, exit 0); without a command it is a usage error.
+  if (['-h', '--help', 'help'].includes(cmd)) return help(HELP);
+  if (cmd === undefined) throw new UsageError(`name a command\n\n${HELP}`);
   if (!Object.hasOwn(COMMANDS, cmd))
     throw new UsageError(`unknown command ${JSON.stringify(cmd)}; see \`satbench --help\``);
-  return COMMANDS[cmd](rest);
+  const [run, text] = COMMANDS[cmd];
+  if (asksHelp(rest)) return help(text);
+  return run(rest);
 }
 
 main(process.argv.slice(2)).catch((e) => {

@@ -15,12 +15,23 @@ export function parse(argv, options) {
       strict: true,
     });
   } catch (e) {
-    throw new UsageError(e.message);
+    // node's message may take several lines (an ambiguous "--seed -1"): one line
+    throw new UsageError(e.message.replace(/\s*\n\s*/g, ' '));
   }
+}
+
+/** A command that takes no operands refuses them (`satbench bench leo` would run the preset). */
+export function noOperands(positionals, command) {
+  if (positionals.length)
+    throw new UsageError(
+      `${command}: unexpected ${JSON.stringify(positionals[0])}; options start with -- (see \`satbench ${command} --help\`)`,
+    );
 }
 
 export const print = (obj) => process.stdout.write(JSON.stringify(obj, null, 2) + '\n');
 export const note = (msg) => process.stderr.write(`${msg}\n`);
+// Help the user asked for is the command's output: stdout.
+export const help = (text) => process.stdout.write(`${text}\n`);
 
 export function integer(v, flag, min) {
   const n = Number(v);

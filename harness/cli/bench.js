@@ -8,8 +8,8 @@ import { parseShard } from '../campaign/matrix.js';
 import { BENCH_PRESETS } from '../pageload/presets.js';
 import { checkBench } from '../pageload/matrix.js';
 import { bench } from '../pageload/bench.js';
-import { integer, tcpOptions, pepOptions } from './args.js';
-import { campaignCommand, matrixAxes } from './campaign.js';
+import { parse, noOperands, integer, tcpOptions, pepOptions } from './args.js';
+import { campaignCommand, matrixAxes, CAMPAIGN_OPTIONS } from './campaign.js';
 
 export const HELP = `Usage: satbench bench [--preset NAME] [--profile LIST] [--loss LIST] [--protocol LIST]
                       [--site NAME|DIR] [-n RUNS] [--out DIR] [--resume DIR] [--seed N]
@@ -37,6 +37,9 @@ Options:
   -n RUNS           runs per scenario
   --out DIR         where results go (default out/bench-TIMESTAMP)
   --resume DIR      continue an interrupted matrix in DIR without repeating finished runs
+  --seed N          seed of the link emulator's random loss and jitter; run i uses N + i (default 1)
+  --link BACKEND    link emulation: auto (the default: the kernel's netem when it has it, else
+                    linkem), linkem (ours, userspace) or netem
   --timeout S       a page load taking longer fails that run (default 120)
   --origin NAME     rust (ours: h1, h1s, h2, h3; the default) or h2o (Debian's H2O 2.2.5:
                     h1, h1s, h2; h3 only if the installed H2O has it)
@@ -108,8 +111,9 @@ export function benchInput(v) {
   return { matrix, settings };
 }
 
-export const benchCommand = (argv) =>
-  campaignCommand(argv, {
+export function benchCommand(argv) {
+  noOperands(parse(argv, { ...CAMPAIGN_OPTIONS, ...OPTIONS }).positionals, 'bench');
+  return campaignCommand(argv, {
     name: 'bench',
     help: HELP,
     options: OPTIONS,
@@ -117,3 +121,4 @@ export const benchCommand = (argv) =>
     check: checkBench,
     run: bench,
   });
+}

@@ -9,8 +9,8 @@ import { BULK_PRESETS, BULK_DEFAULTS } from '../bulk/presets.js';
 import { checkBulk } from '../bulk/matrix.js';
 import { bulk } from '../bulk/bulk.js';
 import { formatBulkSummary } from '../bulk/summary-table.js';
-import { integer, tcpOptions, pepOptions } from './args.js';
-import { campaignCommand, matrixAxes } from './campaign.js';
+import { parse, noOperands, integer, tcpOptions, pepOptions } from './args.js';
+import { campaignCommand, matrixAxes, CAMPAIGN_OPTIONS } from './campaign.js';
 
 export const HELP = `Usage: satbench bulk [--preset NAME] [--profile LIST] [--loss LIST] [--protocol LIST]
                      [--duration S | --size BYTES] [-n RUNS] [--out DIR] [--resume DIR] [--seed N]
@@ -28,6 +28,8 @@ Options:
   --preset NAME     ifip2022-goodput (geo, leo; loss 0, 0.01, 0.1, 1 %; 15 s; quic, quic-pep, tcp,
                     tcp-pep; 10 runs) or quic4sat (the six quic4sat-* profiles, 100 MB, 3 runs, the
                     draft's objectives met or missed). Without: geo, loss 0, quic and tcp, 10 s, 3 runs
+  --profile LIST    link profiles, comma-separated (see \`satbench profiles\`)
+  -n RUNS           runs per scenario
   --protocol LIST   quic, tcp (satbulk, end to end), quic-pep, tcp-pep (through the PEP chains),
                     tcp-qpep (QPEP: the TCP connection carried over the QUIC PEP's standing tunnel),
                     quic-vpn, tcp-vpn (through an OpenVPN tunnel between st and gw, no PEP),
@@ -36,6 +38,9 @@ Options:
   --size BYTES      download BYTES (100MB, 2000000); replaces --duration
   --loss LIST       satellite-link loss in percent; default: the profile's own
   --bin-ms MS       bin length of the goodput curve (default 100)
+  --seed N          seed of the link emulator's random loss and jitter; run i uses N + i (default 1)
+  --link BACKEND    link emulation: auto (the default: the kernel's netem when it has it, else
+                    linkem), linkem or netem
   --quic LIST       the sender's QUIC (satbulk, and the origin for browser-h3), KEY=VALUE
                     comma-separated: cc=cubic|newreno|bbr, initial-window=PACKETS,
                     initial-mtu=BYTES, ack-frequency, ack-eliciting-threshold=N, max-ack-delay-ms=MS,
@@ -53,7 +58,8 @@ Options:
                     connection, up before the load, shared by every client connection, its initial
                     window the satellite link's rate × RTT) or per-connection (one per client
                     connection, initial window 100, as Kosek et al.; not with tcp-qpep)
-  --out DIR         where results go (default out/bulk-TIMESTAMP); --resume DIR continues one
+  --out DIR         where results go (default out/bulk-TIMESTAMP)
+  --resume DIR      continue an interrupted matrix in DIR without repeating finished runs
   --json            print summary.json to stdout (else a table of the medians)
 Exit 0 when the matrix ran (failed runs are counted and reported), 2 on a harness error.`;
 
@@ -82,6 +88,8 @@ export function bulkInput(v) {
   if (v.duration && v.size) throw new UsageError('give --duration or --size, not both');
   checkLinkBackend(v.link);
   const size = v.size ? Math.round(sizeBytes(v.size, '--size')) : null;
+  if (size !== null && !(size >= 1))
+    throw new UsageError(`--size: expected a size of at least 1 byte, got ${JSON.stringify(v.size)}`);
   const duration = v.duration ? seconds(v.duration, '--duration') : null;
   const { profiles, losses, protocols, runs } = matrixAxes(v, preset);
   const matrix = {
@@ -104,8 +112,9 @@ export function bulkInput(v) {
   return { matrix, settings };
 }
 
-export const bulkCommand = (argv) =>
-  campaignCommand(argv, {
+export function bulkCommand(argv) {
+  noOperands(parse(argv, { ...CAMPAIGN_OPTIONS, ...OPTIONS }).positionals, 'bulk');
+  return campaignCommand(argv, {
     name: 'bulk',
     help: HELP,
     options: OPTIONS,
@@ -114,3 +123,4 @@ export const bulkCommand = (argv) =>
     run: bulk,
     show: (summary) => process.stdout.write(formatBulkSummary(summary) + '\n'),
   });
+}

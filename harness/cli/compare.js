@@ -5,7 +5,7 @@ import path from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { loadResultSet } from '../analysis/outputs.js';
 import { compareResults, readBudget, DEFAULT_BUDGET, formatText, toMarkdown, toJUnit } from '../analysis/compare.js';
-import { parse, print, note } from './args.js';
+import { parse, print, help } from './args.js';
 
 export const HELP = `Usage: satbench compare BASELINE CURRENT [--budget FILE] [--junit FILE] [--markdown FILE] [--json]
   BASELINE and CURRENT are results folders (their results.jsonl is used, else summary.json),
@@ -49,7 +49,7 @@ export async function compareCommand(argv) {
     junit: { type: 'string' },
     markdown: { type: 'string' },
   });
-  if (v.help) return note(HELP);
+  if (v.help) return help(HELP);
   if (positionals.length !== 2)
     throw new UsageError('compare: name BASELINE and CURRENT (results folders, results.jsonl or summary.json)');
   checkOutputFile(v.junit, '--junit');

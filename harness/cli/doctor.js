@@ -4,13 +4,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { run, hasNetAdmin, ROOT } from '../core/sys.js';
 import { kernelHasNetem, hasTun } from '../testbed/link-backends.js';
+import { readHostChanges, ALLOWED_CC } from '../testbed/host-settings.js';
 import { chromePath } from '../browser/chromium.js';
 import { parse, print, note } from './args.js';
 
 export const HELP = `Usage: satbench doctor [--json]
   Check root or CAP_NET_ADMIN, ip netns, /dev/net/tun, tc, nftables, iperf3, ethtool, OpenVPN,
   Chromium and its version, the Rust binaries, TCP congestion controls and kernel netem.
-  Exit 0 when everything required is there, 1 otherwise.`;
+  Exit 0 when everything required is there, 1 otherwise.
+
+Options:
+  --json   print every check as JSON`;
 
 const MIN_NODE = [22, 19];
 export const RUST_BINARIES = ['linkem', 'satprobe'];
@@ -26,6 +30,23 @@ async function version(cmd, args, pattern = /(\d+\.\d+(?:\.\d+)*)/) {
 export function nodeIsNewEnough(v, min = MIN_NODE) {
   const [major, minor] = v.replace(/^v/, '').split('.').map(Number);
   return major > min[0] || (major === min[0] && minor >= min[1]);
+}
+
+// Pure: the check of the host settings satbench changed (host-settings.js's
+// record): a note, since a run needs nothing put back.
+export function hostSettingsCheck(changes) {
+  const cc = changes?.[ALLOWED_CC];
+  return {
+    name: 'host settings',
+    ok: !cc,
+    required: false,
+    detail: cc
+      ? `${ALLOWED_CC}: satbench added ${cc.added.join(', ')} (was: ${cc.was}) because ${cc.why}`
+      : 'none changed by satbench',
+    fix: cc
+      ? 'satbench puts it back when it ends; after a killed run (or while another satbench runs) `satbench cleanup` does'
+      : null,
+  };
 }
 
 export async function checks() {
@@ -116,6 +137,7 @@ export async function checks() {
   } else {
     add('kernel netem', false, 'not checked (needs root)', 'run satbench doctor as root', false);
   }
+  out.push(hostSettingsCheck(readHostChanges()));
   return out;
 }
 

@@ -1,13 +1,17 @@
 // `satbench profiles`: the built-in link profiles.
 import { loadProfile, listBuiltinProfiles, configuredSummary } from '../testbed/profiles.js';
-import { parse, print, note } from './args.js';
+import { parse, print, help, noOperands } from './args.js';
 
 export const HELP = `Usage: satbench profiles [--json]
-  List the built-in link profiles with their configured RTT, rates and loss.`;
+  List the built-in link profiles with their configured RTT, rates and loss.
+
+Options:
+  --json   print them as JSON (name, description, configured values)`;
 
 export async function profilesCommand(argv) {
-  const { values: v } = parse(argv, {});
-  if (v.help) return note(HELP);
+  const { values: v, positionals } = parse(argv, {});
+  if (v.help) return help(HELP);
+  noOperands(positionals, 'profiles');
   const list = listBuiltinProfiles().map((name) => {
     const p = loadProfile(name);
     return { name, description: p.description.trim(), configured: configuredSummary(p) };

@@ -1,7 +1,7 @@
 // `satbench report DIR`: (re)write DIR/index.html from DIR's results.
 import { UsageError } from '../core/errors.js';
 import { reportFolder } from '../analysis/outputs.js';
-import { parse, note } from './args.js';
+import { parse, note, help } from './args.js';
 
 export const HELP = `Usage: satbench report DIR
   Write DIR/index.html, one self-contained file (no network when opened), from
@@ -10,7 +10,7 @@ export const HELP = `Usage: satbench report DIR
 
 export async function reportCommand(argv) {
   const { values: v, positionals } = parse(argv, {});
-  if (v.help) return note(HELP);
+  if (v.help) return help(HELP);
   if (positionals.length !== 1) throw new UsageError('report: name one results folder (satbench report DIR)');
   const r = reportFolder(positionals[0]);
   note(`wrote ${r.file}${r.rewrote ? ' (and summary.json, from results.jsonl)' : ''}`);

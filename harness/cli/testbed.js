@@ -29,6 +29,9 @@ Options:
                        replaces the profile's satellite loss
   --link BACKEND       auto (kernel netem when the kernel has it, else linkem), linkem, netem
   --seed N             seed of the emulator's random loss and jitter (default 1)
+  --name ID            up: the testbed's id, 1 to 12 characters a-z or 0-9 (default: a new one)
+  --count N            probe: RTT echoes to send, at least 20 (default 20)
+  --all                down: remove every testbed on this machine
   --cc NAME            TCP congestion control of every namespace (default cubic; newreno = reno)
   --initcwnd N         TCP initial congestion and receive window of the end hosts (default 10)
   --pcap DIR           linkem writes a pcap of each side of each link under DIR

@@ -7,6 +7,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CLI } from '../integration/helpers.js';
+import { HELP as BENCH } from '../../harness/cli/bench.js';
+import { HELP as BULK } from '../../harness/cli/bulk.js';
+import { HELP as TESTBED } from '../../harness/cli/testbed.js';
+import { HELP as DOCTOR } from '../../harness/cli/doctor.js';
+import { HELP as CLEANUP } from '../../harness/cli/cleanup.js';
+import { HELP as PROFILES } from '../../harness/cli/profiles.js';
+import { HELP as REPORT } from '../../harness/cli/report.js';
+import { HELP as COMPARE } from '../../harness/cli/compare.js';
+import { HELP as MERGE } from '../../harness/cli/merge.js';
 
 // As root: the same user without CAP_NET_ADMIN (as the testbed integration test does).
 function unprivileged(args) {
@@ -69,6 +78,24 @@ describe('satbench checks input before privileges', function () {
     ['testbed', ['up', '--profile', 'geo', '--loss', '120'], /--loss: expected a percentage between 0 and 100/],
     ['testbed', ['probe', '--profile', 'geo', '--count', '3'], /--count: expected a whole number >= 20/],
     ['testbed', ['down'], /testbed down: name the testbed ids/],
+    // checked only when a run needed them, or after the output folder was made
+    ['bench', ['--cc', 'vegas'], /^satbench: --cc: "vegas" is not available in this kernel; available: /],
+    ['bulk', ['--cc', 'vegas'], /^satbench: --cc: "vegas" is not available in this kernel/],
+    ['bulk', ['--pep-preset', 'Z'], /^satbench: --pep-preset: TCP PEP preset "Z": expected one of paper, A/],
+    [
+      'bench',
+      ['--protocol', 'h1,h3-pep', '--pep-preset', 'A'],
+      /^satbench: --pep-preset A: sets the split-TCP PEP, which no protocol of the matrix goes through/,
+    ],
+    ['bulk', ['--protocol', 'quic-pep', '--pep-preset', 'paper'], /^satbench: --pep-preset paper: sets the split-TCP/],
+    // operands and options that do not exist
+    ['bench', ['leo'], /^satbench: bench: unexpected "leo"; options start with --/],
+    ['bulk', ['--profiel', 'geo'], /^satbench: Unknown option '--profiel'/],
+    ['bench', ['--seed=-1'], /^satbench: --seed: expected a whole number >= 0, got "-1"/],
+    ['bench', ['--seed', '-1'], /^satbench: Option '--seed' argument is ambiguous\. Did you forget/],
+    ['bench', ['--timeout', '0'], /^satbench: --timeout: expected a whole number >= 1/],
+    ['bulk', ['--size', '0'], /^satbench: --size: expected a size of at least 1 byte, got "0"/],
+    ['bulk', ['--duration', '1', '--size', '1MB'], /^satbench: give --duration or --size, not both/],
   ];
   for (const [cmd, args, message] of cases) {
     it(`${cmd} ${args.join(' ')}: exit 2, one line naming the option`, async () => {
@@ -97,11 +124,77 @@ describe('satbench checks input before privileges', function () {
     });
   }
 
-  it('has help for every command, beside its options', async () => {
+  it('has help for every command, beside its options: asked for, it is output (stdout, exit 0)', async () => {
     for (const cmd of ['bench', 'bulk', 'testbed', 'doctor', 'cleanup', 'profiles', 'report', 'compare', 'merge']) {
-      const r = await unprivileged([cmd, '--help']);
-      assert.equal(r.code, 0, `${cmd}: ${r.stderr}`);
-      assert.match(r.stderr, new RegExp(`^Usage:[\\s\\S]*satbench ${cmd}`), cmd);
+      const variants = cmd === 'bench' ? [['-h'], ['--out', outDir(), '--help']] : [];
+      for (const args of [[cmd, '--help'], ...variants.map((v) => [cmd, ...v])]) {
+        const r = await unprivileged(args);
+        assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+        assert.match(r.stdout, new RegExp(`^Usage:[\\s\\S]*satbench ${cmd}`), cmd);
+        assert.equal(r.stderr, '', args.join(' '));
+      }
+    }
+    for (const args of [['--help'], ['-h'], ['help']]) {
+      const r = await unprivileged(args);
+      assert.equal(r.code, 0);
+      assert.match(r.stdout, /^satbench — [\s\S]*Usage: satbench COMMAND/);
+      assert.equal(r.stderr, '');
     }
   });
+
+  it('satbench without a command: exit 2, the usage on stderr', async () => {
+    const r = await unprivileged([]);
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^satbench: name a command\n[\s\S]*Usage: satbench COMMAND[\s\S]*bench /);
+    const u = await unprivileged(['benhc']);
+    assert.equal(u.code, 2);
+    assert.equal(u.stderr, 'satbench: unknown command "benhc"; see `satbench --help`\n');
+  });
+});
+
+// The options a help's usage lines name ("Usage: …", "satbench testbed up …"
+// and their "[…]" continuation lines), and its other lines.
+export function usageOptions(help) {
+  const usage = [];
+  const rest = [];
+  let inUsage = false;
+  for (const line of help.split('\n')) {
+    if (/^Usage:/.test(line) || /^\s*satbench /.test(line)) inUsage = true;
+    else if (!/^\s+[[|]/.test(line)) inUsage = false;
+    (inUsage ? usage : rest).push(line);
+  }
+  const options = new Set();
+  for (const line of usage) for (const m of line.matchAll(/(?:^|[\s[|])(--?[a-zA-Z][\w-]*)/g)) options.add(m[1]);
+  return { options: [...options], rest };
+}
+
+describe('every option of a usage line is explained in its help', () => {
+  const HELPS = {
+    bench: BENCH,
+    bulk: BULK,
+    testbed: TESTBED,
+    doctor: DOCTOR,
+    cleanup: CLEANUP,
+    profiles: PROFILES,
+    report: REPORT,
+    compare: COMPARE,
+    merge: MERGE,
+  };
+  it('finds the options of usage lines, and an unexplained one', () => {
+    const help =
+      'Usage: satbench x [--a N] [-n RUNS]\n                  [--b] | --c\n  Does x.\n\nOptions:\n  --a N   a\n  -n RUNS   runs';
+    const { options, rest } = usageOptions(help);
+    assert.deepEqual(options, ['--a', '-n', '--b', '--c']);
+    assert.deepEqual(unexplained(options, rest), ['--b', '--c']);
+  });
+  const unexplained = (options, rest) =>
+    options.filter((o) => !rest.some((line) => new RegExp(`^\\s+${o}(?![\\w-])`).test(line)));
+  for (const [cmd, help] of Object.entries(HELPS)) {
+    it(`satbench ${cmd}`, () => {
+      const { options, rest } = usageOptions(help);
+      if (cmd !== 'report') assert.ok(options.length >= 1, 'a usage line with options');
+      assert.deepEqual(unexplained(options, rest), [], `options in ${cmd}'s usage lines without a line of their own`);
+    });
+  }
 });
