@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CLI } from '../integration/helpers.js';
+import { makeRecords, scenarios, writeResultsDir } from '../fixtures.js';
 import { HELP as BENCH } from '../../harness/cli/bench.js';
 import { HELP as BULK } from '../../harness/cli/bulk.js';
 import { HELP as TESTBED } from '../../harness/cli/testbed.js';
@@ -150,6 +151,67 @@ describe('satbench checks input before privileges', function () {
     const u = await unprivileged(['benhc']);
     assert.equal(u.code, 2);
     assert.equal(u.stderr, 'satbench: unknown command "benhc"; see `satbench --help`\n');
+  });
+});
+
+// report, compare and merge: a mistake in their input is one line, exit 2,
+// and nothing is written (no report, no JUnit or Markdown file, no merged folder).
+describe('report, compare and merge refuse bad input before writing anything', function () {
+  this.timeout(60000);
+  let tmp;
+  let good;
+  before(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-analysis-'));
+    good = writeResultsDir(makeRecords(scenarios(), { runs: 3 }), { dir: path.join(tmp, 'good'), meta: { seed: 7 } });
+    const bad = path.join(tmp, 'bad');
+    fs.mkdirSync(bad);
+    fs.writeFileSync(
+      path.join(bad, 'summary.json'),
+      JSON.stringify({ groups: [{ scenario: {}, metrics: { plt_ms: {} } }] }),
+    );
+    const other = writeResultsDir(makeRecords(scenarios(), { runs: 3, seed: 8 }), { dir: path.join(tmp, 'other') });
+    fs.rmSync(path.join(other, 'summary.json'));
+    fs.writeFileSync(
+      path.join(tmp, 'typo.yaml'),
+      'scenarios:\n  - match: { profile: goe }\n    metrics: { plt_ms: { max_median: 1 } }\n',
+    );
+    fs.writeFileSync(path.join(tmp, 'afile'), '');
+  });
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  const at = (...p) => path.join(tmp, ...p);
+  const cases = () => [
+    [['report', at('nowhere')], /nowhere: not a folder/, [at('nowhere')]],
+    [
+      ['report', at('bad')],
+      /bad\/summary\.json: groups\[0\]\.metrics\.plt_ms\.median is not a number/,
+      [at('bad', 'index.html')],
+    ],
+    [['report', good, at('bad')], /report: name one results folder/, []],
+    [
+      ['compare', good, good, '--budget', at('typo.yaml'), '--junit', at('j.xml')],
+      /typo\.yaml: scenarios\[0\]\.match \{"profile":"goe"\} matches no scenario/,
+      [at('j.xml')],
+    ],
+    [
+      ['compare', good, good, '--markdown', at('no', 'c.md')],
+      /--markdown .*c\.md: no folder .*no to write it in/,
+      [at('no')],
+    ],
+    [['compare', good], /compare: name BASELINE and CURRENT/, []],
+    [['merge', good, at('other'), '--out', at('m')], /other: its runs used seed 8, .*good's seed 7/, [at('m')]],
+    [['merge', good, '--out', at('afile')], /--out .*afile: is a file; expected a new folder/, []],
+    [['merge', good], /merge: name the folders to join and --out DIR/, []],
+  ];
+  it('each: exit 2, one line naming the file or option, nothing written', async () => {
+    for (const [args, message, absent] of cases()) {
+      const r = await unprivileged(args);
+      const what = args.join(' ');
+      assert.equal(r.code, 2, `${what}: ${r.stderr}`);
+      assert.match(r.stderr, message, what);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.doesNotMatch(r.stderr, /internal error|\n\s+at /, what);
+      for (const f of absent) assert.ok(!fs.existsSync(f), `${what}: wrote ${f}`);
+    }
   });
 });
 
