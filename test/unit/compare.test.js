@@ -164,7 +164,8 @@ describe('compare', () => {
     assert.equal(r.code, 2);
     assert.match(r.stderr, /^satbench: .*bad\/summary\.json: groups\[0\]\.metrics\.plt_ms\.median is not a number\n$/);
     fs.rmSync(path.join(bad, 'summary.json'));
-    fs.writeFileSync(path.join(bad, 'results.jsonl'), `${JSON.stringify(A[0])}\nnot json\n`);
+    // a bad line before the last (a bad last line is a torn one, with its repair)
+    fs.writeFileSync(path.join(bad, 'results.jsonl'), `${JSON.stringify(A[0])}\nnot json\n${JSON.stringify(A[1])}\n`);
     r = await satbench(['compare', dirA, bad]);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /bad\/results\.jsonl: line 2 is not JSON/);
