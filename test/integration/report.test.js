@@ -180,6 +180,50 @@ describe('report in a browser (integration, headless Chromium)', function () {
   });
 });
 
+describe('a report from a hostile summary.json alone, in a browser', function () {
+  let tmp;
+  let browser;
+  before(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-report-hostile-'));
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('runs no element from runs, failed, n or any string of it', async () => {
+    // what an injected element does when it runs: a dialog
+    const HOSTILE = `"'><img src=x onerror=alert(document.domain)><x-inj></x-inj>`;
+    const dir = writeResultsDir(makeRecords(scenarios({ protocols: ['h1', 'h3-pep'] }), { runs: 3 }), {
+      dir: path.join(tmp, 'r'),
+      meta: { seed: 1, generated: HOSTILE, argv: [HOSTILE], warnings: [HOSTILE] },
+    });
+    fs.rmSync(path.join(dir, 'results.jsonl'));
+    const file = path.join(dir, 'summary.json');
+    const summary = JSON.parse(fs.readFileSync(file, 'utf8'));
+    for (const g of summary.groups) {
+      Object.assign(g, { runs: HOSTILE, failed: HOSTILE });
+      g.failures = [{ run: HOSTILE, error: HOSTILE }];
+      for (const m of Object.values(g.metrics)) m.n = HOSTILE;
+    }
+    fs.writeFileSync(file, JSON.stringify(summary));
+    const r = await satbench(['report', dir]);
+    assert.equal(r.code, 0, r.stderr);
+    const {
+      page,
+      seen: { requests, dialogs },
+    } = await offlinePage(browser, pathToFileURL(path.join(dir, 'index.html')).href);
+    const injected = await page.evaluate(() => document.querySelectorAll('x-inj, img[src="x"], [onerror]').length);
+    const text = await page.evaluate(() => document.body.innerText);
+    await page.close();
+    assert.equal(injected, 0, 'elements from input');
+    assert.deepEqual(dialogs, [], 'a script from input ran');
+    assert.deepEqual(requests, [], 'an image from input was requested');
+    assert.ok(text.includes('<x-inj></x-inj>'), 'the hostile string shows as text');
+  });
+});
+
 describe('bulk report in a browser (integration, headless Chromium, fixture records)', function () {
   let tmp;
   let dir;
