@@ -33,6 +33,14 @@ export function checkOutDir(dir) {
   }
 }
 
+// mkdir -p one level at a time: node's recursive mkdir never returns where
+// the kernel refuses with ENOENT (under /proc, say).
+function makeDir(dir) {
+  const missing = [];
+  for (let p = path.resolve(dir); !fs.existsSync(p); p = path.dirname(p)) missing.unshift(p);
+  for (const p of missing) fs.mkdirSync(p);
+}
+
 /**
  * The results file of `outDir` and the runs of `kind` ('pageload', 'bulk')
  * already in it. A new campaign's folder is made, and `manifest` (its
@@ -43,7 +51,18 @@ export function checkOutDir(dir) {
  * records of runs a signal interrupted are dropped with a warning through
  * `onWarning`, and those runs run again.
  */
-export function openResults(outDir, { resume = false, kind, manifest = null, onWarning = () => {} }) {
+export function openResults(outDir, options) {
+  try {
+    return openResultsDir(outDir, options);
+  } catch (e) {
+    // the file system's refusal (a full disk, a read-only one, no permission) is the user's to fix
+    if (e.code && !(e instanceof UsageError))
+      throw new UsageError(`${outDir}: ${String(e.message).split(',')[0]} (${e.syscall ?? 'file system'})`);
+    throw e;
+  }
+}
+
+function openResultsDir(outDir, { resume = false, kind, manifest = null, onWarning = () => {} }) {
   const file = path.join(outDir, RESULTS);
   const done = new Set();
   if (resume) {
@@ -67,7 +86,7 @@ export function openResults(outDir, { resume = false, kind, manifest = null, onW
     for (const r of records) if (kindOf(r).name === kind && !cut.includes(r)) done.add(runId(kind, r.scenario, r.run));
   } else {
     checkOutDir(outDir);
-    fs.mkdirSync(outDir, { recursive: true });
+    makeDir(outDir);
     if (manifest) writeManifest(outDir, manifest);
   }
   return { file, done };

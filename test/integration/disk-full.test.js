@@ -90,6 +90,12 @@ describe('a full disk during a campaign', function () {
     assert.equal(first.ran.length, kept.length + 1, 'only the run being written is lost');
     assert.ok(fs.readFileSync(first.file, 'utf8').endsWith('}\n'), 'no torn line');
 
+    // a new campaign on the full disk: its campaign.json does not fit either, and says so in one line
+    assert.throws(
+      () => openResults(path.join(mnt, 'r2'), { kind: 'pageload', manifest }),
+      (e) => e instanceof UsageError && /: ENOSPC: no space left on device \(write\)$/.test(e.message),
+    );
+
     fs.rmSync(filler);
     const second = campaign(out, { resume: true });
     assert.equal(await second.run, RUNS - kept.length);

@@ -173,6 +173,13 @@ describe('campaign.json and --resume', () => {
       assert.match(fs.readFileSync(path.join(dir, MANIFEST), 'utf8'), / $/);
     });
 
+    it("the file system's refusal to make the folder is one line naming it", () => {
+      assert.throws(
+        () => openResults('/proc/satbench-nope/r', { kind: 'pageload' }),
+        usage(/^\/proc\/satbench-nope\/r: E[A-Z]+: [a-z ]+ \(mkdir\)$/),
+      );
+    });
+
     it('--resume of a missing folder is an error and makes nothing', () => {
       const dir = path.join(tmp(), 'gone');
       assert.throws(
