@@ -2,14 +2,21 @@
 // testbed's client namespace, driven by puppeteer-core over a pipe, with a
 // fresh profile folder that is removed afterwards, and the command line
 // that makes it talk the protocol a run asks for to our origin (or to the
-// QUIC PEP in st) under the site's name.
+// QUIC PEP in st) under the site's name. A profile folder is named after
+// the satbench process that made it (PROFILE_PREFIX + PID), so that
+// `satbench cleanup` knows a leftover one from one in use.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { ADDRESSES, SITE_HOST } from '../testbed/addressing.js';
+import { alive } from '../testbed/processes.js';
 import { baseProtocol } from '../core/protocols.js';
 import { which } from '../core/sys.js';
+
+export const PROFILE_PREFIX = 'satbench-chromium-';
+// How long browser.close() may take before Chromium is killed.
+const CLOSE_MS = 5000;
 
 export function chromePath() {
   return process.env.CHROME_PATH || '/usr/bin/chromium';
@@ -58,6 +65,11 @@ export function chromiumArgs(protocol, { userDataDir, spki, serverAddr = ADDRESS
 // A fresh Chromium in the client namespace, driven over a pipe.
 export function launchChromium({ clientNs, protocol, spki, serverAddr, userDataDir, timeoutMs = 120000 }) {
   return puppeteer.launch({
+    // satbench's own handlers tear the testbed down and record the run;
+    // puppeteer's would exit first (SIGINT: process.exit(130)).
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
     executablePath: which('ip'), // runs Chromium in the client namespace: `ip netns exec NS chromium …`
     ignoreDefaultArgs: true,
     pipe: true,
@@ -74,35 +86,118 @@ export function launchChromium({ clientNs, protocol, spki, serverAddr, userDataD
   });
 }
 
-// Closes a Chromium of launchChromium (killing it if it does not answer)
-// and removes its profile, so no run inherits another's state.
-export async function closeChromium(browser, userDataDir) {
+// Kills Chromium and its children (puppeteer starts it as a process
+// group leader) at once.
+function kill(browser) {
+  const proc = browser?.process();
+  if (!proc?.pid || proc.exitCode !== null || proc.signalCode !== null) return;
   try {
-    await browser?.close();
+    process.kill(-proc.pid, 'SIGKILL');
   } catch {
-    browser?.process()?.kill('SIGKILL');
+    proc.kill('SIGKILL');
   }
-  fs.rmSync(userDataDir, { recursive: true, force: true });
+}
+
+function exitOf(browser, ms) {
+  const proc = browser?.process();
+  if (!proc || proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    proc.once('exit', () => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
+}
+
+// Closes a Chromium of launchChromium, killing it if it does not answer
+// within CLOSE_MS (a hung browser would hold close() for puppeteer's
+// protocol timeout), and removes its profile, so no run inherits another's
+// state.
+export async function closeChromium(browser, userDataDir) {
+  if (browser) {
+    const timer = setTimeout(() => kill(browser), CLOSE_MS);
+    try {
+      await browser.close();
+    } catch {
+      kill(browser);
+    } finally {
+      clearTimeout(timer);
+    }
+    await exitOf(browser, 2000);
+  }
+  removeProfile(userDataDir);
+}
+
+// The profiles of the Chromiums this process runs, removed as it exits
+// (a second signal exits at once; puppeteer kills Chromium on exit).
+const liveProfiles = new Set();
+let exitHook = false;
+
+function makeProfile() {
+  if (!exitHook) {
+    exitHook = true;
+    process.on('exit', () => {
+      for (const dir of liveProfiles) fs.rmSync(dir, { recursive: true, force: true });
+    });
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${PROFILE_PREFIX}${process.pid}-`));
+  liveProfiles.add(dir);
+  return dir;
+}
+
+function removeProfile(dir) {
+  fs.rmSync(dir, { recursive: true, force: true });
+  liveProfiles.delete(dir);
+}
+
+// Pure: the PID of the satbench process a profile folder's name belongs
+// to, null for a name of another form (made before names carried it).
+export function profileOwner(name) {
+  const m = new RegExp(`^${PROFILE_PREFIX}(\\d+)-`).exec(name);
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * The Chromium profile folders in the temporary folder that no running
+ * satbench uses (with `all`, every one), removed. Returns their paths.
+ */
+export function removeStaleProfiles({ all = false, dir = os.tmpdir() } = {}) {
+  const stale = fs
+    .readdirSync(dir)
+    .filter((n) => n.startsWith(PROFILE_PREFIX))
+    .filter((n) => all || !alive(profileOwner(n)))
+    .map((n) => path.join(dir, n));
+  for (const p of stale) fs.rmSync(p, { recursive: true, force: true });
+  return stale;
 }
 
 /**
  * Runs `use(browser)` with a fresh Chromium (see launchChromium; its
- * DevTools calls may take `timeoutMs`), kills it if it is still there after
- * `killAfterMs` (a hung browser), and always closes it and removes its
- * profile. Returns what `use` returns; a failed launch throws.
+ * DevTools calls may take `timeoutMs`) and always closes it and removes its
+ * profile. Chromium is killed, so that `use` fails at once, after
+ * `killAfterMs` from the start (a hung browser; closing included, so a
+ * call never takes much longer) or when `signal` aborts (the run was
+ * interrupted or a helper died). Returns what `use` returns; a failed
+ * launch throws.
  */
 export async function withChromium(
-  { clientNs, protocol, spki, serverAddr, timeoutMs = 120000, killAfterMs = timeoutMs + 15000 },
+  { clientNs, protocol, spki, serverAddr, timeoutMs = 120000, killAfterMs = timeoutMs + 10000, signal },
   use,
 ) {
-  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-chromium-'));
+  signal?.throwIfAborted();
+  const userDataDir = makeProfile();
   let browser;
-  const killer = setTimeout(() => browser?.process()?.kill('SIGKILL'), killAfterMs);
+  const killer = setTimeout(() => kill(browser), killAfterMs);
+  const onAbort = () => kill(browser);
+  signal?.addEventListener('abort', onAbort, { once: true });
   try {
     browser = await launchChromium({ clientNs, protocol, spki, serverAddr, userDataDir, timeoutMs });
+    signal?.throwIfAborted();
     return await use(browser);
   } finally {
-    clearTimeout(killer);
     await closeChromium(browser, userDataDir);
+    clearTimeout(killer);
+    signal?.removeEventListener('abort', onAbort);
   }
 }

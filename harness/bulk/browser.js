@@ -113,7 +113,8 @@ export function browserDownload(events, { pageUrl, fileUrl, binMs, durationMs = 
   };
 }
 
-export async function browserRun(tb, plan) {
+// `signal` ends the download at once (Chromium is killed).
+export async function browserRun(tb, plan, { signal } = {}) {
   const { scenario } = plan;
   const file = browserFile(scenario);
   const siteDir = path.join(tb.dir, 'bulk-site');
@@ -126,7 +127,7 @@ export async function browserRun(tb, plan) {
   const events = { requests: [], responses: {}, data: [], finished: {}, failed: {} };
   let js;
   const browserTimeout = { timeoutMs: timeoutMs + 10000, killAfterMs: timeoutMs + 30000 };
-  await withChromium({ clientNs: tb.ns.client, protocol: p, spki, ...browserTimeout }, async (browser) => {
+  await withChromium({ clientNs: tb.ns.client, protocol: p, spki, ...browserTimeout, signal }, async (browser) => {
     const page = await browser.newPage();
     const cdp = await page.createCDPSession();
     cdp.on('Network.requestWillBeSent', (e) =>

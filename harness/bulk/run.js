@@ -4,7 +4,7 @@
 // them, and the objectives of the profile when it has some. Everything the
 // run needs comes resolved in `plan` (campaign/scenario.js).
 import { UsageError } from '../core/errors.js';
-import { createTestbed } from '../testbed/testbed.js';
+import { guardedRun } from '../campaign/run-guard.js';
 import { downloadMetrics, judgeRun } from '../results/goodput.js';
 import { objectivesFor } from '../results/objectives.js';
 import { checkThrough } from '../pep/chain.js';
@@ -39,11 +39,11 @@ export const describeRun = (rec) =>
 /**
  * Runs `plan` (a resolved bulk scenario: profile, linkMbps, bdpBytes,
  * pepKind, browser, quic, quicClient, tcp, pep, binMs, link, seed,
- * settings) once as run `runNo`. A download that fails for any reason but
- * bad input is a record with ok false; a testbed that cannot be built
- * throws (and ends the campaign).
+ * settings) once as run `runNo`. Every run ends in a record: a download,
+ * set-up or helper that fails, or an interruption, is a record with ok
+ * false and the reason (campaign/run-guard.js); only bad input throws.
  */
-export async function bulkRun(plan, runNo) {
+export async function bulkRun(plan, runNo, { interrupt } = {}) {
   const { scenario, linkMbps, seed } = plan;
   const base = {
     kind: 'bulk',
@@ -52,38 +52,43 @@ export async function bulkRun(plan, runNo) {
     seed: seed + runNo,
     link_rate_mbps: linkMbps,
     settings: plan.settings,
+    link: plan.link,
   };
-  const tb = await createTestbed({ profile: plan.profile, link: plan.link, seed: seed + runNo, tcp: plan.tcp });
-  base.link = tb.backend;
-  try {
-    let r;
-    try {
-      r = plan.browser ? await browserRun(tb, plan) : await satbulkRun(tb, plan);
-    } catch (e) {
-      if (e instanceof UsageError) throw e;
-      return { ...base, ok: false, error: e.message.split('\n')[0], link_stats: await tb.linkStats() };
-    }
-    const { dl } = r;
-    const metrics = downloadMetrics(dl, { linkMbps });
-    if (r.sender?.slow_start_exit_ms != null) metrics.sender_slow_start_exit_ms = r.sender.slow_start_exit_ms;
-    if (r.sender?.max_cwnd) metrics.sender_max_cwnd_bytes = r.sender.max_cwnd;
-    const objectives = objectivesFor(scenario.profile);
-    // a -vpn or -qpep download counts only if it crossed the tunnel
-    const through = ['vpn', 'qpep'].includes(r.pep?.kind) ? checkThrough(scenario.protocol, r.pep) : { ok: true };
-    return {
-      ...base,
-      ok: Boolean(dl.ok) && through.ok,
-      error: !dl.ok ? (dl.error ?? 'the download failed') : (through.error ?? null),
-      protocol_seen: r.protocol_seen,
-      metrics,
-      objectives: objectives ? judgeRun(metrics, objectives) : null,
-      goodput: { bin_ms: dl.bin_ms, bins: dl.bins },
-      download: Object.fromEntries(DOWNLOAD_FIELDS.filter((k) => dl[k] !== undefined).map((k) => [k, dl[k]])),
-      sender: r.sender,
-      pep: r.pep,
-      link_stats: await tb.linkStats(),
-    };
-  } finally {
-    await tb.destroy();
-  }
+  return guardedRun({
+    testbed: { profile: plan.profile, link: plan.link, seed: seed + runNo, tcp: plan.tcp },
+    interrupt,
+    failed: (error, tb) => ({ ...base, link: tb?.backend ?? plan.link, ok: false, error }),
+    steps: async (tb, signal) => {
+      base.link = tb.backend;
+      let r;
+      try {
+        r = plan.browser ? await browserRun(tb, plan, { signal }) : await satbulkRun(tb, plan);
+      } catch (e) {
+        if (e instanceof UsageError) throw e;
+        signal.throwIfAborted();
+        return { ...base, ok: false, error: e.message.split('\n')[0], link_stats: await tb.linkStats() };
+      }
+      signal.throwIfAborted();
+      const { dl } = r;
+      const metrics = downloadMetrics(dl, { linkMbps });
+      if (r.sender?.slow_start_exit_ms != null) metrics.sender_slow_start_exit_ms = r.sender.slow_start_exit_ms;
+      if (r.sender?.max_cwnd) metrics.sender_max_cwnd_bytes = r.sender.max_cwnd;
+      const objectives = objectivesFor(scenario.profile);
+      // a -vpn or -qpep download counts only if it crossed the tunnel
+      const through = ['vpn', 'qpep'].includes(r.pep?.kind) ? checkThrough(scenario.protocol, r.pep) : { ok: true };
+      return {
+        ...base,
+        ok: Boolean(dl.ok) && through.ok,
+        error: !dl.ok ? (dl.error ?? 'the download failed') : (through.error ?? null),
+        protocol_seen: r.protocol_seen,
+        metrics,
+        objectives: objectives ? judgeRun(metrics, objectives) : null,
+        goodput: { bin_ms: dl.bin_ms, bins: dl.bins },
+        download: Object.fromEntries(DOWNLOAD_FIELDS.filter((k) => dl[k] !== undefined).map((k) => [k, dl[k]])),
+        sender: r.sender,
+        pep: r.pep,
+        link_stats: await tb.linkStats(),
+      };
+    },
+  });
 }

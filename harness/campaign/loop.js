@@ -3,18 +3,45 @@
 // appended and flushed before the next starts (an interrupted campaign
 // loses one run at most; --resume continues it), and progress goes to the
 // caller (stderr) as a line when a run starts and one when it ends.
+// Every run ends in a record, and a signal ends the loop: the run in
+// progress is recorded as interrupted (testbed/teardown.js), and the
+// caller writes its outputs and exits with the signal's status.
+import { UsageError } from '../core/errors.js';
 import { appendFlushed } from '../results/store.js';
+import { endOnItsOwn, interruptedBy } from '../testbed/teardown.js';
 import { groupKey } from '../kinds/index.js';
 import { runId } from './results-dir.js';
 import { timeLeftMs, startLine, doneLine } from './progress.js';
+
+// Pure: the record of a run that threw instead of returning one (a bug
+// of the run; each kind turns its own failures into records first).
+export function thrownRecord(kind, item, error) {
+  return {
+    ...(kind === 'pageload' ? {} : { kind }),
+    scenario: item.scenario,
+    run: item.run,
+    ok: false,
+    error: String(error?.message ?? error).split('\n')[0],
+  };
+}
+
+// Pure: a run's record when `signal` interrupted it: a finished
+// measurement stays as it is; a failed run (its browser or download
+// killed by the teardown) says it was interrupted.
+export function markInterrupted(record, signal) {
+  if (!signal || record.ok) return record;
+  return { ...record, ok: false, error: `interrupted by ${signal}`, interrupted: signal };
+}
 
 /**
  * Runs `items` ({scenario, run} of `kind`, in order) except those in `done`:
  * `runOne(item)` returns the run's record, which is appended to
  * `resultsFile` at once. `name(scenario)` and `describe(record)` word the
- * progress lines; `runs` is the runs per scenario. An error from `runOne`
- * ends the campaign (each kind of run turns its own failures into failed
- * records first). Returns how many runs ran.
+ * progress lines; `runs` is the runs per scenario. A run that throws is a
+ * failed record, and the campaign goes on; a UsageError (bad input, the
+ * same for every run) ends it. A signal ends it after the run in progress
+ * is recorded (`interrupted()`, default the process's, says by which).
+ * Returns how many runs ran.
  */
 export async function runCampaign({
   kind,
@@ -27,20 +54,33 @@ export async function runCampaign({
   runs,
   onProgress = () => {},
   now = Date.now,
+  interrupted = interruptedBy,
 }) {
+  // the process's own signals (a caller with its own `interrupted` keeps its handlers)
+  if (interrupted === interruptedBy) endOnItsOwn();
   const todo = items.filter((x) => !done.has(runId(kind, x.scenario, x.run)));
   const scenarioId = (x) => groupKey(kind, x.scenario);
   const durations = new Map(); // scenario id → ms of its runs so far
+  let ran = 0;
   for (const [i, item] of todo.entries()) {
+    if (interrupted()) break;
     const line = { index: i + 1, total: todo.length, name: name(item.scenario), run: item.run, runs };
     const leftMs = timeLeftMs(todo.slice(i).map(scenarioId), durations);
     onProgress(startLine({ ...line, leftMs }));
     const started = now();
-    const record = await runOne(item);
+    let record;
+    try {
+      record = await runOne(item);
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      record = thrownRecord(kind, item, e);
+    }
+    record = markInterrupted(record, interrupted());
     const id = scenarioId(item);
     durations.set(id, [...(durations.get(id) ?? []), now() - started]);
     appendFlushed(resultsFile, record);
+    ran++;
     onProgress(doneLine({ ...line, result: describe(record) }));
   }
-  return todo.length;
+  return ran;
 }

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { requireNetAdmin } from '../core/sys.js';
+import { interruptedBy, exitCodeOf } from '../testbed/teardown.js';
 import { percent } from '../core/units.js';
 import { profileCache } from '../campaign/scenario.js';
 import { checkOutDir } from '../campaign/results-dir.js';
@@ -91,4 +92,10 @@ export async function campaignCommand(argv, { name, help, options, input, check,
   note(`results in ${outDir}/ (results.jsonl, summary.json, index.html); ${failed} failed run(s)`);
   if (v.json) print(summary);
   else show(summary);
+  // A signal ended the matrix: its outputs are written for what finished.
+  const signal = interruptedBy();
+  if (signal) {
+    note(`interrupted by ${signal}: continue the matrix with \`satbench ${name} --resume ${outDir}\``);
+    process.exitCode = exitCodeOf(signal);
+  }
 }

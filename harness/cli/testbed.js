@@ -1,11 +1,12 @@
 // `satbench testbed up|down|status|probe`: build, remove, list or measure
 // an emulated testbed.
-import { UsageError } from '../core/errors.js';
+import { UsageError, withFlag } from '../core/errors.js';
 import { requireNetAdmin } from '../core/sys.js';
 import { percent } from '../core/units.js';
 import { loadProfile, configuredSummary } from '../testbed/profiles.js';
 import { checkLinkBackend } from '../testbed/link-backends.js';
-import { createTestbed, destroyTestbed, listTestbeds } from '../testbed/testbed.js';
+import { createTestbed, destroyTestbed, listTestbeds, strayStateEntries, STATE_DIR } from '../testbed/testbed.js';
+import { validateId } from '../testbed/addressing.js';
 import { probeTestbed } from '../testbed/probe.js';
 import { parse, print, note, integer, tcpOptions, TCP_OPTIONS } from './args.js';
 
@@ -60,7 +61,7 @@ function testbedOptions(v) {
     profile: loadProfile(v.profile, { lossPct }),
     link: v.link,
     seed: integer(v.seed, '--seed', 0),
-    id: v.name,
+    id: v.name === undefined ? undefined : withFlag('--name', () => validateId(v.name)),
     tcp: tcpOptions(v),
     pcapDir: v.pcap,
   };
@@ -85,6 +86,8 @@ export async function testbedCommand(argv) {
 
 async function status(v) {
   const list = await listTestbeds();
+  for (const name of strayStateEntries())
+    note(`${STATE_DIR}/${name} is no testbed's (a stray entry); \`satbench cleanup\` removes it`);
   if (v.json) return print(list);
   if (!list.length) return note('no testbeds');
   for (const t of list) {

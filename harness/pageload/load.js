@@ -78,9 +78,10 @@ export function deriveMetrics(nav, paints, lcp, allResources) {
 /**
  * Loads `siteUrl(protocol)` once in a fresh Chromium inside `clientNs`;
  * the site's name resolves to `serverAddr` (the origin, or Proxy-ST).
- * Never throws for a failed load: the record says ok:false and why.
+ * `signal` ends the load at once (Chromium is killed). Never throws for a
+ * failed load: the record says ok:false and why.
  */
-export async function loadPage({ clientNs, protocol, spki, serverAddr, timeoutMs = 120000 }) {
+export async function loadPage({ clientNs, protocol, spki, serverAddr, timeoutMs = 120000, signal }) {
   const started = Date.now();
   const record = {
     ok: false,
@@ -94,7 +95,7 @@ export async function loadPage({ clientNs, protocol, spki, serverAddr, timeoutMs
     errors: [],
   };
   try {
-    await withChromium({ clientNs, protocol, spki, serverAddr, timeoutMs }, async (browser) => {
+    await withChromium({ clientNs, protocol, spki, serverAddr, timeoutMs, signal }, async (browser) => {
       const page = await browser.newPage();
       page.on('requestfailed', (r) => record.errors.push({ url: r.url(), error: r.failure()?.errorText ?? 'failed' }));
       page.on('pageerror', (e) => record.errors.push({ error: `page: ${e.message}` }));

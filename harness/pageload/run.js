@@ -4,7 +4,7 @@
 // comes resolved in `plan` (campaign/scenario.js).
 import path from 'node:path';
 import { originQuicArgs } from '../core/quic-options.js';
-import { createTestbed } from '../testbed/testbed.js';
+import { guardedRun } from '../campaign/run-guard.js';
 import { startOrigin } from '../servers/origin.js';
 import { startPepChain, pepRecord, checkThrough } from '../pep/chain.js';
 import { scenarioKey } from '../kinds/pageload.js';
@@ -18,64 +18,81 @@ export const describeRun = (rec) => (rec.ok ? `PLT ${Math.round(rec.metrics.plt_
 export const qlogDirOf = (outDir, scenario, runNo) =>
   path.join(outDir, 'qlog', `${scenarioKey(scenario).replace(/[^\w.-]+/g, '_')}-run${runNo}`);
 
+// Pure: the record of a run that ended without a page load (its set-up,
+// a helper or the browser failed, or it was interrupted): the shape of a
+// failed load's record, with the reason.
+export function failedRunRecord(base, error) {
+  return {
+    ...base,
+    ok: false,
+    error,
+    protocol_seen: null,
+    metrics: null,
+    navigation: null,
+    paints: [],
+    lcp: null,
+    resources: [],
+    errors: [],
+  };
+}
+
 /**
  * Runs `plan` (a resolved page-load scenario: profile, siteDir, pepKind,
  * origin, quic, h3Priorities, tcp, pep, link, seed, timeoutMs) once as run
  * `runNo`. `outDir`: bench's folder (qlogs, Lighthouse reports);
  * `lighthouse`: with the scenario's first run, a separate Lighthouse load.
- * A failed page load is a record with ok false; a testbed, origin or PEP
- * that does not start throws (and ends the campaign).
+ * Every run ends in a record: a failed page load, set-up (testbed, origin,
+ * PEP), dead helper or an interruption is a record with ok false and the
+ * reason (campaign/run-guard.js); only bad input throws.
  */
-export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = false } = {}) {
+export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = false, interrupt } = {}) {
   const { scenario, profile, seed } = plan;
   const t = [Date.now()];
   const lap = () => t.push(Date.now()) && t[t.length - 1] - t[t.length - 2];
-  const tb = await createTestbed({ profile, link: plan.link, seed: seed + runNo, tcp: plan.tcp });
-  const phases = { testbed_ms: lap() };
-  let rec;
-  try {
-    const h3Priorities = plan.h3Priorities ? ['--h3-priorities', plan.h3Priorities] : [];
-    const { spki } = await startOrigin(tb, {
-      origin: plan.origin,
-      siteDir: plan.siteDir,
-      quicArgs: [...originQuicArgs(plan.quic, plan), ...h3Priorities],
-    });
-    const qlogDir = plan.pep.qlog && outDir ? qlogDirOf(outDir, scenario, runNo) : null;
-    const chain = await startPepChain(tb, plan.pepKind, { pep: plan.pep, qlogDir });
-    phases.origin_ms = lap();
-    const load = {
-      clientNs: tb.ns.client,
-      protocol: scenario.protocol,
-      spki: chain?.spki ?? spki,
-      serverAddr: chain?.serverAddr,
-      timeoutMs: plan.timeoutMs,
-    };
-    await chain?.beforeLoad?.();
-    const page = await loadPage(load);
-    phases.browser_ms = lap();
-    rec = {
-      scenario,
-      run: runNo,
-      seed: seed + runNo,
-      link: tb.backend,
-      origin: plan.origin,
-      ...page,
-      link_stats: await tb.linkStats(),
-    };
-    if (chain) {
-      rec.pep = pepRecord(chain, await chain.stats());
-      const through = checkThrough(scenario.protocol, rec.pep);
-      if (rec.ok && !through.ok) Object.assign(rec, { ok: false, error: through.error });
-    }
-    // --lighthouse: once per scenario, with its first run, a separate load
-    // after the measured one (whose record and counters are taken).
-    if (lighthouse && outDir && runNo === 1) {
-      rec.lighthouse = await runLighthouse({ ...load, outDir, scenario });
-      phases.lighthouse_ms = lap();
-    }
-  } finally {
-    await tb.destroy();
-  }
+  const phases = {};
+  const base = { scenario, run: runNo, seed: seed + runNo, link: plan.link, origin: plan.origin };
+  const rec = await guardedRun({
+    testbed: { profile, link: plan.link, seed: seed + runNo, tcp: plan.tcp },
+    interrupt,
+    failed: (error, tb) => failedRunRecord({ ...base, link: tb?.backend ?? plan.link }, error),
+    steps: async (tb, signal) => {
+      phases.testbed_ms = lap();
+      const h3Priorities = plan.h3Priorities ? ['--h3-priorities', plan.h3Priorities] : [];
+      const { spki } = await startOrigin(tb, {
+        origin: plan.origin,
+        siteDir: plan.siteDir,
+        quicArgs: [...originQuicArgs(plan.quic, plan), ...h3Priorities],
+      });
+      const qlogDir = plan.pep.qlog && outDir ? qlogDirOf(outDir, scenario, runNo) : null;
+      const chain = await startPepChain(tb, plan.pepKind, { pep: plan.pep, qlogDir });
+      phases.origin_ms = lap();
+      const load = {
+        clientNs: tb.ns.client,
+        protocol: scenario.protocol,
+        spki: chain?.spki ?? spki,
+        serverAddr: chain?.serverAddr,
+        timeoutMs: plan.timeoutMs,
+      };
+      await chain?.beforeLoad?.();
+      signal.throwIfAborted();
+      const page = await loadPage({ ...load, signal });
+      phases.browser_ms = lap();
+      signal.throwIfAborted();
+      const rec = { ...base, link: tb.backend, ...page, link_stats: await tb.linkStats() };
+      if (chain) {
+        rec.pep = pepRecord(chain, await chain.stats());
+        const through = checkThrough(scenario.protocol, rec.pep);
+        if (rec.ok && !through.ok) Object.assign(rec, { ok: false, error: through.error });
+      }
+      // --lighthouse: once per scenario, with its first run, a separate load
+      // after the measured one (whose record and counters are taken).
+      if (lighthouse && outDir && runNo === 1) {
+        rec.lighthouse = await runLighthouse({ ...load, outDir, scenario });
+        phases.lighthouse_ms = lap();
+      }
+      return rec;
+    },
+  });
   phases.teardown_ms = lap();
   // What the harness costs per run besides the page load itself.
   rec.run_wall_ms = t[t.length - 1] - t[0];

@@ -4,6 +4,8 @@
 // several testbeds coexist.
 //
 //   client ─lan─ st ═sat═ gw ─inet─ server
+import { UsageError } from '../core/errors.js';
+
 export const NODES = ['client', 'st', 'gw', 'server'];
 export const NAMESPACE_PREFIX = 'sbt-';
 const ID_PATTERN = /^[a-z0-9]{1,12}$/;
@@ -61,8 +63,12 @@ export const ROUTES = {
 };
 export const FORWARDING = ['st', 'gw'];
 
+export const isValidId = (id) => typeof id === 'string' && ID_PATTERN.test(id);
+
+// A user's mistake (`testbed up --name`), so one line, no stack trace.
 export function validateId(id) {
-  if (!ID_PATTERN.test(id)) throw new Error(`testbed id ${JSON.stringify(id)}: expected 1 to 12 of a-z, 0-9`);
+  if (!isValidId(id))
+    throw new UsageError(`testbed id ${JSON.stringify(id)}: expected 1 to 12 characters, each a-z or 0-9`);
   return id;
 }
 

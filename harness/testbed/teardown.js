@@ -1,10 +1,38 @@
-// What to undo when the process is interrupted. Commands register the
-// teardown of what they build; SIGINT and SIGTERM run every registered
-// teardown (newest first) before the process exits, so Ctrl-C leaves no
-// namespace or process behind.
+// What happens when satbench is interrupted (SIGINT, SIGTERM, SIGHUP).
+// Commands register the teardown of what they build (onTeardown). A first
+// signal aborts `interruption`, which the running code watches:
+// - a campaign (bench, bulk) has called endOnItsOwn(): it records the run
+//   in progress as interrupted, tears its testbed down, writes its outputs
+//   and exits with exitCodeOf(signal) by itself (GRACE_MS at most, then
+//   the registered teardowns run and the process exits);
+// - any other command (testbed probe, up) runs every registered teardown,
+//   newest first, and exits with exitCodeOf(signal).
+// A second signal exits at once; `satbench cleanup` removes what is left.
 const pending = new Set();
+const controller = new AbortController();
 let installed = false;
-let exiting = false;
+let onItsOwn = false;
+const GRACE_MS = 60000;
+
+// Pure: the exit status of a command ended by `signal` (128 + its number).
+export function exitCodeOf(signal) {
+  return { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 }[signal] ?? 1;
+}
+
+/** What a run ends with when a signal interrupts it. */
+export class Interrupted extends Error {
+  constructor(signal) {
+    super(`interrupted by ${signal}`);
+    this.name = 'Interrupted';
+    this.signal = signal;
+  }
+}
+
+/** Aborted (with an Interrupted) by the first signal. */
+export const interruption = controller.signal;
+
+/** The signal that interrupted this process, or null. */
+export const interruptedBy = () => (interruption.aborted ? interruption.reason.signal : null);
 
 async function runAll() {
   for (const fn of [...pending].reverse()) {
@@ -17,20 +45,50 @@ async function runAll() {
   }
 }
 
+function teardownAndExit(signal) {
+  runAll().finally(() => process.exit(exitCodeOf(signal)));
+}
+
 function onSignal(signal) {
-  if (exiting) return; // a second Ctrl-C while tearing down: keep tearing down
-  exiting = true;
+  if (interruption.aborted) {
+    process.stderr.write(
+      `satbench: second signal (${signal}): exiting now; \`satbench cleanup\` removes what is left\n`,
+    );
+    process.exit(exitCodeOf(interruptedBy()));
+  }
+  controller.abort(new Interrupted(signal));
+  if (onItsOwn) {
+    process.stderr.write(
+      `satbench: ${signal}: recording the run in progress as interrupted, tearing down and writing the results (a second signal exits at once)\n`,
+    );
+    setTimeout(() => {
+      process.stderr.write(`satbench: still not done ${GRACE_MS / 1000} s after ${signal}: tearing down and exiting\n`);
+      teardownAndExit(signal);
+    }, GRACE_MS).unref();
+    return;
+  }
   process.stderr.write(`satbench: ${signal}, tearing down what this run built\n`);
-  runAll().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  teardownAndExit(signal);
+}
+
+export function installSignalHandlers() {
+  if (installed) return;
+  installed = true;
+  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(s, onSignal);
+}
+
+/**
+ * From now on a first signal does not end the process: the command (a
+ * campaign) watches `interruption`, ends on its own and sets its exit
+ * status from interruptedBy().
+ */
+export function endOnItsOwn() {
+  installSignalHandlers();
+  onItsOwn = true;
 }
 
 export function onTeardown(fn) {
-  if (!installed) {
-    installed = true;
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-    process.on('SIGHUP', onSignal);
-  }
+  installSignalHandlers();
   pending.add(fn);
   return () => pending.delete(fn);
 }

@@ -6,8 +6,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
-import { run, binPath, spawnReady } from '../core/sys.js';
-import { onTeardown } from './teardown.js';
+import { run, binPath } from '../core/sys.js';
+import { onTeardown, interruption } from './teardown.js';
+import { STATE_DIR, readState, writeState, stateEntries, removeStray } from './state.js';
+import { alive, startTicks, spawnHelper } from './processes.js';
+import { allowCongestionControl } from './host-settings.js';
 import {
   LINK_PLAN,
   ROUTES,
@@ -21,7 +24,8 @@ import {
 import { pathBdpBytes } from './profiles.js';
 import { resolveLinkBackend, kernelHasNetem, hasTun, netemArgs, linkemConfig } from './link-backends.js';
 
-export const STATE_DIR = process.env.SATBENCH_STATE_DIR || '/run/satbench/testbeds';
+export { STATE_DIR, readState } from './state.js';
+export { alive } from './processes.js';
 
 export const DEFAULT_TCP = { cc: 'cubic', initcwnd: 10, initrwnd: 10 };
 const CC_ALIASES = { newreno: 'reno' };
@@ -44,38 +48,16 @@ export function tcpPlan(tcp = {}) {
 const SYSCTL = '/proc/sys/net/ipv4';
 const words = (file) => fs.readFileSync(path.join(SYSCTL, file), 'utf8').trim().split(/\s+/);
 
-// A namespace other than the host's may only default to an algorithm the
-// host lists in tcp_allowed_congestion_control (else EPERM), so a missing
-// one is added there: it only widens what unprivileged sockets may choose.
-async function checkCongestionControl(cc) {
+// A missing algorithm is added to the host's allowed list (host-settings.js
+// puts it back when satbench ends).
+function checkCongestionControl(cc) {
   const avail = words('tcp_available_congestion_control');
   if (!avail.includes(cc)) {
     throw new UsageError(
       `tcp congestion control ${JSON.stringify(cc)} is not available in this kernel; available: ${avail.join(', ')} (newreno is reno)`,
     );
   }
-  const allowed = words('tcp_allowed_congestion_control');
-  if (!allowed.includes(cc)) {
-    process.stderr.write(
-      `satbench: adding ${cc} to net.ipv4.tcp_allowed_congestion_control (was: ${allowed.join(' ')}) so testbed namespaces can use it\n`,
-    );
-    fs.writeFileSync(path.join(SYSCTL, 'tcp_allowed_congestion_control'), [...allowed, cc].join(' '));
-  }
-}
-
-const stateFile = (id) => path.join(STATE_DIR, id, 'state.json');
-
-export function readState(id) {
-  try {
-    return JSON.parse(fs.readFileSync(stateFile(id), 'utf8'));
-  } catch {
-    return null;
-  }
-}
-
-function writeState(state) {
-  fs.mkdirSync(path.dirname(stateFile(state.id)), { recursive: true });
-  fs.writeFileSync(stateFile(state.id), JSON.stringify(state, null, 2));
+  allowCongestionControl(cc, (msg) => process.stderr.write(`satbench: ${msg}\n`));
 }
 
 export async function listNamespaces() {
@@ -117,18 +99,25 @@ async function startLinkem({ state, ns, link, profile, seed, pcapDir }) {
   );
 }
 
+// The abort signal of the run each testbed belongs to (createTestbed's
+// `signal`), so that a helper's wait for "ready" ends when the run does.
+const runSignals = new WeakMap();
+
 /**
- * Starts a helper process that belongs to testbed `state.id` (it is
- * recorded, so teardown and cleanup end it) and waits for its "ready".
+ * Starts a helper process that belongs to testbed `state.id` and waits for
+ * its "ready". It is recorded (with what it is and its log, for the reason
+ * of a run it ends by dying) before the wait, so teardown and cleanup end
+ * it whatever happens next.
  */
 export async function startProcess(state, role, [cmd, ...args], { logPath, what, stats, readyInLog, timeoutMs }) {
-  await spawnReady(cmd, args, {
+  await spawnHelper(cmd, args, {
     logPath,
     what,
     readyInLog,
     timeoutMs,
+    signal: runSignals.get(state) ?? interruption,
     onSpawn: (child) => {
-      state.processes.push({ role, pid: child.pid, ...(stats ? { stats } : {}) });
+      state.processes.push({ role, pid: child.pid, what, log: logPath, ...(stats ? { stats } : {}) });
       writeState(state);
     },
   });
@@ -228,12 +217,24 @@ async function addRoutes(ns, plan) {
 /**
  * Builds a testbed. `profile` is a loaded profile (profiles.js). Unless
  * `detached`, the testbed is torn down if this process is interrupted.
- * Returns {id, ns, backend, profile, destroy()}.
+ * `signal` (default: the process's interruption) ends the build between
+ * steps and any helper's wait for "ready"; a teardown waits for the step
+ * in flight, so it sees everything the build made.
+ * Returns {id, ns, backend, profile, state, dir, linkStats(), destroy()}.
  */
-export async function createTestbed({ profile, link = 'auto', seed = 1, id, tcp, pcapDir, detached = false }) {
+export async function createTestbed({
+  profile,
+  link = 'auto',
+  seed = 1,
+  id,
+  tcp,
+  pcapDir,
+  detached = false,
+  signal = interruption,
+}) {
   id = validateId(id ?? randomId());
   const plan = tcpPlan(tcp);
-  for (const n of Object.values(plan)) await checkCongestionControl(n.cc);
+  for (const n of Object.values(plan)) checkCongestionControl(n.cc);
   const backend = resolveLinkBackend(link, {
     kernelNetem: link === 'linkem' ? false : await kernelHasNetem(),
     tun: hasTun(),
@@ -256,18 +257,37 @@ export async function createTestbed({ profile, link = 'auto', seed = 1, id, tcp,
     namespaces: ns,
     processes: [],
   };
+  signal.throwIfAborted();
   writeState(state);
-  const unregister = detached ? () => {} : onTeardown(() => destroyTestbed(id));
+  runSignals.set(state, signal);
+  const steps = [
+    async () => {
+      for (const node of NODES) await run('ip', ['netns', 'add', ns[node]]);
+    },
+    () => configureNodes(ns, plan, profile),
+    () => buildLinks(state, ns, profile, backend, { seed, pcapDir }),
+    () => addRoutes(ns, plan),
+  ];
+  const build = (async () => {
+    for (const step of steps) {
+      signal.throwIfAborted();
+      await step();
+    }
+  })();
+  // Registered during the build even for a detached testbed: a signal
+  // then must not leave half of one behind.
+  const unregister = onTeardown(async () => {
+    await build.catch(() => {});
+    await destroyTestbed(id);
+  });
   try {
-    for (const node of NODES) await run('ip', ['netns', 'add', ns[node]]);
-    await configureNodes(ns, plan, profile);
-    await buildLinks(state, ns, profile, backend, { seed, pcapDir });
-    await addRoutes(ns, plan);
+    await build;
   } catch (e) {
     unregister();
     await destroyTestbed(id);
     throw e;
   }
+  if (detached) unregister();
   return {
     id,
     ns,
@@ -281,26 +301,6 @@ export async function createTestbed({ profile, link = 'auto', seed = 1, id, tcp,
       await destroyTestbed(id);
     },
   };
-}
-
-export function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-// A process's start time (clock ticks since boot), so that a recycled PID
-// is not taken for the owner of a testbed.
-function startTicks(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-  } catch {
-    return null;
-  }
 }
 
 const ownerAlive = (state) =>
@@ -350,54 +350,62 @@ const destroying = new Map();
  * Removes everything of testbed `id`: the processes running in its
  * namespaces (linkem and anything a run started there), then the
  * namespaces, then its state. Safe to call on a half-built or already
- * removed testbed, and twice at once (a signal's teardown racing the
- * command's own): the second call waits for the first.
+ * removed testbed, and several times at once (a signal's teardown racing
+ * the command's own): each call makes a full pass after the one before
+ * it, so the last sees whatever was made meanwhile.
  */
 export function destroyTestbed(id) {
-  if (!destroying.has(id)) {
-    destroying.set(
-      id,
-      removeTestbed(id).finally(() => destroying.delete(id)),
-    );
+  const pass = (destroying.get(id) ?? Promise.resolve()).catch(() => {}).then(() => removeTestbed(id));
+  destroying.set(id, pass);
+  pass.finally(() => destroying.get(id) === pass && destroying.delete(id)).catch(() => {});
+  return pass;
+}
+
+const signalAll = (pids, sig) => {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, sig);
+    } catch {
+      /* already gone */
+    }
   }
-  return destroying.get(id);
+};
+
+async function pidsOf(id, present) {
+  const pids = new Set((readState(id)?.processes ?? []).map((p) => p.pid).filter(alive));
+  for (const n of Object.values(namespacesOf(id))) {
+    if (!present.has(n)) continue;
+    const r = await run('ip', ['netns', 'pids', n], { allowFail: true });
+    for (const pid of r.stdout.split(/\s+/).filter(Boolean).map(Number)) if (alive(pid)) pids.add(pid);
+  }
+  return [...pids];
 }
 
 async function removeTestbed(id) {
   const ns = namespacesOf(id);
   const present = new Set(await listNamespaces());
-  const pids = new Set((readState(id)?.processes ?? []).map((p) => p.pid).filter(alive));
+  // Listed again until none is left: a process may have entered a
+  // namespace (Chromium starting) while the first ones were ending.
+  for (let round = 0; round < 3; round++) {
+    const pids = await pidsOf(id, present);
+    if (!pids.length) break;
+    signalAll(pids, 'SIGTERM');
+    signalAll(await waitGone(pids, 2000), 'SIGKILL');
+    await waitGone(pids, 2000);
+  }
   for (const n of Object.values(ns)) {
-    if (!present.has(n)) continue;
-    const r = await run('ip', ['netns', 'pids', n], { allowFail: true });
-    for (const pid of r.stdout.split(/\s+/).filter(Boolean).map(Number)) pids.add(pid);
-  }
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGTERM');
-    } catch {
-      /* already gone */
-    }
-  }
-  for (const pid of await waitGone([...pids], 2000)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      /* already gone */
-    }
-  }
-  await waitGone([...pids], 2000);
-  for (const n of Object.values(ns)) {
-    if (present.has(n)) await run('ip', ['netns', 'del', n]);
+    if (present.has(n)) await run('ip', ['netns', 'del', n], { allowFail: true });
   }
   fs.rmSync(path.join(STATE_DIR, id), { recursive: true, force: true });
 }
 
 // Every testbed on this machine: from state files and from namespaces
 // named like ours (a killed run may have left namespaces without state).
+// Entries of the state folder that cannot be testbeds are not listed
+// (strayStateEntries names them).
 export async function listTestbeds() {
   const namespaces = await listNamespaces();
-  const ids = new Set(fs.existsSync(STATE_DIR) ? fs.readdirSync(STATE_DIR) : []);
+  const ids = new Set(stateEntries().ids);
   for (const n of namespaces) {
     const parsed = parseNamespace(n);
     if (parsed) ids.add(parsed.id);
@@ -418,8 +426,12 @@ export async function listTestbeds() {
   });
 }
 
+/** Names in the state folder that are no testbed's (see state.js). */
+export const strayStateEntries = () => stateEntries().stray;
+
 // Removes testbeds no live satbench process owns (those of `testbed up`
-// and those of killed runs); with `all`, every testbed.
+// and those of killed runs), and stray entries of the state folder; with
+// `all`, every testbed.
 export async function cleanup({ all = false } = {}) {
   const removed = [];
   const kept = [];
@@ -431,5 +443,7 @@ export async function cleanup({ all = false } = {}) {
     await destroyTestbed(tb.id);
     removed.push(tb.id);
   }
-  return { removed, kept };
+  const stray = strayStateEntries();
+  for (const name of stray) removeStray(name);
+  return { removed, kept, stray };
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { UsageError } from '../../harness/core/errors.js';
 import {
   LINK_PLAN,
   ROUTES,
@@ -78,7 +79,14 @@ describe('address plan', () => {
     assert.deepEqual(parseNamespace('sbt-ab12-gw'), { id: 'ab12', node: 'gw' });
     assert.equal(parseNamespace('sbt-ab12-router'), null);
     assert.equal(parseNamespace('other-ns'), null);
-    assert.throws(() => namespacesOf('Bad_Id'), /expected 1 to 12 of a-z, 0-9/);
+    for (const bad of ['Bad_Id', 'a b', '../x', 'abcdefghijklm', ''])
+      assert.throws(
+        () => namespacesOf(bad),
+        (e) =>
+          e instanceof UsageError &&
+          e.message === `testbed id ${JSON.stringify(bad)}: expected 1 to 12 characters, each a-z or 0-9`,
+        bad,
+      );
     assert.match(randomId(), /^[a-z0-9]{6}$/);
   });
 });

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../../harness/core/errors.js';
-import { runCampaign } from '../../harness/campaign/loop.js';
+import { runCampaign, markInterrupted, thrownRecord } from '../../harness/campaign/loop.js';
 import { openResults } from '../../harness/campaign/results-dir.js';
 import { timeLeftMs, fmtDuration } from '../../harness/campaign/progress.js';
 import { scenarioLabel } from '../../harness/kinds/pageload.js';
@@ -61,6 +61,7 @@ function campaign(dir, fake, extra = {}) {
     runs: 2,
     onProgress: (l) => progress.push(l),
     now: fake.now,
+    interrupted: () => null,
     ...extra.options,
   });
   return { file, progress, run };
@@ -169,21 +170,90 @@ describe('campaign loop', () => {
     assert.ok(fs.statSync(fresh).isDirectory());
   });
 
-  it("ends the campaign on a run's error, keeping the records before it", async () => {
-    for (const error of [new UsageError('--pep-sat: bad'), new Error('the origin did not start')]) {
-      const dir = tmp();
-      const fake = fakeRuns();
-      let n = 0;
-      const { file, run } = campaign(dir, {
+  it('a run that throws is a failed record and the matrix goes on; bad input ends it', async () => {
+    const dir = tmp();
+    const fake = fakeRuns();
+    let n = 0;
+    const { file, progress, run } = campaign(dir, {
+      ...fake,
+      runOne: async (item) => {
+        if (++n === 2) throw new Error('the origin did not start\nstack line');
+        return fake.runOne(item);
+      },
+    });
+    assert.equal(await run, 4);
+    const recs = lines(file);
+    assert.deepEqual(
+      recs.map((r) => r.ok),
+      [true, false, true, true],
+    );
+    assert.deepEqual(recs[1], { scenario: sc('h1-pep'), run: 1, ok: false, error: 'the origin did not start' });
+    assert.equal(progress[3], '[2/4] geo loss 0 % h1-pep kepler: run 1 of 2 done · failed (the origin did not start)');
+
+    const usage = new UsageError('--pep-sat: bad');
+    n = 0;
+    const again = campaign(tmp(), {
+      ...fake,
+      runOne: async (item) => {
+        if (++n === 2) throw usage;
+        return fake.runOne(item);
+      },
+    });
+    await assert.rejects(again.run, (e) => e === usage);
+    assert.equal(lines(again.file).length, 1);
+  });
+
+  it('a signal ends the loop once the run in progress is recorded as interrupted', async () => {
+    const dir = tmp();
+    const fake = fakeRuns();
+    let signal = null;
+    const { file, progress, run } = campaign(
+      dir,
+      {
         ...fake,
         runOne: async (item) => {
-          if (++n === 2) throw error;
+          if (item.scenario.protocol === 'h1-pep') {
+            signal = 'SIGTERM'; // arrives during run 2, whose load is killed
+            return { scenario: item.scenario, run: item.run, ok: false, error: 'Target closed' };
+          }
           return fake.runOne(item);
         },
-      });
-      await assert.rejects(run, (e) => e === error);
-      assert.equal(lines(file).length, 1);
-    }
+      },
+      { options: { interrupted: () => signal } },
+    );
+    assert.equal(await run, 2);
+    const recs = lines(file);
+    assert.equal(recs.length, 2);
+    assert.equal(recs[0].ok, true);
+    assert.deepEqual(recs[1], {
+      scenario: sc('h1-pep'),
+      run: 1,
+      ok: false,
+      error: 'interrupted by SIGTERM',
+      interrupted: 'SIGTERM',
+    });
+    assert.equal(progress.length, 4, 'no run starts after the signal');
+  });
+
+  it('marks a failed run interrupted, keeps a finished one, and words a thrown one per kind', () => {
+    const failed = { scenario: sc('h1'), run: 1, ok: false, error: 'Target closed' };
+    assert.equal(markInterrupted(failed, null), failed);
+    assert.deepEqual(markInterrupted(failed, 'SIGINT'), {
+      ...failed,
+      error: 'interrupted by SIGINT',
+      interrupted: 'SIGINT',
+    });
+    const ok = { scenario: sc('h1'), run: 1, ok: true, metrics: {} };
+    assert.equal(markInterrupted(ok, 'SIGHUP'), ok, 'a measurement that finished stays');
+    const item = { scenario: { profile: 'geo', protocol: 'quic' }, run: 3 };
+    assert.deepEqual(thrownRecord('bulk', item, new Error('boom\nat x')), {
+      kind: 'bulk',
+      scenario: item.scenario,
+      run: 3,
+      ok: false,
+      error: 'boom',
+    });
+    assert.equal(thrownRecord('pageload', item, 'odd').kind, undefined);
   });
 
   it('words the results of both kinds of run', () => {

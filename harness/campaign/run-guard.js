@@ -1,0 +1,58 @@
+// What every run of a campaign (a page load, a bulk download) does around
+// its own steps, so that every run ends in a record and leaves nothing
+// behind: a fresh testbed; its helpers watched (the first that dies ends the
+// run, naming itself, its exit status and its log's last lines); a signal
+// ends it at once; a failed set-up, helper or browser makes a failed
+// record; the testbed is always torn down.
+import { UsageError } from '../core/errors.js';
+import { createTestbed } from '../testbed/testbed.js';
+import { interruption } from '../testbed/teardown.js';
+import { watchHelpers, helperDeath } from '../testbed/processes.js';
+
+// Pure: a failed run's reason: why its signal aborted (a helper died, the
+// process was interrupted), else the error's first line.
+export function failureReason(error, signal) {
+  const why = signal?.aborted ? signal.reason : error;
+  return String(why?.message ?? why ?? 'failed').split('\n')[0];
+}
+
+const deadHelper = (tb) => (tb ? (tb.state.processes.map(helperDeath).find(Boolean) ?? null) : null);
+
+/**
+ * Builds a testbed from `testbed` (createTestbed's options) and returns
+ * `steps(tb, signal)`'s record. `signal` aborts when the process is
+ * interrupted (`interrupt`) or a helper dies; the testbed is then torn down
+ * at once, which ends any step waiting on it, and the run's record is
+ * `failed(reason, tb)` (tb is undefined when the testbed could not be
+ * built). A UsageError (bad input, a missing binary) is thrown on: it
+ * would fail every run alike.
+ */
+export async function guardedRun({ testbed, steps, failed, interrupt = interruption, watchMs = 200 }) {
+  const death = new AbortController();
+  const signal = AbortSignal.any([interrupt, death.signal]);
+  let tb;
+  let stopWatch = () => {};
+  // What the steps wait on (a helper's ready, a download, the tunnel) goes
+  // with the testbed; the final destroy below runs again once they settle.
+  const onAbort = () => tb?.destroy().catch(() => {});
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    tb = await createTestbed({ ...testbed, signal });
+    stopWatch = watchHelpers(tb.state, (why) => death.abort(new Error(why)), { intervalMs: watchMs });
+    const record = await steps(tb, signal);
+    signal.throwIfAborted();
+    // a helper that died since the watch last looked: its counters are
+    // missing, whatever the record says
+    const dead = deadHelper(tb);
+    return dead ? failed(dead, tb) : record;
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    // a step that failed because a helper died (the origin: the browser's
+    // "connection refused") is failed for that helper
+    return failed((!signal.aborted && deadHelper(tb)) || failureReason(e, signal), tb);
+  } finally {
+    stopWatch();
+    signal.removeEventListener('abort', onAbort);
+    await tb?.destroy();
+  }
+}
