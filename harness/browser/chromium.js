@@ -182,7 +182,7 @@ export function removeStaleProfiles({ all = false, dir = os.tmpdir() } = {}) {
  * launch throws.
  */
 export async function withChromium(
-  { clientNs, protocol, spki, serverAddr, timeoutMs = 120000, killAfterMs = timeoutMs + 10000, signal },
+  { clientNs, protocol, spki, serverAddr, timeoutMs = 120000, killAfterMs = timeoutMs + 5000, signal },
   use,
 ) {
   signal?.throwIfAborted();

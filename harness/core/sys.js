@@ -13,7 +13,9 @@ export function run(cmd, args, { allowFail = false, input, timeoutMs = 30000 } =
     const child = execFile(cmd, args, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (err && !allowFail) {
         const why = err.code === 'ENOENT' ? `${cmd} is not installed` : stderr.trim() || err.message;
-        reject(new Error(`\`${cmd} ${args.join(' ')}\` failed: ${why}`));
+        // the exit status, or the signal that ended it (a timeout kills it)
+        const status = typeof err.code === 'number' ? ` with status ${err.code}` : err.signal ? ` (${err.signal})` : '';
+        reject(new Error(`\`${cmd} ${args.join(' ')}\` failed${status}: ${why}`));
       } else {
         resolve({ ok: !err, code: err ? err.code : 0, stdout, stderr });
       }
