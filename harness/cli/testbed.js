@@ -8,6 +8,7 @@ import { checkLinkBackend } from '../testbed/link-backends.js';
 import { createTestbed, destroyTestbed, listTestbeds, strayStateEntries, STATE_DIR } from '../testbed/testbed.js';
 import { validateId } from '../testbed/addressing.js';
 import { probeTestbed } from '../testbed/probe.js';
+import { interruptedBy } from '../testbed/teardown.js';
 import { parse, print, note, integer, tcpOptions, TCP_OPTIONS } from './args.js';
 
 export const HELP = `Usage:
@@ -80,8 +81,15 @@ export async function testbedCommand(argv) {
   requireNetAdmin(`testbed ${sub}`);
   if (sub === 'status') return status(v);
   if (sub === 'down') return down(v.all, positionals);
-  if (sub === 'up') return up(opts, v);
-  return probe(opts, count, v);
+  if (sub === 'up') return up(opts, v).catch(unlessInterrupted);
+  return probe(opts, count, v).catch(unlessInterrupted);
+}
+
+// A build or probe a signal cut short fails as a consequence: the signal's
+// teardown (testbed/teardown.js) ends the process with the signal's status.
+function unlessInterrupted(e) {
+  if (interruptedBy()) return new Promise(() => {});
+  throw e;
 }
 
 async function status(v) {

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestbed, listTestbeds, cleanup } from '../../harness/testbed/testbed.js';
+import { createTestbed, listTestbeds, cleanup, listNamespaces, STATE_DIR } from '../../harness/testbed/testbed.js';
 import { loadProfile } from '../../harness/testbed/profiles.js';
 import { run } from '../../harness/core/sys.js';
 import { wilsonInterval } from '../../harness/core/stats.js';
@@ -238,6 +238,84 @@ describe('testbed (integration, real namespaces)', function () {
     );
     assert.ok(!(await listTestbeds()).some((t) => t.id === 'itint'));
   });
+});
+
+describe('testbed lifecycle (integration)', function () {
+  it('a signal at any moment of building a testbed leaves nothing behind', async () => {
+    // spread over the build: namespaces, sysctls, links, linkem starting, routes
+    // (the build takes about half a second here, after node's start)
+    for (const [i, delayMs] of [250, 300, 350, 400, 450, 500, 550, 650].entries()) {
+      const name = `itsig${i}`;
+      const child = spawnSatbench(['testbed', 'up', '--profile', writeProfile(SHORT), '--name', name]);
+      const end = exited(child);
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      await new Promise((r) => setTimeout(r, delayMs));
+      child.kill(i % 2 ? 'SIGTERM' : 'SIGINT');
+      const { code, signal } = await end;
+      assert.doesNotMatch(stderr, /internal error/);
+      // before the build began node ends on the signal itself, and after it `up` is done
+      assert.ok([0, 130, 143].includes(code) || signal, `exit ${code} ${signal}`);
+      if (code === 0) await satbench(['testbed', 'down', name]);
+      assert.deepEqual(await namespacesOfTestbed(name), [], `${name} after ${delayMs} ms`);
+      assert.ok(!fs.existsSync(path.join(STATE_DIR, name)), `${name}: state left after ${delayMs} ms`);
+    }
+  });
+
+  it('a helper that is a zombie counts as gone in `testbed status`', async () => {
+    // the subshell exits; its parent execs sleep, which never reaps it
+    const parent = spawn('sh', ['-c', 'sh -c "exit 3" & echo $!; exec sleep 30'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    try {
+      const zombie = Number(await new Promise((r) => parent.stdout.once('data', r)));
+      await until(() => fs.readFileSync(`/proc/${zombie}/stat`, 'utf8').includes(') Z '));
+      const dir = path.join(STATE_DIR, 'itzombie');
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(
+        path.join(dir, 'state.json'),
+        JSON.stringify({ id: 'itzombie', owner_pid: null, processes: [{ role: 'linkem-sat', pid: zombie }] }),
+      );
+      const r = await satbench(['testbed', 'status', '--json']);
+      assert.equal(r.code, 0, r.stderr);
+      const mine = JSON.parse(r.stdout).find((t) => t.id === 'itzombie');
+      assert.deepEqual(mine.processes, [{ role: 'linkem-sat', pid: zombie, alive: false }]);
+      assert.match((await satbench(['testbed', 'status'])).stdout, new RegExp(`linkem-sat:${zombie}\\(gone\\)`));
+    } finally {
+      parent.kill('SIGKILL');
+      await satbench(['testbed', 'down', 'itzombie']);
+    }
+  });
+
+  it('a stray entry in the state folder breaks neither `testbed status` nor `cleanup`, which removes it', async () => {
+    const stray = ['Stray Folder', '..hidden', 'UPPER'].map((n) => path.join(STATE_DIR, n));
+    for (const d of stray) fs.mkdirSync(d, { recursive: true });
+    fs.writeFileSync(path.join(STATE_DIR, 'not-a-dir.txt'), 'x');
+    stray.push(path.join(STATE_DIR, 'not-a-dir.txt'));
+    const status = await satbench(['testbed', 'status', '--json']);
+    assert.equal(status.code, 0, status.stderr);
+    assert.ok(Array.isArray(JSON.parse(status.stdout)));
+    assert.match(status.stderr, /Stray Folder is no testbed's \(a stray entry\); `satbench cleanup` removes it/);
+    const c = await satbench(['cleanup', '--json']);
+    assert.equal(c.code, 0, c.stderr);
+    for (const d of stray) {
+      assert.ok(JSON.parse(c.stdout).stray.includes(path.basename(d)), d);
+      assert.ok(!fs.existsSync(d), `${d} left`);
+    }
+  });
+
+  for (const name of ['a b', '../x', 'Capital', 'abcdefghijklm']) {
+    it(`testbed up --name ${JSON.stringify(name)}: one line, exit 2, nothing created`, async () => {
+      const r = await satbench(['testbed', 'up', '--profile', writeProfile(SHORT), '--name', name]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.equal(
+        r.stderr,
+        `satbench: --name: testbed id ${JSON.stringify(name)}: expected 1 to 12 characters, each a-z or 0-9\n`,
+      );
+      assert.ok(!(await listNamespaces()).some((n) => n.includes(name)));
+      assert.ok(!fs.existsSync(path.join(STATE_DIR, name)));
+    });
+  }
 });
 
 describe('satbench command (integration)', () => {
