@@ -62,9 +62,11 @@ export function chromiumArgs(protocol, { userDataDir, spki, serverAddr = ADDRESS
   return args;
 }
 
-// A fresh Chromium in the client namespace, driven over a pipe.
-export function launchChromium({ clientNs, protocol, spki, serverAddr, userDataDir, timeoutMs = 120000 }) {
+// A fresh Chromium in the client namespace, driven over a pipe. `signal`
+// kills it (its process group), during the launch too.
+export function launchChromium({ clientNs, protocol, spki, serverAddr, userDataDir, timeoutMs = 120000, signal }) {
   return puppeteer.launch({
+    signal,
     // satbench's own handlers tear the testbed down and record the run;
     // puppeteer's would exit first (SIGINT: process.exit(130)).
     handleSIGINT: false,
@@ -188,11 +190,20 @@ export async function withChromium(
   signal?.throwIfAborted();
   const userDataDir = makeProfile();
   let browser;
-  const killer = setTimeout(() => kill(browser), killAfterMs);
-  const onAbort = () => kill(browser);
+  const stop = new AbortController(); // puppeteer kills Chromium when it aborts
+  const killer = setTimeout(() => stop.abort(new Error(`Chromium killed after ${killAfterMs} ms`)), killAfterMs);
+  const onAbort = () => stop.abort(signal.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    browser = await launchChromium({ clientNs, protocol, spki, serverAddr, userDataDir, timeoutMs });
+    browser = await launchChromium({
+      clientNs,
+      protocol,
+      spki,
+      serverAddr,
+      userDataDir,
+      timeoutMs,
+      signal: stop.signal,
+    });
     signal?.throwIfAborted();
     return await use(browser);
   } finally {

@@ -66,3 +66,18 @@ export async function until(fn, ms = 10000) {
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+// A page of three resources (HTML, a stylesheet, an image) in a new folder.
+export function tinySite() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-site-'));
+  fs.writeFileSync(
+    path.join(dir, 'index.html'),
+    '<!doctype html><html><head><link rel="stylesheet" href="s.css"></head><body><h1>Over the satellite</h1><img src="p.gif" width="1" height="1"></body></html>',
+  );
+  fs.writeFileSync(path.join(dir, 's.css'), 'h1 { color: #123; }');
+  fs.writeFileSync(
+    path.join(dir, 'p.gif'),
+    Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64'),
+  );
+  return dir;
+}

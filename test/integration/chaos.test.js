@@ -1,0 +1,329 @@
+// What a long campaign meets, for real: a helper that dies during a load,
+// a Chromium that hangs, a second Ctrl-C, and the chaos test: a small bench
+// matrix that, at moments a seeded generator picks, gets SIGINT, SIGTERM or
+// SIGKILL, or loses one of its helpers to SIGKILL. After each trial (and
+// `satbench cleanup` where satbench itself was killed) nothing of it may
+// remain, every finished run's record must be whole, and --resume must
+// complete the matrix without running any run twice.
+// SATBENCH_CHAOS_TRIALS and SATBENCH_CHAOS_SEED change the trials.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { satbench, spawnSatbench, exited, writeProfile, tinySite, until } from './helpers.js';
+import { STATE_DIR, listNamespaces } from '../../harness/testbed/testbed.js';
+import { parseNamespace } from '../../harness/testbed/addressing.js';
+import { alive, startTicks } from '../../harness/testbed/processes.js';
+import { PROFILE_PREFIX } from '../../harness/browser/chromium.js';
+import { run } from '../../harness/core/sys.js';
+
+const wait = (ms) => new Promise((r) => setTimeout(r, ms));
+const profile = (oneWayMs) =>
+  writeProfile({
+    satellite: {
+      forward: { delay: `${oneWayMs}ms`, rate: '20mbit' },
+      return: { delay: `${oneWayMs}ms`, rate: '20mbit' },
+    },
+    internet: { forward: { delay: '5ms' }, return: { delay: '5ms' } },
+  });
+
+// The testbeds satbench process `pid` owns now, from their state files.
+function testbedsOf(pid) {
+  const out = [];
+  for (const id of fs.existsSync(STATE_DIR) ? fs.readdirSync(STATE_DIR) : []) {
+    try {
+      const st = JSON.parse(fs.readFileSync(path.join(STATE_DIR, id, 'state.json'), 'utf8'));
+      if (st.owner_pid === pid) out.push(st);
+    } catch {
+      /* being written or removed */
+    }
+  }
+  return out;
+}
+
+function cmdlines() {
+  const out = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      out.push({ pid: Number(d), cmd: fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').replaceAll('\0', ' ') });
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+// Chromium's main process of satbench process `pid` (its profile folder
+// carries that PID; Chromium's children have --type=).
+const chromiumOf = (pid) =>
+  cmdlines().filter((p) => p.cmd.includes(`${PROFILE_PREFIX}${pid}-`) && !p.cmd.includes('--type='));
+
+/**
+ * Watches satbench process `pid`: every testbed id and helper PID it had
+ * (Chromium included), so that what is left afterwards can be found.
+ */
+function observe(pid) {
+  const seen = { ids: new Set(), pids: new Map() };
+  const look = () => {
+    for (const st of testbedsOf(pid)) {
+      seen.ids.add(st.id);
+      for (const p of st.processes) if (!seen.pids.has(p.pid)) seen.pids.set(p.pid, startTicks(p.pid));
+    }
+    for (const p of chromiumOf(pid)) if (!seen.pids.has(p.pid)) seen.pids.set(p.pid, startTicks(p.pid));
+  };
+  const timer = setInterval(look, 50);
+  return {
+    seen,
+    stop: () => {
+      clearInterval(timer);
+      look();
+    },
+  };
+}
+
+/** Everything of satbench process `pid` still on the machine, in words. */
+async function leftovers(pid, seen) {
+  const found = [];
+  for (const n of await listNamespaces()) {
+    const id = parseNamespace(n)?.id;
+    if (id && seen.ids.has(id)) found.push(`namespace ${n}`);
+  }
+  for (const st of testbedsOf(pid)) found.push(`testbed state ${st.id}`);
+  for (const id of seen.ids) if (fs.existsSync(path.join(STATE_DIR, id))) found.push(`state folder ${id}`);
+  for (const [p, ticks] of seen.pids) if (alive(p) && startTicks(p) === ticks) found.push(`process ${p}`);
+  const marks = [`${PROFILE_PREFIX}${pid}-`, ...[...seen.ids].map((id) => `${path.join(STATE_DIR, id)}/`)];
+  for (const p of cmdlines())
+    if (marks.some((m) => p.cmd.includes(m)) && alive(p.pid)) found.push(`process ${p.pid}: ${p.cmd.slice(0, 80)}`);
+  for (const n of fs.readdirSync(os.tmpdir()))
+    if (n.startsWith(`${PROFILE_PREFIX}${pid}-`)) found.push(`Chromium profile ${n}`);
+  const nft = await run('nft', ['list', 'tables'], { allowFail: true });
+  for (const l of nft.stdout.split('\n')) if (l.includes('satbench')) found.push(`host nft ${l.trim()}`);
+  return [...new Set(found)];
+}
+
+const linesOf = (file) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
+const records = (text) =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+const runKey = (r) => `${r.scenario.protocol}#${r.run}`;
+
+// A seeded generator (mulberry32): the same seed, the same trials.
+function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function collect(child) {
+  const out = { stderr: '', stdout: '' };
+  child.stderr.on('data', (d) => (out.stderr += d));
+  child.stdout.on('data', (d) => (out.stdout += d));
+  return out;
+}
+
+describe('a run meets trouble (integration, real Chromium)', function () {
+  this.timeout(120000);
+  const site = tinySite();
+
+  it('a helper killed during a load fails its run within a second or two, naming it; the next run goes on', async () => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-death-')), 'r');
+    // 150 ms each way: the load takes a second or more, long enough to kill linkem in it
+    const args = ['bench', '--profile', profile(150), '--protocol', 'h1', '--site', site, '-n', '2', '--timeout', '60'];
+    const child = spawnSatbench([...args, '--out', out]);
+    const io = collect(child);
+    const watch = observe(child.pid);
+    const chromium = await until(() => chromiumOf(child.pid)[0], 30000);
+    await wait(300);
+    const linkem = testbedsOf(child.pid)[0].processes.find((p) => p.role === 'linkem-sat');
+    process.kill(linkem.pid, 'SIGKILL');
+    const killed = Date.now();
+    await until(() => io.stderr.includes('run 1 of 2 done'), 30000);
+    const tookMs = Date.now() - killed;
+    const { code } = await exited(child);
+    watch.stop();
+    assert.equal(code, 0, io.stderr);
+    const recs = records(linesOf(path.join(out, 'results.jsonl')));
+    assert.equal(recs.length, 2);
+    assert.equal(recs[0].ok, false);
+    assert.match(recs[0].error, new RegExp(`^linkem for the sat link \\(pid ${linkem.pid}\\) was killed by SIGKILL`));
+    assert.ok(tookMs < 2500, `the run took ${tookMs} ms to end after linkem died (Chromium pid ${chromium.pid})`);
+    assert.equal(recs[1].ok, true, recs[1].error);
+    assert.match(io.stderr, /run 1 of 2 done · failed \(linkem for the sat link/);
+    assert.deepEqual(await leftovers(child.pid, watch.seen), []);
+  });
+
+  it('a hung Chromium holds its run for its timeout and a few seconds, not more', async () => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-hung-')), 'r');
+    const args = ['bench', '--profile', profile(150), '--protocol', 'h1', '--site', site, '-n', '1', '--timeout', '3'];
+    const child = spawnSatbench([...args, '--out', out]);
+    const io = collect(child);
+    const watch = observe(child.pid);
+    const chromium = await until(() => chromiumOf(child.pid)[0], 30000);
+    process.kill(chromium.pid, 'SIGSTOP'); // answers nothing, not even close()
+    const { code } = await exited(child);
+    watch.stop();
+    assert.equal(code, 0, io.stderr);
+    const [rec] = records(linesOf(path.join(out, 'results.jsonl')));
+    assert.equal(rec.ok, false);
+    // Chromium is killed 5 s after the 3 s timeout, whichever call hangs (close() included)
+    assert.ok(rec.phases.browser_ms < 3000 + 5000 + 1500, `the browser held the run ${rec.phases.browser_ms} ms`);
+    assert.deepEqual(await leftovers(child.pid, watch.seen), []);
+  });
+
+  it('a second signal exits at once, and cleanup removes what it left', async () => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-twice-')), 'r');
+    const args = ['bench', '--profile', profile(150), '--protocol', 'h1', '--site', site, '-n', '2'];
+    const child = spawnSatbench([...args, '--out', out]);
+    const io = collect(child);
+    const watch = observe(child.pid);
+    await until(() => chromiumOf(child.pid)[0], 30000);
+    child.kill('SIGINT');
+    await wait(20);
+    const second = Date.now();
+    child.kill('SIGINT');
+    const { code } = await exited(child);
+    watch.stop();
+    assert.equal(code, 130, io.stderr);
+    assert.ok(Date.now() - second < 1000, `exited ${Date.now() - second} ms after the second signal`);
+    assert.match(io.stderr, /second signal \(SIGINT\): exiting now; `satbench cleanup` removes what is left/);
+    const c = await satbench(['cleanup', '--json']);
+    assert.equal(c.code, 0, c.stderr);
+    assert.deepEqual(await leftovers(child.pid, watch.seen), []);
+  });
+});
+
+describe('chaos: signals and kills at random moments (integration)', function () {
+  const TRIALS = Number(process.env.SATBENCH_CHAOS_TRIALS ?? 30);
+  const SEED = Number(process.env.SATBENCH_CHAOS_SEED ?? 20261123);
+  this.timeout(15 * 60 * 1000);
+
+  it(`${TRIALS} trials: nothing left behind, no finished record lost, --resume completes the matrix`, async () => {
+    const site = tinySite();
+    const prof = profile(10);
+    const options = ['--profile', prof, '--protocol', 'h1,h1-pep', '--site', site, '-n', '2', '--timeout', '20'];
+    const matrix = ['h1#1', 'h1-pep#1', 'h1#2', 'h1-pep#2'].sort();
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-chaos-'));
+    const random = prng(SEED);
+    const pick = (list) => list[Math.floor(random() * list.length)];
+
+    // One undisturbed campaign: that the matrix runs, and how long it takes.
+    const t0 = Date.now();
+    const full = await satbench(['bench', ...options, '--out', path.join(root, 'full')], { timeoutMs: 120000 });
+    const fullMs = Date.now() - t0;
+    assert.equal(full.code, 0, full.stderr);
+    assert.deepEqual(
+      records(linesOf(path.join(root, 'full/results.jsonl')))
+        .map(runKey)
+        .sort(),
+      matrix,
+    );
+
+    const totals = { trials: 0, leftovers: 0, lost: 0, repeated: 0, interrupted: 0, early: 0, missed: 0 };
+    const byAction = {};
+    const problems = [];
+    for (let trial = 1; trial <= TRIALS; trial++) {
+      const action = pick(['SIGINT', 'SIGTERM', 'SIGKILL', 'helper']);
+      const delayMs = Math.round(random() * 0.9 * fullMs);
+      const out = path.join(root, `t${trial}`);
+      const file = path.join(out, 'results.jsonl');
+      const label = `trial ${trial} (${action} at ${delayMs} ms)`;
+      const child = spawnSatbench(['bench', ...options, '--out', out]);
+      const io = collect(child);
+      const watch = observe(child.pid);
+      const end = exited(child);
+      let victim = null;
+      const finished = await Promise.race([wait(delayMs).then(() => false), end.then(() => true)]);
+      const snapshot = linesOf(file);
+      if (finished) totals.missed++;
+      else if (action === 'helper') {
+        // a testbed helper or Chromium, whichever is there (between runs: the next one's)
+        const candidates = async () => {
+          const list = [...testbedsOf(child.pid).flatMap((st) => st.processes), ...chromiumOf(child.pid)].filter((p) =>
+            alive(p.pid),
+          );
+          return list.length ? list : null;
+        };
+        const list = await Promise.race([until(candidates, 10000).catch(() => null), end.then(() => null)]);
+        if (list) {
+          victim = pick(list);
+          try {
+            process.kill(victim.pid, 'SIGKILL');
+          } catch {
+            /* it ended just now */
+          }
+        } else totals.missed++;
+      } else child.kill(action);
+      const { code, signal } = await Promise.race([end, wait(90000).then(() => ({ code: 'hung', signal: null }))]);
+      watch.stop();
+      if (code === 'hung') {
+        child.kill('SIGKILL');
+        problems.push(`${label}: satbench did not end within 90 s`);
+      }
+      byAction[action] = (byAction[action] ?? 0) + 1;
+      totals.trials++;
+
+      const expected = { SIGINT: 130, SIGTERM: 143, SIGKILL: null, helper: 0 }[action];
+      if (!finished && action !== 'SIGKILL' && code !== expected) {
+        // a signal before the campaign began ends node itself: nothing was built yet
+        if (signal === action && !testbedsOf(child.pid).length && !linesOf(file)) totals.early++;
+        else problems.push(`${label}: exit ${code} ${signal ?? ''}, expected ${expected}: ${io.stderr.slice(-300)}`);
+      }
+      if ([130, 143].includes(code))
+        for (const f of ['summary.json', 'index.html'])
+          if (!fs.existsSync(path.join(out, f))) problems.push(`${label}: interrupted without ${f}`);
+      if (action === 'SIGKILL' && !finished) {
+        const c = await satbench(['cleanup']);
+        if (c.code !== 0) problems.push(`${label}: cleanup exited ${c.code}: ${c.stderr}`);
+      }
+      const left = await leftovers(child.pid, watch.seen);
+      totals.leftovers += left.length;
+      if (left.length) problems.push(`${label}: left ${left.join(', ')}`);
+
+      // every record finished before the kill is still there, unchanged, and
+      // every run reported done has its record
+      const after = linesOf(file);
+      const whole = snapshot.slice(0, snapshot.lastIndexOf('\n') + 1);
+      if (!after.startsWith(whole)) problems.push(`${label}: a finished record changed`);
+      const wholeAfter = after.slice(0, after.lastIndexOf('\n') + 1);
+      const done = (io.stderr.match(/ done · /g) ?? []).length;
+      const recs = records(wholeAfter);
+      if (done > recs.length) {
+        totals.lost += done - recs.length;
+        problems.push(`${label}: ${done} runs done, ${recs.length} records`);
+      }
+      totals.interrupted += recs.filter((r) => r.interrupted).length;
+      if (victim?.what && action === 'helper' && recs.some((r) => !r.ok && r.error.startsWith(victim.what)))
+        byAction.helperNamed = (byAction.helperNamed ?? 0) + 1;
+
+      // --resume with the same options (a folder killed before its campaign began starts anew)
+      const resumed = fs.existsSync(path.join(out, 'campaign.json'))
+        ? await satbench(['bench', ...options, '--resume', out], { timeoutMs: 120000 })
+        : await satbench(['bench', ...options, '--out', out], { timeoutMs: 120000 });
+      if (resumed.code !== 0) problems.push(`${label}: --resume exited ${resumed.code}: ${resumed.stderr.slice(-300)}`);
+      const keys = records(linesOf(file)).map(runKey);
+      const repeated = keys.length - new Set(keys).size;
+      totals.repeated += repeated;
+      if (repeated || [...new Set(keys)].sort().join() !== matrix.join())
+        problems.push(`${label}: after --resume the runs are ${keys.join(' ')}`);
+    }
+    console.log(
+      `      chaos: ${totals.trials} trials (seed ${SEED}; ${Object.entries(byAction)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(
+          ', ',
+        )}), leftovers found ${totals.leftovers}, records lost ${totals.lost}, runs repeated ${totals.repeated}, ` +
+        `runs recorded as interrupted ${totals.interrupted}, signals before the campaign began ${totals.early}, ` +
+        `trials where satbench had ended first ${totals.missed}; an undisturbed campaign took ${fullMs} ms`,
+    );
+    assert.deepEqual(problems, []);
+    assert.ok(totals.missed <= TRIALS / 5, `${totals.missed} of ${TRIALS} trials came after satbench had ended`);
+  });
+});
