@@ -226,11 +226,21 @@ describe('chaos: signals and kills at random moments (integration)', function ()
       matrix,
     );
 
-    const totals = { trials: 0, leftovers: 0, lost: 0, repeated: 0, interrupted: 0, early: 0, missed: 0 };
+    const totals = {
+      trials: 0,
+      leftovers: 0,
+      lost: 0,
+      repeated: 0,
+      interrupted: 0,
+      early: 0,
+      missed: 0,
+      killedLeft: 0,
+    };
     const byAction = {};
     const problems = [];
     for (let trial = 1; trial <= TRIALS; trial++) {
-      const action = pick(['SIGINT', 'SIGTERM', 'SIGKILL', 'helper']);
+      // each action in turn, so that every one is tried; the moment and the helper are random
+      const action = ['SIGINT', 'SIGTERM', 'SIGKILL', 'helper'][(trial - 1) % 4];
       const delayMs = Math.round(random() * 0.9 * fullMs);
       const out = path.join(root, `t${trial}`);
       const file = path.join(out, 'results.jsonl');
@@ -261,7 +271,12 @@ describe('chaos: signals and kills at random moments (integration)', function ()
           }
         } else totals.missed++;
       } else child.kill(action);
-      const { code, signal } = await Promise.race([end, wait(90000).then(() => ({ code: 'hung', signal: null }))]);
+      let hang;
+      const { code, signal } = await Promise.race([
+        end,
+        new Promise((r) => (hang = setTimeout(() => r({ code: 'hung', signal: null }), 90000))),
+      ]);
+      clearTimeout(hang);
       watch.stop();
       if (code === 'hung') {
         child.kill('SIGKILL');
@@ -280,6 +295,8 @@ describe('chaos: signals and kills at random moments (integration)', function ()
         for (const f of ['summary.json', 'index.html'])
           if (!fs.existsSync(path.join(out, f))) problems.push(`${label}: interrupted without ${f}`);
       if (action === 'SIGKILL' && !finished) {
+        // what a SIGKILL leaves, before cleanup: shows the search finds things
+        if ((await leftovers(child.pid, watch.seen)).length) totals.killedLeft++;
         const c = await satbench(['cleanup']);
         if (c.code !== 0) problems.push(`${label}: cleanup exited ${c.code}: ${c.stderr}`);
       }
@@ -321,9 +338,11 @@ describe('chaos: signals and kills at random moments (integration)', function ()
           ', ',
         )}), leftovers found ${totals.leftovers}, records lost ${totals.lost}, runs repeated ${totals.repeated}, ` +
         `runs recorded as interrupted ${totals.interrupted}, signals before the campaign began ${totals.early}, ` +
-        `trials where satbench had ended first ${totals.missed}; an undisturbed campaign took ${fullMs} ms`,
+        `trials where satbench had ended first ${totals.missed}, SIGKILLs that left something for cleanup ${totals.killedLeft}; ` +
+        `an undisturbed campaign took ${fullMs} ms`,
     );
     assert.deepEqual(problems, []);
+    assert.ok(totals.killedLeft > 0, 'no SIGKILL left anything to find: the search for leftovers sees nothing');
     assert.ok(totals.missed <= TRIALS / 5, `${totals.missed} of ${TRIALS} trials came after satbench had ended`);
   });
 });
