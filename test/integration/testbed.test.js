@@ -11,6 +11,7 @@ import { loadProfile } from '../../harness/testbed/profiles.js';
 import { run } from '../../harness/core/sys.js';
 import { wilsonInterval } from '../../harness/core/stats.js';
 import { ADDRESSES } from '../../harness/testbed/addressing.js';
+import { HOST_SETTINGS_FILE } from '../../harness/testbed/state.js';
 import { satbench, spawnSatbench, exited, writeProfile, namespacesOfTestbed, alive, until } from './helpers.js';
 
 // 10 ms one way over the satellite, 5 ms over the internet: 30 ms RTT.
@@ -301,6 +302,47 @@ describe('testbed lifecycle (integration)', function () {
     for (const d of stray) {
       assert.ok(JSON.parse(c.stdout).stray.includes(path.basename(d)), d);
       assert.ok(!fs.existsSync(d), `${d} left`);
+    }
+  });
+
+  it('puts back the congestion control it allowed on the host when it ends, and says so meanwhile', async function () {
+    const file = '/proc/sys/net/ipv4/tcp_allowed_congestion_control';
+    const words = (f) => fs.readFileSync(f, 'utf8').trim().split(/\s+/);
+    if (!words('/proc/sys/net/ipv4/tcp_available_congestion_control').includes('bbr')) this.skip();
+    const original = words(file);
+    const without = original.filter((c) => c !== 'bbr').join(' ');
+    fs.writeFileSync(file, without);
+    try {
+      // SIGKILLed while it has bbr allowed: nothing can put it back but cleanup
+      const child = spawnSatbench([
+        'testbed',
+        'probe',
+        '--profile',
+        writeProfile(SHORT),
+        '--cc',
+        'bbr',
+        '--name',
+        'ithost',
+      ]);
+      const end = exited(child);
+      await until(() => words(file).includes('bbr'), 20000);
+      child.kill('SIGKILL');
+      await end;
+      const doctor = JSON.parse((await satbench(['doctor', '--json'])).stdout).find((c) => c.name === 'host settings');
+      assert.equal(doctor.ok, false);
+      assert.match(doctor.detail, new RegExp(`satbench added bbr \\(was: ${without}\\)`));
+      const c = await satbench(['cleanup', '--json']);
+      assert.deepEqual(JSON.parse(c.stdout).host_settings, { 'net.ipv4.tcp_allowed_congestion_control': without });
+      assert.equal(words(file).join(' '), without);
+      // a command that ends on its own puts it back itself
+      const up = await satbench(['testbed', 'up', '--profile', writeProfile(SHORT), '--cc', 'bbr', '--name', 'ithost']);
+      assert.equal(up.code, 0, up.stderr);
+      assert.match(up.stderr, /adding bbr to net\.ipv4\.tcp_allowed_congestion_control \(was: /);
+      assert.equal(words(file).join(' '), without);
+      assert.ok(!fs.existsSync(HOST_SETTINGS_FILE));
+    } finally {
+      await satbench(['testbed', 'down', 'ithost']);
+      fs.writeFileSync(file, original.join(' '));
     }
   });
 
