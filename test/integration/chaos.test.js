@@ -15,7 +15,7 @@ import { STATE_DIR, listNamespaces } from '../../harness/testbed/testbed.js';
 import { parseNamespace } from '../../harness/testbed/addressing.js';
 import { alive, startTicks } from '../../harness/testbed/processes.js';
 import { PROFILE_PREFIX } from '../../harness/browser/chromium.js';
-import { run } from '../../harness/core/sys.js';
+import { run, ROOT } from '../../harness/core/sys.js';
 
 const wait = (ms) => new Promise((r) => setTimeout(r, ms));
 const profile = (oneWayMs) =>
@@ -158,6 +158,32 @@ describe('a run meets trouble (integration, real Chromium)', function () {
     assert.equal(recs[1].ok, true, recs[1].error);
     assert.match(io.stderr, /run 1 of 2 done · failed \(linkem for the sat link/);
     assert.deepEqual(await leftovers(child.pid, watch.seen), []);
+  });
+
+  it('a helper that fails to start fails its run with its exit status and log; the matrix goes on', async () => {
+    // the real binaries, but an origin that makes certificates and refuses to serve
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-bin-'));
+    for (const b of ['linkem', 'satprobe', 'tcp-pep', 'quic-pep', 'satbulk'])
+      fs.symlinkSync(path.join(ROOT, 'target/release', b), path.join(bin, b));
+    const real = path.join(ROOT, 'target/release/origin');
+    const script = `#!/bin/sh\n[ "$1" = gen-cert ] && exec ${real} "$@"\necho "origin: cannot bind 198.18.3.2:443" >&2\nexit 3\n`;
+    fs.writeFileSync(path.join(bin, 'origin'), script, { mode: 0o755 });
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-nostart-')), 'r');
+    const args = ['bench', '--profile', profile(10), '--protocol', 'h1', '--site', site, '-n', '2', '--out', out];
+    const r = await satbench(args, { env: { SATBENCH_BIN_DIR: bin } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /internal error/);
+    const recs = records(linesOf(path.join(out, 'results.jsonl')));
+    assert.equal(recs.length, 2);
+    for (const rec of recs) {
+      assert.equal(rec.ok, false);
+      assert.match(
+        rec.error,
+        /^the origin server \(pid \d+\) exited with status 3; log: origin: cannot bind 198\.18\.3\.2:443$/,
+      );
+    }
+    assert.equal(JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')).groups[0].failed, 2);
+    assert.ok(fs.existsSync(path.join(out, 'index.html')));
   });
 
   it('a hung Chromium holds its run for its timeout and a few seconds, not more', async () => {
