@@ -174,6 +174,28 @@ export function removeStaleProfiles({ all = false, dir = os.tmpdir() } = {}) {
   return stale;
 }
 
+// `promise`, or a rejection with `signal`'s reason as soon as it aborts:
+// puppeteer's launch may never settle when Chromium is killed as it starts.
+// What the promise resolves to after that is handed to `late`.
+function unlessAborted(promise, signal, late) {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) late(v);
+        else resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
 /**
  * Runs `use(browser)` with a fresh Chromium (see launchChromium; its
  * DevTools calls may take `timeoutMs`) and always closes it and removes its
@@ -195,15 +217,11 @@ export async function withChromium(
   const onAbort = () => stop.abort(signal.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    browser = await launchChromium({
-      clientNs,
-      protocol,
-      spki,
-      serverAddr,
-      userDataDir,
-      timeoutMs,
-      signal: stop.signal,
-    });
+    browser = await unlessAborted(
+      launchChromium({ clientNs, protocol, spki, serverAddr, userDataDir, timeoutMs, signal: stop.signal }),
+      stop.signal,
+      (late) => kill(late),
+    );
     signal?.throwIfAborted();
     return await use(browser);
   } finally {

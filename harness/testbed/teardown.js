@@ -61,6 +61,13 @@ function onSignal(signal) {
     process.stderr.write(
       `satbench: ${signal}: recording the run in progress as interrupted, tearing down and writing the results (a second signal exits at once)\n`,
     );
+    // Should a step of the run never settle, the process would end with
+    // status 0 once nothing else is left to do: it must still say so.
+    process.once('beforeExit', () => {
+      if (process.exitCode) return;
+      process.stderr.write(`satbench: ended before the interrupted campaign finished\n`);
+      process.exitCode = exitCodeOf(signal);
+    });
     setTimeout(() => {
       process.stderr.write(`satbench: still not done ${GRACE_MS / 1000} s after ${signal}: tearing down and exiting\n`);
       teardownAndExit(signal);
