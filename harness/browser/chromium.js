@@ -118,13 +118,16 @@ function exitOf(browser, ms) {
 // state.
 export async function closeChromium(browser, userDataDir) {
   if (browser) {
-    const timer = setTimeout(() => kill(browser), CLOSE_MS);
+    let timer;
+    // close() itself may never settle once Chromium is gone: it is not waited for past CLOSE_MS
+    const late = new Promise((r) => (timer = setTimeout(r, CLOSE_MS)));
     try {
-      await browser.close();
+      await Promise.race([browser.close(), late]);
     } catch {
-      kill(browser);
+      /* killed below */
     } finally {
       clearTimeout(timer);
+      kill(browser);
     }
     await exitOf(browser, 2000);
   }

@@ -132,12 +132,22 @@ function collect(child) {
 describe('a run meets trouble (integration, real Chromium)', function () {
   this.timeout(120000);
   const site = tinySite();
+  // a satbench a failed test leaves running would hold mocha open
+  const started = [];
+  const start = (args) => {
+    const child = spawnSatbench(args);
+    started.push(child);
+    return child;
+  };
+  afterEach(() => {
+    for (const c of started.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  });
 
   it('a helper killed during a load fails its run within a second or two, naming it; the next run goes on', async () => {
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-death-')), 'r');
     // 150 ms each way: the load takes a second or more, long enough to kill linkem in it
     const args = ['bench', '--profile', profile(150), '--protocol', 'h1', '--site', site, '-n', '2', '--timeout', '60'];
-    const child = spawnSatbench([...args, '--out', out]);
+    const child = start([...args, '--out', out]);
     const io = collect(child);
     const watch = observe(child.pid);
     const chromium = await until(() => chromiumOf(child.pid)[0], 30000);
@@ -189,7 +199,7 @@ describe('a run meets trouble (integration, real Chromium)', function () {
   it('a hung Chromium holds its run for its timeout and a few seconds, not more', async () => {
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-hung-')), 'r');
     const args = ['bench', '--profile', profile(150), '--protocol', 'h1', '--site', site, '-n', '1', '--timeout', '3'];
-    const child = spawnSatbench([...args, '--out', out]);
+    const child = start([...args, '--out', out]);
     const io = collect(child);
     const watch = observe(child.pid);
     const chromium = await until(() => chromiumOf(child.pid)[0], 30000);
@@ -207,7 +217,7 @@ describe('a run meets trouble (integration, real Chromium)', function () {
   it('a second signal exits at once, and cleanup removes what it left', async () => {
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-twice-')), 'r');
     const args = ['bench', '--profile', profile(150), '--protocol', 'h1', '--site', site, '-n', '2'];
-    const child = spawnSatbench([...args, '--out', out]);
+    const child = start([...args, '--out', out]);
     const io = collect(child);
     const watch = observe(child.pid);
     await until(() => chromiumOf(child.pid)[0], 30000);
