@@ -4,27 +4,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { satbench, writeProfile } from './helpers.js';
+import { satbench, tinySite, writeProfile } from './helpers.js';
 import { listNamespaces } from '../../harness/testbed/testbed.js';
 
 const SHORT = {
   satellite: { forward: { delay: '10ms', rate: '20mbit' }, return: { delay: '10ms', rate: '20mbit' } },
   internet: { forward: { delay: '5ms' }, return: { delay: '5ms' } },
 };
-
-function tinySite() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-site-'));
-  fs.writeFileSync(
-    path.join(dir, 'index.html'),
-    '<!doctype html><html><head><link rel="stylesheet" href="s.css"></head><body><h1>Over the satellite</h1><img src="p.gif" width="1" height="1"></body></html>',
-  );
-  fs.writeFileSync(path.join(dir, 's.css'), 'h1 { color: #123; }');
-  fs.writeFileSync(
-    path.join(dir, 'p.gif'),
-    Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64'),
-  );
-  return dir;
-}
 
 describe('page loads (integration, real Chromium)', function () {
   it('loads a page over h1, h1s, h2 and h3, each over the protocol asked for', async () => {

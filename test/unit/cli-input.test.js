@@ -2,11 +2,10 @@
 // input gets one line naming the option and exit 2 even without
 // CAP_NET_ADMIN, and good input then gets the line that says root is needed.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CLI } from '../integration/helpers.js';
+import { unprivilegedSatbench as unprivileged } from '../integration/helpers.js';
 import { makeRecords, scenarios, writeResultsDir } from '../fixtures.js';
 import { HELP as BENCH } from '../../harness/cli/bench.js';
 import { HELP as BULK } from '../../harness/cli/bulk.js';
@@ -17,19 +16,6 @@ import { HELP as PROFILES } from '../../harness/cli/profiles.js';
 import { HELP as REPORT } from '../../harness/cli/report.js';
 import { HELP as COMPARE } from '../../harness/cli/compare.js';
 import { HELP as MERGE } from '../../harness/cli/merge.js';
-
-// As root: the same user without CAP_NET_ADMIN (as the testbed integration test does).
-function unprivileged(args) {
-  const [cmd, pre] =
-    process.getuid() === 0
-      ? ['setpriv', ['--bounding-set=-net_admin', '--inh-caps=-net_admin', process.execPath]]
-      : [process.execPath, []];
-  return new Promise((resolve) => {
-    execFile(cmd, [...pre, CLI, ...args], { timeout: 30000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? err.code : 0, stdout, stderr }),
-    );
-  });
-}
 
 const outDir = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-cli-')), 'r');
 
