@@ -75,6 +75,9 @@ export function launchChromium({ clientNs, protocol, spki, serverAddr, userDataD
     executablePath: which('ip'), // runs Chromium in the client namespace: `ip netns exec NS chromium …`
     ignoreDefaultArgs: true,
     pipe: true,
+    // Chromium's temporary files (org.chromium.Chromium.*) go into its
+    // profile folder, which is removed with it, not into /tmp for good.
+    env: { ...process.env, TMPDIR: userDataDir },
     args: [
       'netns',
       'exec',

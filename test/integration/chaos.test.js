@@ -164,7 +164,10 @@ describe('a run meets trouble (integration, real Chromium)', function () {
     assert.equal(recs.length, 2);
     assert.equal(recs[0].ok, false);
     assert.match(recs[0].error, new RegExp(`^linkem for the sat link \\(pid ${linkem.pid}\\) was killed by SIGKILL`));
-    assert.ok(tookMs < 2500, `the run took ${tookMs} ms to end after linkem died (Chromium pid ${chromium.pid})`);
+    // Noticed, not timed out: the watch polls every 200 ms (typically ~1 s
+    // here); the bound leaves room for a loaded CI machine, far below --timeout 60.
+    console.log(`      linkem killed: its run ended ${tookMs} ms later`);
+    assert.ok(tookMs < 10000, `the run took ${tookMs} ms to end after linkem died (Chromium pid ${chromium.pid})`);
     assert.equal(recs[1].ok, true, recs[1].error);
     assert.match(io.stderr, /run 1 of 2 done · failed \(linkem for the sat link/);
     assert.deepEqual(await leftovers(child.pid, watch.seen), []);
