@@ -71,7 +71,9 @@ function testbedOptions(v) {
 export async function testbedCommand(argv) {
   const [sub, ...rest] = argv;
   const { values: v, positionals } = parse(rest, OPTIONS);
-  if (v.help || !sub || sub === '--help' || sub === '-h') return note(HELP);
+  if (v.help || sub === '--help' || sub === '-h') return note(HELP);
+  // as `satbench` alone: no subcommand is a usage error, not help asked for
+  if (!sub) throw new UsageError(`testbed: name a subcommand (up, down, status or probe)\n\n${HELP}`);
   if (!SUBCOMMANDS.includes(sub))
     throw new UsageError(`testbed: unknown subcommand ${JSON.stringify(sub)}; expected up, down, status or probe`);
   if (sub === 'down' && !v.all && !positionals.length)

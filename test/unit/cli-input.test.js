@@ -137,6 +137,13 @@ describe('satbench checks input before privileges', function () {
     const u = await unprivileged(['benhc']);
     assert.equal(u.code, 2);
     assert.equal(u.stderr, 'satbench: unknown command "benhc"; see `satbench --help`\n');
+    const t = await unprivileged(['testbed']);
+    assert.equal(t.code, 2);
+    assert.equal(t.stdout, '');
+    assert.match(
+      t.stderr,
+      /^satbench: testbed: name a subcommand \(up, down, status or probe\)\n[\s\S]*Usage:\n  satbench testbed up /,
+    );
   });
 });
 
