@@ -75,17 +75,12 @@ export function deriveMetrics(nav, paints, lcp, allResources) {
   };
 }
 
-/**
- * Loads `siteUrl(protocol)` once in a fresh Chromium inside `clientNs`;
- * the site's name resolves to `serverAddr` (the origin, or Proxy-ST).
- * `signal` ends the load at once (Chromium is killed). Never throws for a
- * failed load: the record says ok:false and why.
- */
-export async function loadPage({ clientNs, protocol, spki, serverAddr, timeoutMs = 120000, signal }) {
-  const started = Date.now();
-  const record = {
+// Pure: a record with no page load in it yet (ok:false, `error`): what a
+// load fills in, and what a run that never loaded keeps (pageload/run.js).
+export function noLoad(error) {
+  return {
     ok: false,
-    error: null,
+    error,
     protocol_seen: null,
     metrics: null,
     navigation: null,
@@ -94,6 +89,17 @@ export async function loadPage({ clientNs, protocol, spki, serverAddr, timeoutMs
     resources: [],
     errors: [],
   };
+}
+
+/**
+ * Loads `siteUrl(protocol)` once in a fresh Chromium inside `clientNs`;
+ * the site's name resolves to `serverAddr` (the origin, or Proxy-ST).
+ * `signal` ends the load at once (Chromium is killed). Never throws for a
+ * failed load: the record says ok:false and why.
+ */
+export async function loadPage({ clientNs, protocol, spki, serverAddr, timeoutMs = 120000, signal }) {
+  const started = Date.now();
+  const record = noLoad(null);
   try {
     await withChromium({ clientNs, protocol, spki, serverAddr, timeoutMs, signal }, async (browser) => {
       const page = await browser.newPage();

@@ -8,7 +8,7 @@ import { guardedRun } from '../campaign/run-guard.js';
 import { startOrigin } from '../servers/origin.js';
 import { startPepChain, pepRecord, checkThrough } from '../pep/chain.js';
 import { scenarioKey } from '../kinds/pageload.js';
-import { loadPage } from './load.js';
+import { loadPage, noLoad } from './load.js';
 import { runLighthouse } from './lighthouse.js';
 
 // Pure: a page-load record's result in a progress line.
@@ -22,18 +22,7 @@ export const qlogDirOf = (outDir, scenario, runNo) =>
 // a helper or the browser failed, or it was interrupted): the shape of a
 // failed load's record, with the reason.
 export function failedRunRecord(base, error) {
-  return {
-    ...base,
-    ok: false,
-    error,
-    protocol_seen: null,
-    metrics: null,
-    navigation: null,
-    paints: [],
-    lcp: null,
-    resources: [],
-    errors: [],
-  };
+  return { ...base, ...noLoad(error) };
 }
 
 /**

@@ -16,6 +16,7 @@ import { parseNamespace } from '../../harness/testbed/addressing.js';
 import { alive, startTicks } from '../../harness/testbed/processes.js';
 import { PROFILE_PREFIX } from '../../harness/browser/chromium.js';
 import { run, ROOT } from '../../harness/core/sys.js';
+import { rng } from '../../harness/core/stats.js';
 
 const wait = (ms) => new Promise((r) => setTimeout(r, ms));
 const profile = (oneWayMs) =>
@@ -109,18 +110,6 @@ const records = (text) =>
     .filter(Boolean)
     .map((l) => JSON.parse(l));
 const runKey = (r) => `${r.scenario.protocol}#${r.run}`;
-
-// A seeded generator (mulberry32): the same seed, the same trials.
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function collect(child) {
   const out = { stderr: '', stdout: '' };
@@ -250,7 +239,7 @@ describe('chaos: signals and kills at random moments (integration)', function ()
     const options = ['--profile', prof, '--protocol', 'h1,h1-pep', '--site', site, '-n', '2', '--timeout', '20'];
     const matrix = ['h1#1', 'h1-pep#1', 'h1#2', 'h1-pep#2'].sort();
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-chaos-'));
-    const random = prng(SEED);
+    const random = rng(SEED); // seeded: the same seed, the same trials
     const pick = (list) => list[Math.floor(random() * list.length)];
 
     // One undisturbed campaign: that the matrix runs, and how long it takes.
