@@ -4,21 +4,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { satbench, writeProfile } from './helpers.js';
+import { records, satbench, SHORT, writeProfile } from './helpers.js';
 import { listNamespaces } from '../../harness/testbed/testbed.js';
 
-const SHORT = {
-  satellite: { forward: { delay: '10ms', rate: '20mbit' }, return: { delay: '10ms', rate: '20mbit' } },
-  internet: { forward: { delay: '5ms' }, return: { delay: '5ms' } },
-};
 const RATE_BYTES_PER_S = 20e6 / 8;
-
-const records = (dir) =>
-  fs
-    .readFileSync(path.join(dir, 'results.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l));
 
 // What every timed download must look like: the bins cover the duration
 // and sum to the bytes, no bin beyond what the link can carry (twice, for

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../../harness/core/sys.js';
 import { listNamespaces } from '../../harness/testbed/testbed.js';
+import { readResults, RESULTS } from '../../harness/results/store.js';
 
 export { alive } from '../../harness/testbed/testbed.js';
 
@@ -45,6 +46,16 @@ export function spawnSatbench(args) {
 export function exited(child) {
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
+
+// A link with short delays (20 ms round trip over the satellite): the
+// GEO/LEO presets are for bench, not for tests.
+export const SHORT = {
+  satellite: { forward: { delay: '10ms', rate: '20mbit' }, return: { delay: '10ms', rate: '20mbit' } },
+  internet: { forward: { delay: '5ms' }, return: { delay: '5ms' } },
+};
+
+// The records of a results folder, as satbench reads them.
+export const records = (dir) => readResults(path.join(dir, RESULTS));
 
 export function writeProfile(obj) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-it-'));

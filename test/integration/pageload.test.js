@@ -4,13 +4,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { satbench, tinySite, writeProfile } from './helpers.js';
+import { satbench, SHORT, tinySite, writeProfile } from './helpers.js';
 import { listNamespaces } from '../../harness/testbed/testbed.js';
-
-const SHORT = {
-  satellite: { forward: { delay: '10ms', rate: '20mbit' }, return: { delay: '10ms', rate: '20mbit' } },
-  internet: { forward: { delay: '5ms' }, return: { delay: '5ms' } },
-};
 
 describe('page loads (integration, real Chromium)', function () {
   it('loads a page over h1, h1s, h2 and h3, each over the protocol asked for', async () => {

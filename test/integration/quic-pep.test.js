@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { writeProfile } from './helpers.js';
+import { SHORT, writeProfile } from './helpers.js';
 import { createTestbed, listNamespaces } from '../../harness/testbed/testbed.js';
 import { loadProfile } from '../../harness/testbed/profiles.js';
 import { run } from '../../harness/core/sys.js';
@@ -14,11 +14,6 @@ import { loadPage } from '../../harness/pageload/load.js';
 import { startOrigin } from '../../harness/servers/origin.js';
 import { startQuicPepChain, PEP_ADDRESSES } from '../../harness/pep/quic-chain.js';
 import { pepRecord } from '../../harness/pep/chain.js';
-
-const SHORT = {
-  satellite: { forward: { delay: '10ms', rate: '20mbit' }, return: { delay: '10ms', rate: '20mbit' } },
-  internet: { forward: { delay: '5ms' }, return: { delay: '5ms' } },
-};
 
 function tinySite() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-site-'));

@@ -6,12 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { satbench, writeProfile } from './helpers.js';
-
-const SHORT = {
-  satellite: { forward: { delay: '10ms', rate: '20mbit' }, return: { delay: '10ms', rate: '20mbit' } },
-  internet: { forward: { delay: '5ms' }, return: { delay: '5ms' } },
-};
+import { satbench, SHORT, writeProfile } from './helpers.js';
 
 describe('bulk --resume (integration)', function () {
   this.timeout(180000);

@@ -16,12 +16,8 @@ import { ADDRESSES } from '../../harness/testbed/addressing.js';
 import { loadPage } from '../../harness/pageload/load.js';
 import { startOrigin } from '../../harness/servers/origin.js';
 import { startTcpPepChain } from '../../harness/pep/tcp-chain.js';
-import { writeProfile, alive, until } from './helpers.js';
+import { alive, SHORT, until, writeProfile } from './helpers.js';
 
-const SHORT = {
-  satellite: { forward: { delay: '10ms', rate: '20mbit' }, return: { delay: '10ms', rate: '20mbit' } },
-  internet: { forward: { delay: '5ms' }, return: { delay: '5ms' } },
-};
 const SINK_PORT = 5001; // a hashing sink in the server namespace
 const CLOSED_PORT = 5002; // intercepted, but nothing listens at the server
 const IDLE_MS = 3000;

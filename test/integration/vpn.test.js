@@ -6,20 +6,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { satbench, writeProfile } from './helpers.js';
+import { records, satbench, SHORT, writeProfile } from './helpers.js';
 import { listNamespaces } from '../../harness/testbed/testbed.js';
-
-const SHORT = {
-  satellite: { forward: { delay: '10ms', rate: '20mbit' }, return: { delay: '10ms', rate: '20mbit' } },
-  internet: { forward: { delay: '5ms' }, return: { delay: '5ms' } },
-};
-
-const records = (dir) =>
-  fs
-    .readFileSync(path.join(dir, 'results.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l));
 
 // Both tunnel ends carried packets both ways, and more than the handshake's.
 function checkTun(rec) {
