@@ -194,3 +194,17 @@ export function makeBulkRecords(list, { runs = 3, seed = 11, binMs = 100, cv = 0
   }
   return records;
 }
+
+// One successful bulk run on geo (2 s, 1 s bins) of `protocol`: `bins`
+// bytes per second, `extra` keys on top (a PEP's record, …).
+export const bulkRecord = (protocol, bins, extra = {}) => ({
+  kind: 'bulk',
+  scenario: { profile: 'geo', loss_pct: 0, protocol, duration_s: 2 },
+  run: 1,
+  ok: true,
+  error: null,
+  link_rate_mbps: 50,
+  goodput: { bin_ms: 1000, bins },
+  metrics: { bytes: bins.reduce((a, b) => a + b, 0) },
+  ...extra,
+});

@@ -26,7 +26,7 @@ import { quicTunnelModes, tunnelSentence, variantPairs } from '../../harness/kin
 import { chromiumFlags } from '../../harness/campaign/environment.js';
 import { summarize } from '../../harness/analysis/summary.js';
 import { buildReport, renderReport } from '../../reports/html.js';
-import { scenarios, makeRecords } from '../fixtures.js';
+import { bulkRecord, scenarios, makeRecords } from '../fixtures.js';
 
 const profiles = () => ({});
 const bench = (protocols) => ({ profiles: [], losses: [], sites: [], runs: 1, protocols });
@@ -277,17 +277,8 @@ describe('QPEP: in the report and the summary', () => {
   });
 
   it("gives a bulk -qpep group its lead over tcp (vs_no_pep) and its ratio to tcp-vpn's and tcp-pep's", () => {
-    const rec = (protocol, bins) => ({
-      kind: 'bulk',
-      scenario: { profile: 'geo', loss_pct: 0, protocol, duration_s: 2 },
-      run: 1,
-      ok: true,
-      error: null,
-      link_rate_mbps: 50,
-      goodput: { bin_ms: 1000, bins },
-      metrics: { bytes: bins.reduce((a, b) => a + b, 0) },
-      ...(protocol === 'tcp-qpep' ? { pep: { kind: 'qpep', tunnel: { mode: 'warm' } } } : {}),
-    });
+    const rec = (protocol, bins) =>
+      bulkRecord(protocol, bins, protocol === 'tcp-qpep' ? { pep: { kind: 'qpep', tunnel: { mode: 'warm' } } } : {});
     const records = [
       rec('tcp', [1e6, 2e6]),
       rec('tcp-pep', [2e6, 2e6]),

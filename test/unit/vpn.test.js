@@ -20,6 +20,7 @@ import { comparisonPairs } from '../../harness/kinds/pageload-report.js';
 import { chromiumFlags } from '../../harness/campaign/environment.js';
 import { summarize } from '../../harness/analysis/summary.js';
 import { LINK_PLAN } from '../../harness/testbed/addressing.js';
+import { bulkRecord } from '../fixtures.js';
 
 const files = { cert: 'C', key: 'K', peerFingerprint: 'AA:BB', pidPath: 'P', logPath: 'L' };
 const profiles = () => ({});
@@ -167,17 +168,7 @@ describe('VPN baseline: in the report and the summary', () => {
   });
 
   it('gives a bulk -vpn group its lead over the plain protocol (vs_no_pep)', () => {
-    const rec = (protocol, bins) => ({
-      kind: 'bulk',
-      scenario: { profile: 'geo', loss_pct: 0, protocol, duration_s: 2 },
-      run: 1,
-      ok: true,
-      error: null,
-      link_rate_mbps: 50,
-      goodput: { bin_ms: 1000, bins },
-      metrics: { bytes: bins.reduce((a, b) => a + b, 0) },
-    });
-    const groups = summarize([rec('tcp', [1e6, 2e6]), rec('tcp-vpn', [5e5, 1e6])]);
+    const groups = summarize([bulkRecord('tcp', [1e6, 2e6]), bulkRecord('tcp-vpn', [5e5, 1e6])]);
     const vpn = groups.find((g) => g.scenario.protocol === 'tcp-vpn');
     assert.equal(vpn.vs_no_pep.protocol, 'tcp');
     assert.deepEqual(vpn.vs_no_pep.ratio, [0.5, 0.5]);
