@@ -235,15 +235,5 @@ async fn the_tunnel_survives_200_in_a_row_and_20_at_once_with_memory_back() {
     assert_eq!(st["tunnel"]["clients"], 440, "{st}");
     assert_eq!(st["failed"], 0, "{st}");
     assert_eq!(gw["tunnel"]["clients"], 440, "{gw}");
-    for (name, b, a) in [("st", before.0, after.0), ("gw", before.1, after.1)] {
-        // back to where it was, give or take allocator slack
-        assert!(
-            a <= b + b / 10 + 512,
-            "{name}: VmRSS {b} kB before, {a} kB after"
-        );
-    }
-    eprintln!(
-        "VmRSS st {} -> {} kB, gw {} -> {} kB",
-        before.0, after.0, before.1, after.1
-    );
+    assert_rss_back(before, after);
 }

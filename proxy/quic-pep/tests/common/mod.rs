@@ -444,3 +444,18 @@ pub fn rss_kib(pep: &Pep) -> u64 {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap()
 }
+
+/// Both proxies' VmRSS (st, gw) back to where it was before a soak, give
+/// or take allocator slack; prints both for the record.
+pub fn assert_rss_back(before: (u64, u64), after: (u64, u64)) {
+    for (name, b, a) in [("st", before.0, after.0), ("gw", before.1, after.1)] {
+        assert!(
+            a <= b + b / 10 + 512,
+            "{name}: VmRSS {b} kB before, {a} kB after"
+        );
+    }
+    eprintln!(
+        "VmRSS st {} -> {} kB, gw {} -> {} kB",
+        before.0, after.0, before.1, after.1
+    );
+}
