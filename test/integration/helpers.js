@@ -1,5 +1,6 @@
 // Shared by the integration tests: run the CLI, write short-delay
 // profiles, and look at what exists on the machine.
+import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -91,4 +92,36 @@ export function tinySite() {
     Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64'),
   );
   return dir;
+}
+
+// The command lines (NUL-separated, as /proc has them) of every process.
+function commandLines() {
+  return fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map((d) => {
+      try {
+        return fs.readFileSync(`/proc/${d}/cmdline`, 'utf8');
+      } catch {
+        return '';
+      }
+    });
+}
+
+// No testbed namespace left, and no process whose command line `isOurs`
+// (`what` names it in the failure).
+export async function nothingLeft(isOurs, what) {
+  assert.ok(!(await listNamespaces()).some((n) => n.startsWith('sbt-')), 'a run left namespaces behind');
+  assert.ok(!commandLines().some(isOurs), `a run left ${what} running`);
+}
+
+// Runs `satbench CMD ARGS` once over SHORT into a fresh folder (named
+// after `tag`) that must succeed; its records.
+export async function runShort(cmd, args, tag) {
+  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), `satbench-${tag}-`)), 'r');
+  const r = await satbench([cmd, '--profile', writeProfile(SHORT), ...args, '-n', '1', '--out', out], {
+    timeoutMs: 240000,
+  });
+  assert.equal(r.code, 0, r.stderr);
+  return records(out);
 }

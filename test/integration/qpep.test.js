@@ -7,8 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { records, satbench, SHORT, writeProfile } from './helpers.js';
-import { listNamespaces } from '../../harness/testbed/testbed.js';
+import { nothingLeft, runShort, satbench } from './helpers.js';
 
 // Both proxies carried TCP over the tunnel, which was up as the load began;
 // `down`: at least this many bytes went from the server to the client.
@@ -38,30 +37,8 @@ function checkQpep(rec, down) {
   assert.equal(pep.stats.gw.qpep.relayed, pep.stats.st.qpep.relayed, p);
 }
 
-async function nothingLeft() {
-  assert.ok(!(await listNamespaces()).some((n) => n.startsWith('sbt-')), 'a run left namespaces behind');
-  const ps = fs
-    .readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .map((d) => {
-      try {
-        return fs.readFileSync(`/proc/${d}/cmdline`, 'utf8');
-      } catch {
-        return '';
-      }
-    });
-  assert.ok(!ps.some((c) => /(^|\/)quic-pep\0.*--qpep-listen/.test(c)), 'a run left a QPEP proxy running');
-}
-
-// Runs `satbench CMD` over the short profile into a fresh folder; its records.
-async function runOverQpep(cmd, args) {
-  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-qpep-')), 'r');
-  const r = await satbench([cmd, '--profile', writeProfile(SHORT), ...args, '-n', '1', '--out', out], {
-    timeoutMs: 240000,
-  });
-  assert.equal(r.code, 0, r.stderr);
-  return records(out);
-}
+const runOverQpep = (cmd, args) => runShort(cmd, args, 'qpep');
+const leftNothing = () => nothingLeft((c) => /(^|\/)quic-pep\0.*--qpep-listen/.test(c), 'a QPEP proxy');
 
 // One line on stderr, exit 2, nothing on stdout and nothing written.
 async function refused(args, message) {
@@ -97,7 +74,7 @@ describe('QPEP (integration, TCP over the QUIC PEP tunnel between st and gw)', f
     }
     // HTTP/1.1 opens several connections, HTTP/2 one to the origin
     assert.ok(recs[0].pep.relayed.st >= 2, JSON.stringify(recs[0].pep.relayed));
-    await nothingLeft();
+    await leftNothing();
   });
 
   it('downloads over tcp-qpep for 2 s through the tunnel', async () => {
@@ -107,7 +84,7 @@ describe('QPEP (integration, TCP over the QUIC PEP tunnel between st and gw)', f
     assert.ok(rec.metrics.bytes > 100000, `${rec.metrics.bytes} bytes`);
     // the download's bytes crossed both proxies towards the client
     checkQpep(rec, rec.metrics.bytes - 1);
-    await nothingLeft();
+    await leftNothing();
   });
 
   it('refuses h3-qpep, quic-qpep and --pep-tunnel per-connection in one line, before anything starts', async () => {

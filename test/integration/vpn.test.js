@@ -3,11 +3,7 @@
 // devices' counters show the traffic crossed the tunnel, and nothing is
 // left behind.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { records, satbench, SHORT, writeProfile } from './helpers.js';
-import { listNamespaces } from '../../harness/testbed/testbed.js';
+import { nothingLeft, runShort, satbench } from './helpers.js';
 
 // Both tunnel ends carried packets both ways, and more than the handshake's.
 function checkTun(rec) {
@@ -21,30 +17,8 @@ function checkTun(rec) {
   }
 }
 
-async function nothingLeft() {
-  assert.ok(!(await listNamespaces()).some((n) => n.startsWith('sbt-')), 'a run left namespaces behind');
-  const ps = fs
-    .readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .map((d) => {
-      try {
-        return fs.readFileSync(`/proc/${d}/cmdline`, 'utf8');
-      } catch {
-        return '';
-      }
-    });
-  assert.ok(!ps.some((c) => c.startsWith('openvpn\0')), 'a run left OpenVPN running');
-}
-
-// Runs `satbench CMD` over the short profile into a fresh folder; its records.
-async function runOverTunnel(cmd, args) {
-  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-vpn-')), 'r');
-  const r = await satbench([cmd, '--profile', writeProfile(SHORT), ...args, '-n', '1', '--out', out], {
-    timeoutMs: 240000,
-  });
-  assert.equal(r.code, 0, r.stderr);
-  return records(out);
-}
+const runOverTunnel = (cmd, args) => runShort(cmd, args, 'vpn');
+const leftNothing = () => nothingLeft((c) => c.startsWith('openvpn\0'), 'OpenVPN');
 
 describe('VPN baseline (integration, OpenVPN between st and gw)', function () {
   it('loads a page over h1-vpn and h3-vpn through the tunnel', async () => {
@@ -59,7 +33,7 @@ describe('VPN baseline (integration, OpenVPN between st and gw)', function () {
       assert.equal(rec.protocol_seen.document, want[rec.scenario.protocol]);
       checkTun(rec);
     }
-    await nothingLeft();
+    await leftNothing();
   });
 
   it('downloads over tcp-vpn and quic-vpn through the tunnel', async () => {
@@ -72,7 +46,7 @@ describe('VPN baseline (integration, OpenVPN between st and gw)', function () {
       // the download's bytes crossed gw's end of the tunnel towards st
       assert.ok(rec.pep.tun.gw.tx_bytes >= rec.metrics.bytes, JSON.stringify(rec.pep.tun.gw));
     }
-    await nothingLeft();
+    await leftNothing();
   });
 
   it('refuses a protocol that does not exist in one line, before anything starts', async () => {
