@@ -18,6 +18,7 @@
 // ruleset and rules) are unit-tested; `startQpepChain` applies them.
 import { UsageError } from '../core/errors.js';
 import { LINK_PLAN } from '../testbed/addressing.js';
+import { linuxCc } from '../testbed/congestion-control.js';
 import { startQuicPepChain } from './quic-chain.js';
 import { nftRuleset, tproxyRules, applyTproxy } from './tcp-chain.js';
 
@@ -28,9 +29,6 @@ export const QPEP_TPROXY = { mark: 0x2, table: 101, port: 9481, listen: '127.0.0
 
 // The page's ports (h1 cleartext, h1s and h2 over TLS); bulk gives satbulk's.
 export const QPEP_PORTS = [80, 443];
-
-// The QUIC options' congestion controls by their TCP names (Linux's).
-const TCP_CC = { newreno: 'reno' };
 
 /** Pure: QPEP needs the standing tunnel; `--pep-tunnel per-connection` is refused. */
 export function checkQpepTunnel(tunnel) {
@@ -49,7 +47,7 @@ export function checkQpepTunnel(tunnel) {
  */
 export function qpepPlan({ ports = QPEP_PORTS, ground = {} } = {}) {
   const listen = `${QPEP_TPROXY.listen}:${QPEP_TPROXY.port}`;
-  const connectCc = ground.cc ? (TCP_CC[ground.cc] ?? ground.cc) : null;
+  const connectCc = ground.cc ? linuxCc(ground.cc) : null;
   return {
     extra: {
       st: ['--qpep-listen', listen],

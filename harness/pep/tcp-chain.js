@@ -13,6 +13,7 @@ import { UsageError } from '../core/errors.js';
 import { run, binPath } from '../core/sys.js';
 import { requestStats, startProcess } from '../testbed/testbed.js';
 import { LINK_PLAN, ROUTES } from '../testbed/addressing.js';
+import { linuxCc } from '../testbed/congestion-control.js';
 
 // Policy routing for TPROXY: packets marked MARK are delivered locally
 // (table TABLE's `local 0.0.0.0/0 dev lo`). Only inside st and gw.
@@ -67,7 +68,6 @@ export const TCP_PEP_PRESETS = {
   },
 };
 
-const CC_ALIASES = { newreno: 'reno' };
 const MSS = 1448;
 
 /**
@@ -83,7 +83,7 @@ export function pepSettings(preset = 'paper', overrides = {}) {
     );
   const side = (base, over = {}) => {
     const s = { ...base, ...over };
-    if (s.cc !== undefined) s.cc = CC_ALIASES[s.cc] ?? s.cc;
+    if (s.cc !== undefined) s.cc = linuxCc(s.cc);
     return s;
   };
   const s = {

@@ -9,6 +9,9 @@ const AVAILABLE = '/proc/sys/net/ipv4/tcp_available_congestion_control';
 // What users call NewReno, Linux calls reno.
 export const CC_ALIASES = { newreno: 'reno' };
 
+/** Pure: Linux's name of congestion control `cc` (newreno → reno). */
+export const linuxCc = (cc) => CC_ALIASES[cc] ?? cc;
+
 /** The kernel's congestion controls, or null when /proc does not say. */
 export function availableCongestionControls(file = AVAILABLE) {
   try {
@@ -21,7 +24,7 @@ export function availableCongestionControls(file = AVAILABLE) {
 /** Pure: refuses `cc` (as --cc gives it) unless `available` (null: unknown) has it. */
 export function checkCongestionControl(cc, available, flag = '--cc') {
   if (cc === undefined || cc === null) return;
-  const name = CC_ALIASES[cc] ?? cc;
+  const name = linuxCc(cc);
   if (typeof cc !== 'string' || !/^[a-z0-9_]{1,15}$/.test(name))
     throw new UsageError(
       `${flag}: expected a congestion control name (cubic, newreno, bbr, …), got ${JSON.stringify(cc)}`,

@@ -11,6 +11,7 @@ import { onTeardown, interruption } from './teardown.js';
 import { STATE_DIR, readState, writeState, stateEntries, removeStray } from './state.js';
 import { alive, startTicks, spawnHelper } from './processes.js';
 import { allowCongestionControl } from './host-settings.js';
+import { availableCongestionControls, checkCongestionControl, linuxCc } from './congestion-control.js';
 import {
   LINK_PLAN,
   ROUTES,
@@ -28,7 +29,6 @@ export { STATE_DIR, readState } from './state.js';
 export { alive } from './processes.js';
 
 export const DEFAULT_TCP = { cc: 'cubic', initcwnd: 10, initrwnd: 10 };
-const CC_ALIASES = { newreno: 'reno' };
 
 // Pure: the TCP settings of every node, from the scenario's end-host
 // settings (st and gw only route, so only their congestion control is set).
@@ -41,22 +41,14 @@ export function tcpPlan(tcp = {}) {
       );
     }
   }
-  const cc = CC_ALIASES[t.cc] ?? t.cc;
+  const cc = linuxCc(t.cc);
   return Object.fromEntries(NODES.map((n) => [n, { cc, initcwnd: t.initcwnd, initrwnd: t.initrwnd }]));
 }
 
-const SYSCTL = '/proc/sys/net/ipv4';
-const words = (file) => fs.readFileSync(path.join(SYSCTL, file), 'utf8').trim().split(/\s+/);
-
 // A missing algorithm is added to the host's allowed list (host-settings.js
 // puts it back when satbench ends).
-function checkCongestionControl(cc) {
-  const avail = words('tcp_available_congestion_control');
-  if (!avail.includes(cc)) {
-    throw new UsageError(
-      `tcp congestion control ${JSON.stringify(cc)} is not available in this kernel; available: ${avail.join(', ')} (newreno is reno)`,
-    );
-  }
+function allowedCongestionControl(cc) {
+  checkCongestionControl(cc, availableCongestionControls());
   allowCongestionControl(cc, (msg) => process.stderr.write(`satbench: ${msg}\n`));
 }
 
@@ -234,7 +226,7 @@ export async function createTestbed({
 }) {
   id = validateId(id ?? randomId());
   const plan = tcpPlan(tcp);
-  for (const n of Object.values(plan)) checkCongestionControl(n.cc);
+  for (const n of Object.values(plan)) allowedCongestionControl(n.cc);
   const backend = resolveLinkBackend(link, {
     kernelNetem: link === 'linkem' ? false : await kernelHasNetem(),
     tun: hasTun(),
