@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { UsageError } from '../core/errors.js';
-import { MANIFEST } from '../results/store.js';
+import { MANIFEST, replaceFile } from '../results/store.js';
 
 export { MANIFEST };
 const FORMAT = 1;
@@ -65,21 +65,7 @@ export function readManifest(dir, command) {
 /** Written whole or not at all (a temporary file renamed), and on disk. */
 export function writeManifest(dir, manifest) {
   const file = path.join(dir, MANIFEST);
-  const tmp = `${file}.tmp`;
-  const fd = fs.openSync(tmp, 'w');
-  try {
-    fs.writeFileSync(fd, JSON.stringify(manifest, null, 2) + '\n');
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(tmp, file);
-  const dfd = fs.openSync(dir, 'r');
-  try {
-    fs.fsyncSync(dfd);
-  } finally {
-    fs.closeSync(dfd);
-  }
+  replaceFile(file, JSON.stringify(manifest, null, 2) + '\n');
   return file;
 }
 

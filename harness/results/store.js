@@ -150,10 +150,19 @@ export function readResults(file) {
  * renamed) so that a crash leaves the old file or the new one.
  */
 export function rewriteResults(file, records) {
+  replaceFile(file, records.map((r) => JSON.stringify(r) + '\n').join(''));
+}
+
+/**
+ * Writes `text` as `file`, whole or not at all (a temporary file renamed
+ * over it) and on disk (the file and its folder synced), so a crash leaves
+ * the old content or the new one.
+ */
+export function replaceFile(file, text) {
   const tmp = `${file}.tmp`;
   const fd = fs.openSync(tmp, 'w');
   try {
-    fs.writeFileSync(fd, records.map((r) => JSON.stringify(r) + '\n').join(''));
+    fs.writeFileSync(fd, text);
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
