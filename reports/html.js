@@ -119,6 +119,12 @@ ${model.failures.map((f) => `<tr><td>${h(f.label)}</td><td class="num">${model.h
 </tbody></table></details>`;
 }
 
+// What --alt-svc meant for the page loads (sites/origin/README.md).
+const ALT_SVC_SHOWN = {
+  all: 'on every response (over h3 Chromium requests all images at once)',
+  tcp: 'over TCP only (over h3 Chromium keeps at most 6 images in flight)',
+};
+
 const kvRows = (pairs) =>
   pairs
     .filter(([, v]) => v !== undefined)
@@ -149,6 +155,7 @@ function renderEnvironment(model) {
     ['libraries', libs],
     ['link emulation', meta.link !== undefined ? h(meta.link) : null],
     ['origin server', meta.origin !== undefined ? h(meta.origin) : undefined],
+    ['origin Alt-Svc', meta.alt_svc ? h(ALT_SVC_SHOWN[meta.alt_svc] ?? meta.alt_svc) : undefined],
     ['seed', meta.seed !== undefined ? h(meta.seed) : null],
     ['preset', meta.preset !== undefined ? h(meta.preset) : undefined],
     [

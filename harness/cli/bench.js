@@ -14,7 +14,7 @@ import { campaignCommand, matrixAxes, CAMPAIGN_OPTIONS } from './campaign.js';
 export const HELP = `Usage: satbench bench [--preset NAME] [--profile LIST] [--loss LIST] [--protocol LIST]
                       [--site NAME|DIR] [-n RUNS] [--out DIR] [--resume DIR] [--seed N]
                       [--link auto|linkem|netem] [--timeout SECONDS] [--origin rust|h2o]
-                      [--quic LIST] [--h3-priorities P] [--cc NAME] [--initcwnd N] [--pep-preset NAME]
+                      [--quic LIST] [--h3-priorities P] [--alt-svc WHERE] [--cc NAME] [--initcwnd N] [--pep-preset NAME]
                       [--pep-sat LIST] [--pep-ground LIST] [--pep-tunnel MODE] [--qlog] [--shard I/N]
                       [--lighthouse] [--json]
   Load a page in a fresh Chromium over every scenario of the matrix (profiles × losses ×
@@ -51,6 +51,11 @@ Options:
                     urgency first, non-incremental ones whole and in request order),
                     incremental-last (non-incremental first, the rest round-robin) or off
                     (all round-robin, as a server that ignores priorities)
+  --alt-svc WHERE   which of our origin's responses advertise HTTP/3 (Alt-Svc): all (the
+                    default, as large HTTP/3 sites do; Chromium then knows the origin can
+                    prioritize and requests every image at once) or tcp (only TCP ones; over h3
+                    Chromium then keeps at most 6 images in flight, as in Kosek et al.'s
+                    testbed; the ifip2022 preset's choice)
   --cc NAME         TCP congestion control of the end hosts (default cubic; newreno = reno)
   --initcwnd N      TCP initial congestion and receive window of the end hosts (default 10)
   --pep-preset NAME for the -pep protocols over TCP, the split-TCP PEP's preset: paper (the
@@ -82,6 +87,7 @@ const OPTIONS = {
   shard: { type: 'string' },
   lighthouse: { type: 'boolean' },
   'h3-priorities': { type: 'string' },
+  'alt-svc': { type: 'string' },
   qlog: { type: 'boolean' },
 };
 
@@ -105,6 +111,7 @@ export function benchInput(v) {
     tcp: tcpOptions(v),
     pep: { ...pepOptions(v), qlog: Boolean(v.qlog) },
     h3Priorities: v['h3-priorities'] ?? null,
+    altSvc: v['alt-svc'] ?? preset.altSvc ?? null,
     shard: v.shard ? parseShard(v.shard) : null,
     lighthouse: Boolean(v.lighthouse),
   };

@@ -35,6 +35,7 @@ export async function bench(
     origin = 'rust',
     quic = {},
     h3Priorities = null,
+    altSvc = null,
     tcp,
     pep = {},
     shard = null,
@@ -42,12 +43,12 @@ export async function bench(
     profiles = profileCache(),
   },
 ) {
-  await checkBench(matrix, { origin, pep, h3Priorities }, { profiles });
+  await checkBench(matrix, { origin, pep, h3Priorities, altSvc }, { profiles });
   const { file, done } = openResults(outDir, { resume, kind: 'pageload', manifest, onWarning: onProgress });
   const siteDirs = {};
   for (const s of matrix.sites) siteDirs[s] = listSites().includes(s) ? await ensureSite(s) : path.resolve(s);
   const plan = scenarioResolver({
-    settings: { link, seed, timeoutMs, origin, quic, h3Priorities, tcp, pep },
+    settings: { link, seed, timeoutMs, origin, quic, h3Priorities, altSvc, tcp, pep },
     profiles,
     facts: (s) => ({ siteDir: siteDirs[s.site], pepKind: pepKind(s.protocol) }),
   });
@@ -69,6 +70,7 @@ export async function bench(
     origin,
     quic,
     h3_priorities: h3Priorities ?? 'rfc9218',
+    alt_svc: altSvc ?? 'all',
     tcp: tcp ?? null,
     pep,
     matrix,

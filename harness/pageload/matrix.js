@@ -21,6 +21,8 @@ import { listSites } from '../../sites/generate.js';
 
 // How our origin may order HTTP/3 responses (--h3-priorities); rfc9218 is its default.
 export const H3_PRIORITIES = ['rfc9218', 'incremental-last', 'off'];
+// Which of our origin's responses carry Alt-Svc (--alt-svc); all is its default.
+export const ALT_SVC = ['all', 'tcp'];
 
 /** Pure but for reading the profiles and looking for site folders. */
 export function validateBenchMatrix(m, { profiles = profileCache() } = {}) {
@@ -54,13 +56,15 @@ export function validateBenchMatrix(m, { profiles = profileCache() } = {}) {
  */
 export async function checkBench(
   matrix,
-  { origin = 'rust', pep = {}, h3Priorities = null, tcp = {} } = {},
+  { origin = 'rust', pep = {}, h3Priorities = null, altSvc = null, tcp = {} } = {},
   options = {},
 ) {
   validateBenchMatrix(matrix, options);
   checkCongestionControl(tcp.cc, options.congestionControls ?? availableCongestionControls());
   if (h3Priorities !== null && !H3_PRIORITIES.includes(h3Priorities))
     throw new UsageError(`--h3-priorities: expected ${H3_PRIORITIES.join(', ')}, got ${JSON.stringify(h3Priorities)}`);
+  if (altSvc !== null && !ALT_SVC.includes(altSvc))
+    throw new UsageError(`--alt-svc: expected ${ALT_SVC.join(' or ')}, got ${JSON.stringify(altSvc)}`);
   checkPepOptions(pep, matrix.protocols.map(pepKind).filter(Boolean));
   await checkOrigin(origin, matrix.protocols);
 }

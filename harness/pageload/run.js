@@ -27,7 +27,7 @@ export function failedRunRecord(base, error) {
 
 /**
  * Runs `plan` (a resolved page-load scenario: profile, siteDir, pepKind,
- * origin, quic, h3Priorities, tcp, pep, link, seed, timeoutMs) once as run
+ * origin, quic, h3Priorities, altSvc, tcp, pep, link, seed, timeoutMs) once as run
  * `runNo`. `outDir`: bench's folder (qlogs, Lighthouse reports);
  * `lighthouse`: with the scenario's first run, a separate Lighthouse load.
  * Every run ends in a record: a failed page load, set-up (testbed, origin,
@@ -47,10 +47,11 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
     steps: async (tb, signal) => {
       phases.testbed_ms = lap();
       const h3Priorities = plan.h3Priorities ? ['--h3-priorities', plan.h3Priorities] : [];
+      const altSvc = plan.altSvc ? ['--alt-svc', plan.altSvc] : [];
       const { spki } = await startOrigin(tb, {
         origin: plan.origin,
         siteDir: plan.siteDir,
-        quicArgs: [...originQuicArgs(plan.quic, plan), ...h3Priorities],
+        quicArgs: [...originQuicArgs(plan.quic, plan), ...h3Priorities, ...altSvc],
       });
       const qlogDir = plan.pep.qlog && outDir ? qlogDirOf(outDir, scenario, runNo) : null;
       const chain = await startPepChain(tb, plan.pepKind, { pep: plan.pep, qlogDir });

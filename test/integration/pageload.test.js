@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { satbench, SHORT, tinySite, writeProfile } from './helpers.js';
+import { satbench, SHORT, records, tinySite, writeProfile } from './helpers.js';
 import { listNamespaces } from '../../harness/testbed/testbed.js';
 
 describe('page loads (integration, real Chromium)', function () {
@@ -58,6 +58,39 @@ describe('page loads (integration, real Chromium)', function () {
     assert.ok(summary.groups.every((g) => g.failed === 0 && g.metrics.plt_ms.n === 1));
     assert.ok(fs.readFileSync(path.join(out, 'r/index.html'), 'utf8').includes('<table>'));
     assert.ok(!(await listNamespaces()).some((n) => n.startsWith('sbt-')), 'a run left namespaces behind');
+  });
+
+  it('--alt-svc: over h3 Chromium keeps at most 6 images in flight unless the origin advertises HTTP/3 over h3 too', async () => {
+    // 18 low-priority images on a 90 ms round trip: held back at 6 in flight they arrive
+    // in three waves a round trip apart; requested at once, in one.
+    const site = tinySite();
+    const gif = fs.readFileSync(path.join(site, 'p.gif'));
+    const imgs = Array.from({ length: 18 }, (_, i) => `i${i}.gif`);
+    for (const f of imgs) fs.writeFileSync(path.join(site, f), gif);
+    const img = imgs.map((f) => `<img src="${f}" width="1" height="1">`).join('');
+    // Below the fold: images out of view keep their low priority (Blink raises visible ones).
+    const html = `<!doctype html><html><body><h1>Waves</h1><div style="height:5000px"></div>${img}</body></html>`;
+    fs.writeFileSync(path.join(site, 'index.html'), html);
+    const rttMs = 90;
+    const profile = writeProfile({
+      satellite: { forward: { delay: '40ms', rate: '20mbit' }, return: { delay: '40ms', rate: '20mbit' } },
+      internet: { forward: { delay: '5ms' }, return: { delay: '5ms' } },
+    });
+    const spread = {};
+    for (const where of ['tcp', 'all']) {
+      const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-alt-svc-')), 'r');
+      const args = ['bench', '--profile', profile, '--protocol', 'h3', '--site', site, '--alt-svc', where];
+      const r = await satbench([...args, '-n', '1', '--out', out], { timeoutMs: 240000 });
+      assert.equal(r.code, 0, r.stderr);
+      const [rec] = records(out);
+      assert.equal(rec.ok, true, rec.error);
+      assert.deepEqual(rec.protocol_seen.resources, { h3: 18 });
+      const starts = rec.resources.map((x) => x.responseStart);
+      spread[where] = Math.max(...starts) - Math.min(...starts);
+      assert.equal(JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')).meta.alt_svc, where);
+    }
+    assert.ok(spread.tcp > 1.5 * rttMs, `--alt-svc tcp: images over ${spread.tcp.toFixed(0)} ms, expected waves`);
+    assert.ok(spread.all < rttMs, `--alt-svc all: images over ${spread.all.toFixed(0)} ms, expected one wave`);
   });
 
   it('serves the same site from H2O (--origin h2o) over h1 and h2, and says H2O 2.2.5 has no h3', async () => {

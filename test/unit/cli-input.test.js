@@ -50,6 +50,7 @@ describe('satbench checks input before privileges', function () {
     ['bench', ['--site', 'nosuchsite'], /--site nosuchsite: neither a reference site/],
     ['bench', ['--quic', 'cc=vegas'], /--quic: cc must be cubic, newreno or bbr, got "vegas"/],
     ['bench', ['--h3-priorities', 'fifo'], /--h3-priorities: expected rfc9218, incremental-last, off/],
+    ['bench', ['--alt-svc', 'h3'], /--alt-svc: expected all or tcp, got "h3"/],
     ['bench', ['--shard', '3/2'], /--shard: expected i\/n with 1 <= i <= n/],
     ['bench', ['--pep-sat', 'window=1'], /--pep-sat: unknown option "window"/],
     ['bench', ['--protocol', 'h1-pep', '--pep-preset', 'Z'], /--pep-preset: TCP PEP preset "Z"/],

@@ -12,6 +12,7 @@ import { checkCongestionControl, availableCongestionControls } from '../../harne
 import { profileCache, scenarioResolver } from '../../harness/campaign/scenario.js';
 import { expandMatrix } from '../../harness/kinds/pageload.js';
 import { pepKind } from '../../harness/core/protocols.js';
+import { benchInput } from '../../harness/cli/bench.js';
 import { loadProfile, pathBdpBytes, configuredSummary } from '../../harness/testbed/profiles.js';
 
 const BENCH = { profiles: ['geo'], losses: [0], protocols: ['h1', 'h3-pep'], sites: ['kepler'], runs: 2 };
@@ -63,6 +64,14 @@ describe('bench: matrix validation', () => {
     validateBenchMatrix({ ...BENCH, sites: [dir] });
   });
 
+  it("--alt-svc: the ifip2022 preset keeps Alt-Svc off h3 as the paper's testbed did; the option overrides it", () => {
+    const values = { seed: '1', link: 'auto', timeout: '120', origin: 'rust' };
+    const altSvc = (v) => benchInput({ ...values, ...v }).settings.altSvc;
+    assert.equal(altSvc({ preset: 'ifip2022' }), 'tcp');
+    assert.equal(altSvc({ preset: 'ifip2022', 'alt-svc': 'all' }), 'all');
+    assert.equal(altSvc({ preset: 'quick' }), null, "quick leaves it to the origin's default, all");
+  });
+
   it('refuses settings that would fail only in the middle of the campaign', async () => {
     await assert.rejects(
       checkBench(BENCH, { h3Priorities: 'fifo' }),
@@ -79,7 +88,8 @@ describe('bench: matrix validation', () => {
       refusal('--pep-sat', /sndbuf is a TCP option; the QUIC PEP takes cc, /),
     );
     await checkBench({ ...BENCH, protocols: ['h1-pep'] }, { pep: tcpKey });
-    await checkBench(BENCH, { h3Priorities: 'off', pep: parsePepOptions({ sat: 'cc=bbr' }) });
+    await assert.rejects(checkBench(BENCH, { altSvc: 'h3' }), refusal('--alt-svc', /expected all or tcp, got "h3"/));
+    await checkBench(BENCH, { h3Priorities: 'off', altSvc: 'tcp', pep: parsePepOptions({ sat: 'cc=bbr' }) });
   });
 });
 

@@ -9,6 +9,7 @@ use satbench_transport::cli::QuicArgs;
 use satbench_transport::quic::QuicOptions;
 
 use crate::priority::Policy;
+use crate::site::AltSvc;
 
 /// The server address the testbed gives the origin (`gen-cert --ip` alone).
 pub const TESTBED_SERVER_IP: &str = "198.18.3.2";
@@ -68,12 +69,21 @@ pub struct ServeFlags {
     /// every other), off (all round-robin)
     #[arg(long, value_name = "POLICY", default_value = "rfc9218", value_parser = policy)]
     h3_priorities: Policy,
+    /// Which responses advertise HTTP/3 (`alt-svc: h3=":PORT"`): all (as
+    /// large deployments do; Chromium then treats the origin as able to
+    /// prioritize) or tcp (only those over TCP)
+    #[arg(long, value_name = "WHERE", default_value = "all", value_parser = alt_svc)]
+    alt_svc: AltSvc,
     #[command(flatten)]
     quic: QuicArgs,
 }
 
 fn policy(v: &str) -> Result<Policy, String> {
     Policy::parse(v).ok_or_else(|| format!("expected rfc9218, incremental-last or off, got '{v}'"))
+}
+
+fn alt_svc(v: &str) -> Result<AltSvc, String> {
+    AltSvc::parse(v).ok_or_else(|| format!("expected all or tcp, got '{v}'"))
 }
 
 #[derive(Args, Debug)]
@@ -112,6 +122,8 @@ pub struct ServeArgs {
     pub quic: QuicOptions,
     /// how HTTP/3 responses are ordered (`--h3-priorities`)
     pub h3_priorities: Policy,
+    /// which responses carry Alt-Svc (`--alt-svc`)
+    pub alt_svc: AltSvc,
 }
 
 impl ServeFlags {
@@ -126,6 +138,7 @@ impl ServeFlags {
             log: self.log,
             quic: self.quic.options()?,
             h3_priorities: self.h3_priorities,
+            alt_svc: self.alt_svc,
         })
     }
 }
@@ -201,6 +214,7 @@ mod tests {
         assert_eq!(s.log, None);
         assert_eq!(s.quic, QuicOptions::default());
         assert_eq!(s.h3_priorities, Policy::Rfc9218);
+        assert_eq!(s.alt_svc, AltSvc::All);
     }
 
     #[test]
@@ -209,11 +223,12 @@ mod tests {
             "--root=/srv --addr 127.0.0.1 --http-port 8080 --https-port=8443 --cert c --key k \
              --log /tmp/l --quic-cc bbr --quic-initial-window 32 --quic-initial-mtu 1400 \
              --quic-ack-eliciting-threshold 9 --quic-max-ack-delay-ms 40 --bdp-bytes 1000000 \
-             --idle-timeout-ms 5000 --h3-priorities=incremental-last",
+             --idle-timeout-ms 5000 --h3-priorities=incremental-last --alt-svc tcp",
         )
         .unwrap();
         assert_eq!((s.http_port, s.https_port), (8080, 8443));
         assert_eq!(s.h3_priorities, Policy::IncrementalLast);
+        assert_eq!(s.alt_svc, AltSvc::Tcp);
         assert_eq!(s.log, Some(PathBuf::from("/tmp/l")));
         let q = s.quic;
         assert_eq!(q.cc, Cc::Bbr);
@@ -244,6 +259,10 @@ mod tests {
         assert_eq!(
             err("--h3-priorities strict"),
             "--h3-priorities: expected rfc9218, incremental-last or off, got 'strict'"
+        );
+        assert_eq!(
+            err("--alt-svc h3"),
+            "--alt-svc: expected all or tcp, got 'h3'"
         );
         assert!(err("--frobnicate").contains("unknown argument '--frobnicate'"));
         assert!(serve("--root /srv")

@@ -31,7 +31,7 @@ use crate::cli::ServeArgs;
 use crate::h3_quinn_prio::{self, StreamPriorities};
 use crate::log::RequestLog;
 use crate::priority::{self, Policy};
-use crate::site::{self, Body, Decision};
+use crate::site::{self, AltSvc, Body, Decision};
 
 /// The site being served and where its requests are logged; shared by the
 /// three listeners.
@@ -39,21 +39,29 @@ pub struct Site {
     root: PathBuf,
     log: RequestLog,
     alt_svc: String,
+    /// Which responses carry `alt_svc`.
+    alt_svc_on: AltSvc,
 }
 
 impl Site {
     /// `root` must be canonical (see `site::stat_confined`).
-    pub fn new(root: PathBuf, log: RequestLog, https_port: u16) -> Site {
+    pub fn new(root: PathBuf, log: RequestLog, https_port: u16, alt_svc_on: AltSvc) -> Site {
         Site {
             root,
             log,
             alt_svc: format!("h3=\":{https_port}\""),
+            alt_svc_on,
         }
+    }
+
+    /// The Alt-Svc value for a response over TCP (`tcp`) or HTTP/3, if any.
+    fn alt_svc(&self, tcp: bool) -> Option<&str> {
+        self.alt_svc_on.on(tcp).then_some(self.alt_svc.as_str())
     }
 
     fn decide(&self, method: &str, path: &str, tcp: bool) -> Decision {
         let root = self.root.as_path();
-        let alt_svc = tcp.then_some(self.alt_svc.as_str());
+        let alt_svc = self.alt_svc(tcp);
         site::decide(
             method,
             path,
@@ -82,10 +90,7 @@ impl Site {
             Ok(f) => (d, Some(f)),
             Err(e) => {
                 let gone = e.kind() == std::io::ErrorKind::NotFound;
-                (
-                    site::unreadable(false, gone, tcp.then_some(self.alt_svc.as_str())),
-                    None,
-                )
+                (site::unreadable(false, gone, self.alt_svc(tcp)), None)
             }
         }
     }
@@ -301,7 +306,7 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
         Some(p) => RequestLog::file(p).map_err(|e| format!("--log {}: {e}", p.display()))?,
         None => RequestLog::stderr(),
     };
-    let site = Arc::new(Site::new(root, log, args.https_port));
+    let site = Arc::new(Site::new(root, log, args.https_port, args.alt_svc));
 
     let quic_crypto = quinn::crypto::rustls::QuicServerConfig::try_from(quic_tls)
         .map_err(|e| format!("--cert {}: unusable for QUIC: {e}", args.cert.display()))?;

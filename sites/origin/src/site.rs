@@ -149,6 +149,35 @@ pub fn content_type(path: &Path) -> &'static str {
     }
 }
 
+/// Which responses advertise HTTP/3 with `Alt-Svc` (`origin serve
+/// --alt-svc`). Over HTTP/3 it matters to Chromium: only an origin it
+/// knows by Alt-Svc to speak HTTP/3 counts as able to prioritize, and
+/// without that it holds back low-priority requests (images) at six in
+/// flight per host (sites/origin/README.md, "Alt-Svc and Chromium").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AltSvc {
+    /// Every response, as large HTTP/3 deployments send it.
+    #[default]
+    All,
+    /// Only responses over TCP.
+    Tcp,
+}
+
+impl AltSvc {
+    pub fn parse(v: &str) -> Option<AltSvc> {
+        match v {
+            "all" => Some(AltSvc::All),
+            "tcp" => Some(AltSvc::Tcp),
+            _ => None,
+        }
+    }
+
+    /// Whether a response over TCP (`tcp`) or over HTTP/3 carries Alt-Svc.
+    pub fn on(self, tcp: bool) -> bool {
+        tcp || self == AltSvc::All
+    }
+}
+
 /// Headers every response carries, whatever its status.
 fn common_headers(
     content_type: &str,
@@ -394,6 +423,15 @@ mod tests {
             }
         );
         assert_eq!(d.bytes, 1234);
+    }
+
+    #[test]
+    fn alt_svc_over_h3_only_when_all() {
+        assert!(AltSvc::All.on(false) && AltSvc::All.on(true));
+        assert!(!AltSvc::Tcp.on(false) && AltSvc::Tcp.on(true));
+        assert_eq!(AltSvc::parse("tcp"), Some(AltSvc::Tcp));
+        assert_eq!(AltSvc::parse("h3"), None);
+        assert_eq!(AltSvc::default(), AltSvc::All);
     }
 
     #[test]

@@ -254,6 +254,26 @@ fn terminate(f: &mut Fixture) -> std::process::ExitStatus {
     f.server.terminate(T)
 }
 
+/// `--alt-svc tcp`: HTTP/3 responses carry no Alt-Svc, TCP ones still do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn alt_svc_tcp_leaves_it_off_h3() {
+    let mut f = start_with("alt-svc-tcp", "1000000", &["--alt-svc", "tcp"]);
+    tokio::time::timeout(T, async {
+        let tcp = tokio::net::TcpStream::connect(f.http).await.unwrap();
+        let (r, _) = fetch_h1(tcp, "GET", "/").await;
+        assert_eq!(header(&r, "alt-svc"), format!("h3=\":{}\"", f.https.port()));
+        let got = fetch_h3(&f, &["/", "/nope"]).await;
+        assert_eq!(got[0].0.status(), StatusCode::OK);
+        assert_eq!(
+            (header(&got[0].0, "alt-svc"), header(&got[1].0, "alt-svc")),
+            ("", "")
+        );
+    })
+    .await
+    .expect("fetches took over 10 s");
+    assert_eq!(terminate(&mut f).code(), Some(0));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serves_over_h1_h2_and_h3() {
     let mut f = start();
@@ -336,8 +356,13 @@ async fn serves_over_h1_h2_and_h3() {
         assert_eq!(header(r, "content-type"), "text/html; charset=utf-8");
         assert_eq!(header(r, "content-length"), "32");
         assert_eq!(header(r, "cache-control"), "no-store");
-        assert_eq!(header(r, "alt-svc"), "");
+        assert_eq!(
+            header(r, "alt-svc"),
+            alt_svc,
+            "--alt-svc all is the default"
+        );
         assert_eq!(body, b"<!doctype html><title>t</title>\n");
+        assert_eq!(header(&got[2].0, "alt-svc"), alt_svc, "on a 404 too");
         let (r, body) = &got[1];
         assert_eq!(header(r, "content-type"), "image/png");
         assert!(*body == f.png, "h3 body differs");
