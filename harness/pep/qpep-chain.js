@@ -27,6 +27,11 @@ const lanLink = LINK_PLAN.find((l) => l.name === 'lan');
 // The split-TCP PEP has mark 0x1, table 100, port 9480, table satbench_tcp_pep.
 export const QPEP_TPROXY = { mark: 0x2, table: 101, port: 9481, listen: '127.0.0.1', nftTable: 'satbench_qpep' };
 
+// Connections Proxy-GW keeps dialled ahead to a server once a client has
+// reached it (--qpep-spares): as many as Chromium opens per host for
+// HTTP/1.1, so its later connections skip the ground hop's handshake.
+export const QPEP_SPARES = 6;
+
 // The page's ports (h1 cleartext, h1s and h2 over TLS); bulk gives satbulk's.
 export const QPEP_PORTS = [80, 443];
 
@@ -51,13 +56,13 @@ export function qpepPlan({ ports = QPEP_PORTS, ground = {} } = {}) {
   return {
     extra: {
       st: ['--qpep-listen', listen],
-      gw: connectCc ? ['--qpep-connect-cc', connectCc] : [],
+      gw: [...(connectCc ? ['--qpep-connect-cc', connectCc] : []), '--qpep-spares', String(QPEP_SPARES)],
     },
     st: {
       nft: nftRuleset({ iface: lanLink.dev, ports, tproxy: QPEP_TPROXY }),
       rules: tproxyRules(QPEP_TPROXY),
     },
-    settings: { listen, ports, nft_table: QPEP_TPROXY.nftTable, connect_cc: connectCc },
+    settings: { listen, ports, nft_table: QPEP_TPROXY.nftTable, connect_cc: connectCc, spares: QPEP_SPARES },
   };
 }
 

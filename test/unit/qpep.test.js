@@ -120,7 +120,7 @@ describe('QPEP: the -qpep protocols', () => {
 describe("QPEP: the chain's plan", () => {
   it("gives Proxy-ST the transparent TCP listener, beside the QUIC PEP chain's tunnel arguments", () => {
     const plan = qpepPlan();
-    assert.deepEqual(plan.extra, { st: ['--qpep-listen', '127.0.0.1:9481'], gw: [] });
+    assert.deepEqual(plan.extra, { st: ['--qpep-listen', '127.0.0.1:9481'], gw: ['--qpep-spares', '6'] });
     const args = chainArgs({ hops: {}, files, originCertPath: '/o', siteHost: 's', spare: false, extra: plan.extra });
     assert.ok(args.st.includes('--tunnel') && args.gw.includes('--tunnel'));
     assert.equal(args.st[args.st.indexOf('--qpep-listen') + 1], '127.0.0.1:9481');
@@ -133,8 +133,9 @@ describe("QPEP: the chain's plan", () => {
   });
 
   it("makes --pep-ground's cc GW's TCP congestion control towards the server (Linux's names)", () => {
-    assert.deepEqual(qpepPlan({ ground: { cc: 'newreno' } }).extra.gw, ['--qpep-connect-cc', 'reno']);
-    assert.deepEqual(qpepPlan({ ground: { cc: 'bbr' } }).extra.gw, ['--qpep-connect-cc', 'bbr']);
+    const spares = ['--qpep-spares', '6'];
+    assert.deepEqual(qpepPlan({ ground: { cc: 'newreno' } }).extra.gw, ['--qpep-connect-cc', 'reno', ...spares]);
+    assert.deepEqual(qpepPlan({ ground: { cc: 'bbr' } }).extra.gw, ['--qpep-connect-cc', 'bbr', ...spares]);
     assert.equal(qpepPlan({ ground: { cc: 'cubic' } }).settings.connect_cc, 'cubic');
     assert.equal(qpepPlan().settings.connect_cc, null);
   });
@@ -161,6 +162,7 @@ describe("QPEP: the chain's plan", () => {
       ports: QPEP_PORTS,
       nft_table: 'satbench_qpep',
       connect_cc: null,
+      spares: 6,
     });
     // never the split-TCP PEP's
     for (const k of ['mark', 'table', 'port', 'nftTable']) assert.notEqual(QPEP_TPROXY[k], TPROXY[k], k);

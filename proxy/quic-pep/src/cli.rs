@@ -85,6 +85,11 @@ pub struct Cli {
     /// destination [default: the system's]
     #[arg(long, value_name = "NAME", value_parser = label)]
     qpep_connect_cc: Option<String>,
+    /// At gw: once a client's connection to a server has crossed the tunnel,
+    /// keep this many more connections to it dialled ahead, each used once
+    /// and within 5 s (0: none)
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    qpep_spares: usize,
     /// ALPN offered, comma-separated; in --h3 mode offered to the next hop,
     /// else accepted from clients
     #[arg(long, value_name = "LIST", default_value = "h3", value_parser = alpn_list)]
@@ -204,6 +209,8 @@ pub struct Qpep {
     /// gw: where connections may go, and their congestion control.
     pub allow: Vec<Ipv4Net>,
     pub connect_cc: Option<String>,
+    /// gw: spare connections per destination (`tcp_spares`).
+    pub spares: usize,
 }
 
 /// The testbed's addresses: nothing else is reached by default.
@@ -329,8 +336,13 @@ impl Cli {
             return Err("--qpep-to: the proxy's own --qpep-listen address (a loop)".into());
         }
         let gw_tunnel = self.tunnel && self.role == Some(Role::Gw);
-        if (!self.qpep_allow.is_empty() || self.qpep_connect_cc.is_some()) && !gw_tunnel {
-            return Err("--qpep-allow and --qpep-connect-cc are for --tunnel --role gw".into());
+        let gw_only =
+            !self.qpep_allow.is_empty() || self.qpep_connect_cc.is_some() || self.qpep_spares > 0;
+        if gw_only && !gw_tunnel {
+            return Err(
+                "--qpep-allow, --qpep-connect-cc and --qpep-spares are for --tunnel --role gw"
+                    .into(),
+            );
         }
         let allow = match self.qpep_allow.is_empty() {
             true => vec![DEFAULT_QPEP_ALLOW.parse()?],
@@ -362,6 +374,7 @@ impl Cli {
                 to: self.qpep_to,
                 allow,
                 connect_cc: self.qpep_connect_cc,
+                spares: self.qpep_spares,
             },
             accept,
             connect,
@@ -423,6 +436,14 @@ mod tests {
         let allow: Vec<String> = gw.qpep.allow.iter().map(|n| n.to_string()).collect();
         assert_eq!(allow, ["10.0.0.0/8", "192.0.2.7/32", "127.0.0.1/32"]);
         assert_eq!(gw.qpep.connect_cc.as_deref(), Some("reno"));
+        assert_eq!(
+            (
+                gw.qpep.spares,
+                config("--role gw --tunnel --qpep-spares 6").qpep.spares
+            ),
+            (0, 6)
+        );
+        assert!(error("--role st --tunnel --qpep-spares 6").contains("--qpep-spares are for"));
         assert!(
             error("--qpep-listen 127.0.0.1:1").contains("--qpep-listen is for --tunnel --role st")
         );

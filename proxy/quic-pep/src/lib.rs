@@ -22,6 +22,7 @@ pub mod qpep;
 pub mod relay;
 pub mod stats;
 pub mod streams;
+pub mod tcp_spares;
 pub mod tls;
 pub mod tparams;
 pub mod transport;

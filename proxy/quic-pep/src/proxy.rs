@@ -442,6 +442,7 @@ impl Proxy {
         let gw = Arc::new(qpep::Gw {
             allow: self.cfg.qpep.allow.clone(),
             connect_cc: self.cfg.qpep.connect_cc.clone(),
+            spares: std::sync::Mutex::new(crate::tcp_spares::Spares::new(self.cfg.qpep.spares)),
             stats: self.stats.clone(),
             log: self.log.clone(),
         });

@@ -10,9 +10,11 @@
 //! stream, and a reset stream aborts the TCP connection with RST: the end
 //! hosts see what they would have seen end to end.
 
+use std::future::Future;
 use std::net::{SocketAddr, SocketAddrV4};
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use quinn::{RecvStream, SendStream, VarInt};
@@ -25,6 +27,7 @@ use tokio::sync::watch;
 use crate::cli::Qpep;
 use crate::log::Log;
 use crate::stats::{QpepStats, Stats};
+use crate::tcp_spares::Spares;
 use crate::tunnel::frame::Header;
 use crate::tunnel::{self, Tunnel};
 
@@ -153,6 +156,8 @@ impl St {
 pub struct Gw {
     pub allow: Vec<Ipv4Net>,
     pub connect_cc: Option<String>,
+    /// `--qpep-spares`: connections dialled ahead per destination.
+    pub spares: Mutex<Spares<TcpStream>>,
     pub stats: Arc<Stats>,
     pub log: Arc<Log>,
 }
@@ -179,8 +184,17 @@ impl Gw {
                 .line(&format!("tcp -> {dst} refused: not in --qpep-allow"));
             return refuse(&mut send, &mut recv);
         }
-        let tcp = match self.connect(dst).await {
-            Ok(s) => s,
+        let spare = self.spare(dst);
+        let spare_used = spare.is_some();
+        let tcp = match spare {
+            Some(s) => Ok(s),
+            None => self.connect(dst).await,
+        };
+        let tcp = match tcp {
+            Ok(s) => {
+                self.clone().refill(dst);
+                s
+            }
             Err(why) => {
                 q.failed.fetch_add(1, Relaxed);
                 self.log.line(&format!("tcp -> {dst} failed: {why}"));
@@ -188,16 +202,40 @@ impl Gw {
             }
         };
         let setup = started.elapsed();
+        let spare = if spare_used { " spare" } else { "" };
         q.relayed.fetch_add(1, Relaxed);
         q.active.fetch_add(1, Relaxed);
         let out = relay(tcp, send, recv, false, q).await;
         q.active.fetch_sub(1, Relaxed);
         self.log.line(&format!(
-            "tcp -> {dst} {} setup_ms={} duration_ms={}",
+            "tcp -> {dst}{spare} {} setup_ms={} duration_ms={}",
             out.describe(),
             setup.as_millis(),
             started.elapsed().as_millis()
         ));
+    }
+
+    /// A spare connection to `dst` the server has not closed, if one is ready.
+    fn spare(&self, dst: SocketAddrV4) -> Option<TcpStream> {
+        loop {
+            let s = self.spares.lock().unwrap().take(dst, Instant::now())?;
+            if !closed(&s) {
+                self.stats.qpep.spares_used.fetch_add(1, Relaxed);
+                return Some(s);
+            }
+        }
+    }
+
+    /// Dials what `dst` lacks of its spares, in the background.
+    fn refill(self: Arc<Self>, dst: SocketAddrV4) {
+        let n = self.spares.lock().unwrap().to_dial(dst, Instant::now());
+        for _ in 0..n {
+            let gw = self.clone();
+            tokio::spawn(async move {
+                let c = gw.connect(dst).await.ok();
+                gw.spares.lock().unwrap().dialled(dst, c, Instant::now());
+            });
+        }
     }
 
     async fn connect(&self, dst: SocketAddrV4) -> Result<TcpStream, String> {
@@ -210,6 +248,15 @@ impl Gw {
             Err(_) => Err(format!("no answer within {} s", CONNECT_TIMEOUT.as_secs())),
         }
     }
+}
+
+/// Whether the server has closed (or reset) an idle connection: a peek
+/// that would wait means open, and any data waiting stays for the client.
+fn closed(s: &TcpStream) -> bool {
+    let mut b = [0u8; 1];
+    let mut peek = std::pin::pin!(s.peek(&mut b));
+    let r = peek.as_mut().poll(&mut Context::from_waker(Waker::noop()));
+    matches!(r, Poll::Ready(Ok(0)) | Poll::Ready(Err(_)))
 }
 
 /// How a carried connection ended, and the bytes each way.
@@ -386,5 +433,30 @@ mod tests {
         assert!(!allowed("8.8.8.8:443".parse().unwrap(), &allow));
         assert!(!allowed("127.0.0.1:443".parse().unwrap(), &allow));
         assert!(!allowed("198.18.3.2:443".parse().unwrap(), &[]));
+    }
+
+    /// `closed` over loopback: open while the server is quiet, still open
+    /// (its bytes kept) when it spoke first, closed once it sent FIN.
+    #[tokio::test]
+    async fn a_spare_the_server_closed_is_seen_as_closed() {
+        let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let c = TcpStream::connect(l.local_addr().unwrap()).await.unwrap();
+        let (mut srv, _) = l.accept().await.unwrap();
+        assert!(!closed(&c));
+        srv.write_all(b"hi").await.unwrap();
+        let mut c = c;
+        c.readable().await.unwrap();
+        assert!(!closed(&c));
+        let mut b = [0u8; 2];
+        c.read_exact(&mut b).await.unwrap();
+        assert_eq!(&b, b"hi", "the peek took nothing");
+        drop(srv);
+        tokio::time::timeout(Duration::from_secs(5), async {
+            while !closed(&c) {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        })
+        .await
+        .expect("the server's FIN was not seen");
     }
 }

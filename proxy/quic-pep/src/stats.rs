@@ -81,6 +81,8 @@ pub struct QpepStats {
     /// Bytes client → server and server → client.
     pub bytes_up: AtomicU64,
     pub bytes_down: AtomicU64,
+    /// gw: connections that got a spare dialled ahead (`--qpep-spares`).
+    pub spares_used: AtomicU64,
 }
 
 impl QpepStats {
@@ -93,6 +95,7 @@ impl QpepStats {
             "active": self.active.load(Relaxed),
             "aborted": self.aborted.load(Relaxed),
             "bytes": { "up": self.bytes_up.load(Relaxed), "down": self.bytes_down.load(Relaxed) },
+            "spares_used": self.spares_used.load(Relaxed),
         })
     }
 }

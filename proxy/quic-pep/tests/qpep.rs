@@ -17,14 +17,15 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 /// A TCP server that echoes each connection's bytes once the client's FIN
-/// arrives, and notes how each connection ended ("echoed N" or "reset
-/// after N").
+/// arrives, and notes each connection ("accepted") and how it ended
+/// ("echoed N" or "reset after N").
 async fn echo_server(events: Events) -> SocketAddr {
     let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = l.local_addr().unwrap();
     tokio::spawn(async move {
         while let Ok((mut s, _)) = l.accept().await {
             let ev = events.clone();
+            ev.push("accepted".into());
             tokio::spawn(async move {
                 let mut got = Vec::new();
                 match s.read_to_end(&mut got).await {
@@ -139,6 +140,48 @@ async fn tcp_connections_share_one_tunnel_each_with_its_bytes_fins_and_resets() 
         done.iter().filter(|e| e.starts_with("echoed")).count(),
         20,
         "{done:?}"
+    );
+}
+
+/// Waits until the echo server has accepted `want` connections.
+async fn accepted(events: &Events, want: usize) {
+    let end = std::time::Instant::now() + T;
+    while events.all().iter().filter(|e| *e == "accepted").count() != want {
+        assert!(std::time::Instant::now() < end, "{:?}", events.all());
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// `--qpep-spares 3`: after the first connection Proxy-GW keeps three more
+/// to the server open; the next connections take them (each once, with
+/// its own bytes) and Proxy-GW dials replacements.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn spare_connections_carry_the_next_clients_each_once() {
+    let gw = ["--qpep-allow", "127.0.0.1", "--qpep-spares", "3"];
+    let q = qpep_chain("qpep-spares", None, &gw).await;
+    echo(q.listen, 1000).await;
+    accepted(&q.events, 4).await;
+    for n in [2000, 3000, 4000] {
+        echo(q.listen, n).await;
+    }
+    accepted(&q.events, 7).await;
+    let gw = wait_stats(&q.chain.gw, "gw done", |s| s["qpep"]["active"] == 0).await;
+    assert_eq!(gw["qpep"]["spares_used"], 3, "{gw}");
+    assert_eq!(gw["qpep"]["relayed"], 4, "{gw}");
+    let echoed: Vec<String> = q
+        .events
+        .all()
+        .into_iter()
+        .filter(|e| e.starts_with("echoed"))
+        .collect();
+    assert_eq!(
+        echoed,
+        ["echoed 1000", "echoed 2000", "echoed 3000", "echoed 4000"]
+    );
+    assert!(
+        q.chain.gw.log().contains(" spare closed"),
+        "{}",
+        q.chain.gw.log()
     );
 }
 
