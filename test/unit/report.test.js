@@ -7,7 +7,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { renderReport, buildReport, escapeHtml, jsonForScript, inlineScript } from '../../reports/html.js';
 import { loadReference, paperMedian } from '../../reports/paper.js';
-import { comparisonPairs } from '../../harness/kinds/pageload-report.js';
+import { comparisonPairs, altSvcSentence } from '../../harness/kinds/pageload-report.js';
 import { summarize } from '../../harness/analysis/summary.js';
 import { reportFolder } from '../../harness/analysis/outputs.js';
 import os from 'node:os';
@@ -41,6 +41,16 @@ describe('report', () => {
     assert.equal(paperMedian(ref, { profile: 'geo', loss_pct: 0, protocol: 'h3', site: 'kuhn-a' }, 'plt'), null);
     assert.equal(paperMedian(ref, { profile: 'geo-jitter', loss_pct: 0, protocol: 'h3', site: 'kepler' }, 'plt'), null);
     assert.equal(paperMedian(ref, { profile: 'geo', loss_pct: 0, protocol: 'h2', site: 'kepler' }, 'plt'), null);
+  });
+
+  it("says when HTTP/3 loads had Alt-Svc on every response, unlike the paper's testbed, and only then", () => {
+    const note =
+      /<p class="legend-note alt-svc">HTTP\/3 here: our origin sent Alt-Svc on every response \(--alt-svc all\)/;
+    const withAltSvc = (v) => ({ ...summary, meta: { ...summary.meta, alt_svc: v } });
+    assert.match(renderReport(withAltSvc('all'), { records }), note);
+    assert.doesNotMatch(renderReport(withAltSvc('tcp'), { records }), note);
+    assert.doesNotMatch(renderReport(summary, { records }), note, 'older summaries do not say');
+    assert.equal(altSvcSentence(['h1', 'h1-pep'], 'all'), null, 'no HTTP/3, nothing to say');
   });
 
   it("the matrix shows summary.json's medians, with intervals and the paper's values", () => {
