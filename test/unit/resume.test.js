@@ -54,8 +54,10 @@ describe('campaign.json and --resume', () => {
       ]);
       // the preset changes what the folder's options left to it (losses, protocols)
       assert.deepEqual(benchAgainst({ preset: 'ifip2022' }, { ...BENCH_DEFAULTS, n: '3' }), ['preset']);
-      // …and nothing once the folder's options fix every axis the presets differ in
-      assert.deepEqual(benchAgainst({ preset: 'ifip2022' }, { ...LEO, loss: '0' }), []);
+      // …and its settings (ifip2022 keeps Alt-Svc off h3)…
+      assert.deepEqual(benchAgainst({ preset: 'ifip2022' }, { ...LEO, loss: '0' }), ['preset']);
+      // …and nothing once the folder's options fix everything the presets differ in
+      assert.deepEqual(benchAgainst({ preset: 'ifip2022' }, { ...LEO, loss: '0', 'alt-svc': 'tcp' }), []);
     });
 
     it("options typed for the quick preset's matrix contradict a folder made with --profile leo --protocol h1 -n 3", () => {
