@@ -43,7 +43,7 @@ Options:
   --timeout S       a page load taking longer fails that run (default 120)
   --origin NAME     rust (ours: h1, h1s, h2, h3; the default) or h2o (Debian's H2O 2.2.5:
                     h1, h1s, h2; h3 only if the installed H2O has it)
-  --quic LIST       our origin's QUIC transport, KEY=VALUE comma-separated: cc=cubic|newreno|bbr,
+  --quic LIST       our origin's QUIC transport, KEY=VALUE comma-separated: cc=cubic|newreno|bbr|sat,
                     initial-window=PACKETS (10), initial-mtu=BYTES, ack-frequency,
                     ack-eliciting-threshold=N, max-ack-delay-ms=MS, bdp-bytes=BYTES (flow-control
                     windows are 2 × this; default: the profile's rate × RTT), idle-timeout-ms=MS

@@ -42,7 +42,7 @@ Options:
   --link BACKEND    link emulation: auto (the default: the kernel's netem when it has it, else
                     linkem), linkem or netem
   --quic LIST       the sender's QUIC (satbulk, and the origin for browser-h3), KEY=VALUE
-                    comma-separated: cc=cubic|newreno|bbr, initial-window=PACKETS,
+                    comma-separated: cc=cubic|newreno|bbr|sat, initial-window=PACKETS,
                     initial-mtu=BYTES, ack-frequency, ack-eliciting-threshold=N, max-ack-delay-ms=MS,
                     bdp-bytes=BYTES (default: the profile's rate × RTT), idle-timeout-ms=MS
   --quic-client LIST  the receiver's QUIC, the same keys (its flow-control windows, ACK frequency)

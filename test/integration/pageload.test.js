@@ -157,7 +157,7 @@ describe('bench refuses bad input before anything starts', function () {
     [['--site', '@EMPTY'], /nor a directory with an index.html/],
     [['-n', '0'], /-n: expected a whole number >= 1, got "0"/],
     [['--origin', 'nginx'], /--origin: unknown origin "nginx"/],
-    [['--quic', 'cc=vegas'], /--quic: cc must be cubic, newreno or bbr/],
+    [['--quic', 'cc=vegas'], /--quic: cc must be cubic, newreno, bbr or sat/],
     [['--profile', 'mars'], /unknown profile|mars/],
   ];
   for (const [args, message] of cases) {

@@ -48,7 +48,7 @@ describe('satbench checks input before privileges', function () {
     ['bulk', ['--protocol', 'udp-vpn'], /--protocol: unknown bulk protocol "udp-vpn"; expected .*tcp-vpn/],
     ['bench', ['--profile', 'mars'], /--profile: unknown profile "mars"/],
     ['bench', ['--site', 'nosuchsite'], /--site nosuchsite: neither a reference site/],
-    ['bench', ['--quic', 'cc=vegas'], /--quic: cc must be cubic, newreno or bbr, got "vegas"/],
+    ['bench', ['--quic', 'cc=vegas'], /--quic: cc must be cubic, newreno, bbr or sat, got "vegas"/],
     ['bench', ['--h3-priorities', 'fifo'], /--h3-priorities: expected rfc9218, incremental-last, off/],
     ['bench', ['--alt-svc', 'h3'], /--alt-svc: expected all or tcp, got "h3"/],
     ['bench', ['--shard', '3/2'], /--shard: expected i\/n with 1 <= i <= n/],

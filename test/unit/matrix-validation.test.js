@@ -152,7 +152,7 @@ describe('bulk: matrix validation', () => {
     );
     assert.throws(
       () => checkBulk({ ...BULK, protocols: ['quic-pep'] }, { pep: parsePepOptions({ sat: 'cc=reno' }) }),
-      refusal('--pep-sat', /cc must be cubic, newreno or bbr, got "reno"/),
+      refusal('--pep-sat', /cc must be cubic, newreno, bbr or sat, got "reno"/),
     );
     // without a chain that uses them, the sides are not judged
     checkPepOptions(parsePepOptions({ sat: 'sndbuf=1' }), []);

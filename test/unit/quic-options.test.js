@@ -43,7 +43,7 @@ describe('QUIC options (transport/quic-options.json)', () => {
     assert.throws(() => parseQuicOptions('cwnd=3', '--quic'), /--quic: unknown QUIC option "cwnd"; expected cc, /);
     assert.throws(
       () => parseQuicOptions('cc=vegas', '--quic'),
-      /--quic: cc must be cubic, newreno or bbr, got "vegas"/,
+      /--quic: cc must be cubic, newreno, bbr or sat, got "vegas"/,
     );
     assert.throws(
       () => parseQuicOptions('initial-window=ten', '--quic'),

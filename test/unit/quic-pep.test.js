@@ -29,7 +29,7 @@ describe('QUIC PEP chain plan', () => {
     assert.throws(() => resolveHops({ sat: {} }), /unknown hop "sat"/);
     assert.throws(
       () => chainArgs({ hops: { satellite: { cc: 'vegas' } }, files, originCertPath: '/o', siteHost: 's' }),
-      /QUIC PEP satellite hop: cc must be cubic, newreno or bbr, got "vegas"/,
+      /QUIC PEP satellite hop: cc must be cubic, newreno, bbr or sat, got "vegas"/,
     );
     assert.throws(
       () => chainArgs({ hops: { client: { 'initial-window': 1.5 } }, files, originCertPath: '/o', siteHost: 's' }),

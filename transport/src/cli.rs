@@ -151,7 +151,7 @@ fn flag_of(arg: &str) -> &str {
 }
 
 /// A clap error as one line that names the flag first, e.g.
-/// `--quic-cc: expected cubic, newreno or bbr, got 'vegas'`.
+/// `--quic-cc: expected cubic, newreno, bbr or sat, got 'vegas'`.
 /// `cmd` (what was parsed) names the program and its subcommands when the
 /// error does not.
 pub fn one_line(e: &clap::Error, cmd: &clap::Command) -> String {
@@ -334,7 +334,7 @@ mod tests {
         let see = "; see tool --help";
         assert_eq!(
             usage("--addr x --quic-cc vegas"),
-            "--quic-cc: expected cubic, newreno or bbr, got 'vegas'"
+            "--quic-cc: expected cubic, newreno, bbr or sat, got 'vegas'"
         );
         assert_eq!(
             usage("--addr x --quic-initial-window 1"),

@@ -7,6 +7,7 @@ pub mod net;
 pub mod process;
 pub mod quic;
 pub mod quic_keys;
+pub mod sat_cc;
 pub mod tcp;
 pub mod time;
 

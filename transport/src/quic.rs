@@ -24,6 +24,8 @@ pub enum Cc {
     Cubic,
     NewReno,
     Bbr,
+    /// Ours for a known, long link (`sat_cc`).
+    Sat,
 }
 
 impl Cc {
@@ -32,6 +34,7 @@ impl Cc {
             "cubic" => Some(Cc::Cubic),
             "newreno" | "new-reno" | "reno" => Some(Cc::NewReno),
             "bbr" => Some(Cc::Bbr),
+            "sat" => Some(Cc::Sat),
             _ => None,
         }
     }
@@ -204,6 +207,9 @@ impl QuicOptions {
                 c.initial_window(iw);
                 t.congestion_controller_factory(Arc::new(c));
             }
+            Cc::Sat => {
+                t.congestion_controller_factory(Arc::new(crate::sat_cc::SatConfig::new(iw)));
+            }
         }
         t.initial_mtu(self.initial_mtu.max(QUIC_BASE_PACKET));
         let w = windows(self.bdp_bytes);
@@ -275,6 +281,7 @@ mod tests {
         assert_eq!(Cc::parse("cubic"), Some(Cc::Cubic));
         assert_eq!(Cc::parse("NewReno"), Some(Cc::NewReno));
         assert_eq!(Cc::parse("bbr"), Some(Cc::Bbr));
+        assert_eq!(Cc::parse("sat"), Some(Cc::Sat));
         assert_eq!(Cc::parse("vegas"), None);
     }
 
@@ -324,7 +331,7 @@ mod tests {
         assert!(o.set(Key::InitialMtu, Some("65528")).is_err());
         assert_eq!(
             o.set(Key::Cc, Some("vegas")).unwrap_err(),
-            "expected cubic, newreno or bbr, got 'vegas'"
+            "expected cubic, newreno, bbr or sat, got 'vegas'"
         );
         o.set(Key::MaxAckDelayMs, Some("40")).unwrap();
         assert!(o.ack_frequency, "max-ack-delay-ms implies ack-frequency");
@@ -363,7 +370,7 @@ mod tests {
 
     #[test]
     fn builds_a_transport_config_for_each_cc() {
-        for cc in [Cc::Cubic, Cc::NewReno, Cc::Bbr] {
+        for cc in [Cc::Cubic, Cc::NewReno, Cc::Bbr, Cc::Sat] {
             let o = QuicOptions {
                 cc,
                 ack_frequency: true,
