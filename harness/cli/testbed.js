@@ -130,10 +130,14 @@ async function up(opts, v) {
     namespaces: tb.ns,
     configured: configuredSummary(tb.profile),
   };
-  if (v.json) return print(info);
-  process.stdout.write(`testbed ${tb.id} is up (profile ${tb.profile.name}, link ${tb.backend})\n`);
-  for (const [node, ns] of Object.entries(tb.ns)) process.stdout.write(`  ${node.padEnd(6)} ip netns exec ${ns} …\n`);
-  process.stdout.write(`remove it with: satbench testbed down ${tb.id}\n`);
+  if (v.json) print(info);
+  else {
+    process.stdout.write(`testbed ${tb.id} is up (profile ${tb.profile.name}, link ${tb.backend})\n`);
+    for (const [node, ns] of Object.entries(tb.ns)) process.stdout.write(`  ${node.padEnd(6)} ip netns exec ${ns} …\n`);
+    process.stdout.write(`remove it with: satbench testbed down ${tb.id}\n`);
+  }
+  // Until the user has been told, a signal takes it down again.
+  tb.detach();
 }
 
 async function probe(opts, count, v) {

@@ -207,12 +207,15 @@ async function addRoutes(ns, plan) {
 }
 
 /**
- * Builds a testbed. `profile` is a loaded profile (profiles.js). Unless
- * `detached`, the testbed is torn down if this process is interrupted.
+ * Builds a testbed. `profile` is a loaded profile (profiles.js). The
+ * testbed is torn down if this process is interrupted; `detached` ones
+ * stop being so once their `detach()` is called (after `testbed up` has
+ * told the user the testbed is up: a signal before that leaves nothing).
  * `signal` (default: the process's interruption) ends the build between
  * steps and any helper's wait for "ready"; a teardown waits for the step
  * in flight, so it sees everything the build made.
- * Returns {id, ns, backend, profile, state, dir, linkStats(), destroy()}.
+ * Returns {id, ns, backend, profile, state, dir, linkStats(), destroy(),
+ * detach()}.
  */
 export async function createTestbed({
   profile,
@@ -279,7 +282,6 @@ export async function createTestbed({
     await destroyTestbed(id);
     throw e;
   }
-  if (detached) unregister();
   return {
     id,
     ns,
@@ -291,6 +293,9 @@ export async function createTestbed({
     destroy: async () => {
       unregister();
       await destroyTestbed(id);
+    },
+    detach: () => {
+      if (detached) unregister();
     },
   };
 }

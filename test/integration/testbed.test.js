@@ -250,14 +250,17 @@ describe('testbed lifecycle (integration)', function () {
       const child = spawnSatbench(['testbed', 'up', '--profile', writeProfile(SHORT), '--name', name]);
       const end = exited(child);
       let stderr = '';
+      let stdout = '';
       child.stderr.on('data', (d) => (stderr += d));
+      child.stdout.on('data', (d) => (stdout += d));
       await new Promise((r) => setTimeout(r, delayMs));
       child.kill(i % 2 ? 'SIGTERM' : 'SIGINT');
       const { code, signal } = await end;
       assert.doesNotMatch(stderr, /internal error/);
       // before the build began node ends on the signal itself, and after it `up` is done
       assert.ok([0, 130, 143].includes(code) || signal, `exit ${code} ${signal}`);
-      if (code === 0) await satbench(['testbed', 'down', name]);
+      // once `up` has said the testbed is up it is the user's, even if a signal then ends the process
+      if (code === 0 || stdout.includes(`testbed ${name} is up`)) await satbench(['testbed', 'down', name]);
       assert.deepEqual(await namespacesOfTestbed(name), [], `${name} after ${delayMs} ms`);
       assert.ok(!fs.existsSync(path.join(STATE_DIR, name)), `${name}: state left after ${delayMs} ms`);
     }
