@@ -184,11 +184,10 @@ impl Gw {
                 .line(&format!("tcp -> {dst} refused: not in --qpep-allow"));
             return refuse(&mut send, &mut recv);
         }
-        let spare = self.spare(dst);
-        let spare_used = spare.is_some();
-        let tcp = match spare {
-            Some(s) => Ok(s),
-            None => self.connect(dst).await,
+        // `spare` names it in the log line
+        let (tcp, spare) = match self.spare(dst) {
+            Some(s) => (Ok(s), " spare"),
+            None => (self.connect(dst).await, ""),
         };
         let tcp = match tcp {
             Ok(s) => {
@@ -202,7 +201,6 @@ impl Gw {
             }
         };
         let setup = started.elapsed();
-        let spare = if spare_used { " spare" } else { "" };
         q.relayed.fetch_add(1, Relaxed);
         q.active.fetch_add(1, Relaxed);
         let out = relay(tcp, send, recv, false, q).await;
