@@ -131,15 +131,32 @@ describe('a run meets trouble (integration, real Chromium)', function () {
   afterEach(() => {
     for (const c of started.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   });
-
-  it('a helper killed during a load fails its run within a second or two, naming it; the next run goes on', async () => {
-    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-death-')), 'r');
-    // 150 ms each way: the load takes a second or more, long enough to kill linkem in it
-    const args = ['bench', '--profile', profile(150), '--protocol', 'h1', '--site', site, '-n', '2', '--timeout', '60'];
-    const child = start([...args, '--out', out]);
+  // `bench` of the site over h1 and a 150 ms link, with `extra` options, into
+  // a fresh folder named after `tag`, watched from its start; once its
+  // Chromium is up.
+  const watchedBench = async (tag, extra) => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), `satbench-${tag}-`)), 'r');
+    const child = start([
+      'bench',
+      '--profile',
+      profile(150),
+      '--protocol',
+      'h1',
+      '--site',
+      site,
+      ...extra,
+      '--out',
+      out,
+    ]);
     const io = collect(child);
     const watch = observe(child.pid);
     const chromium = await until(() => chromiumOf(child.pid)[0], 30000);
+    return { out, child, io, watch, chromium };
+  };
+
+  it('a helper killed during a load fails its run within a second or two, naming it; the next run goes on', async () => {
+    // 150 ms each way: the load takes a second or more, long enough to kill linkem in it
+    const { out, child, io, watch, chromium } = await watchedBench('death', ['-n', '2', '--timeout', '60']);
     await wait(300);
     const linkem = testbedsOf(child.pid)[0].processes.find((p) => p.role === 'linkem-sat');
     process.kill(linkem.pid, 'SIGKILL');
@@ -189,12 +206,7 @@ describe('a run meets trouble (integration, real Chromium)', function () {
   });
 
   it('a hung Chromium holds its run for its timeout and a few seconds, not more', async () => {
-    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-hung-')), 'r');
-    const args = ['bench', '--profile', profile(150), '--protocol', 'h1', '--site', site, '-n', '1', '--timeout', '3'];
-    const child = start([...args, '--out', out]);
-    const io = collect(child);
-    const watch = observe(child.pid);
-    const chromium = await until(() => chromiumOf(child.pid)[0], 30000);
+    const { out, child, io, watch, chromium } = await watchedBench('hung', ['-n', '1', '--timeout', '3']);
     process.kill(chromium.pid, 'SIGSTOP'); // answers nothing, not even close()
     const { code } = await exited(child);
     watch.stop();
@@ -207,12 +219,7 @@ describe('a run meets trouble (integration, real Chromium)', function () {
   });
 
   it('a second signal exits at once, and cleanup removes what it left', async () => {
-    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-twice-')), 'r');
-    const args = ['bench', '--profile', profile(150), '--protocol', 'h1', '--site', site, '-n', '2'];
-    const child = start([...args, '--out', out]);
-    const io = collect(child);
-    const watch = observe(child.pid);
-    await until(() => chromiumOf(child.pid)[0], 30000);
+    const { child, io, watch } = await watchedBench('twice', ['-n', '2']);
     child.kill('SIGINT');
     await wait(20);
     const second = Date.now();
