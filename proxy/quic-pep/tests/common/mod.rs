@@ -69,6 +69,10 @@ impl Pep {
                 "idle-timeout-ms=5000",
             ])
             .args(extra)
+            // One malloc arena: glibc otherwise opens one per thread that
+            // first allocates under contention, and a new arena late in a
+            // soak reads as a leak in VmRSS.
+            .env("MALLOC_ARENA_MAX", "1")
             .stderr(Stdio::inherit());
         let process = spawn_ready(&mut cmd, T).unwrap_or_else(|e| {
             panic!(
