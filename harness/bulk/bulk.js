@@ -49,6 +49,7 @@ export async function bulk(
     sat: pep.sat ?? {},
     ground: pep.ground ?? {},
     tunnel: pep.tunnel ?? DEFAULT_PEP_TUNNEL,
+    ...(pep.sat_by_chain ? { sat_by_chain: pep.sat_by_chain } : {}),
   };
   checkBulk(matrix, { pep: pepSettings }, { profiles });
   const { file, done } = openResults(outDir, { resume, kind: 'bulk', manifest, onWarning: onProgress });

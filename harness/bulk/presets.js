@@ -29,6 +29,10 @@ export const BULK_PRESETS = {
     duration_s: null,
     size_bytes: 100e6,
     runs: 3,
+    // The satellite hop each PEP chain runs with unless --pep-sat says
+    // otherwise: ours for the QUIC PEP (rate × RTT from the start, random
+    // loss ignored), the kernel's BBR for the split-TCP PEP.
+    pep_sat: { quic: 'cc=sat', tcp: 'cc=bbr' },
   },
 };
 

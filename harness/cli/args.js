@@ -62,10 +62,14 @@ export const PEP_OPTIONS = {
   'pep-ground': { type: 'string' },
   'pep-tunnel': { type: 'string' },
 };
-export const pepOptions = (v) =>
-  parsePepOptions({
-    preset: v['pep-preset'],
-    sat: v['pep-sat'],
-    ground: v['pep-ground'],
-    tunnel: v['pep-tunnel'],
-  });
+// `satByChain`: a campaign preset's satellite hop per chain (pep/options.js).
+export const pepOptions = (v, satByChain = null) =>
+  parsePepOptions(
+    {
+      preset: v['pep-preset'],
+      sat: v['pep-sat'],
+      ground: v['pep-ground'],
+      tunnel: v['pep-tunnel'],
+    },
+    { satByChain },
+  );

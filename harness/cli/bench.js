@@ -67,9 +67,9 @@ Options:
   --pep-ground LIST the PEPs' client and server hops, the same keys (-qpep: cc is also Proxy-GW's
                     TCP congestion control towards the server)
   --pep-tunnel MODE the QUIC PEP's satellite hop: warm (the default: one standing ST↔GW
-                    connection, up before the load, shared by every client connection, its initial
-                    window the satellite link's rate × RTT) or per-connection (one per client
-                    connection, initial window 100, as Kosek et al.; not with -qpep)
+                    connection, up before the load, shared by every client connection, cc=sat
+                    from the satellite link's rate × RTT) or per-connection (one per client
+                    connection, NewReno with initial window 100, as Kosek et al.; not with -qpep)
   --qlog            the QUIC PEPs write a qlog per connection under DIR/qlog/SCENARIO-runN/
   --shard I/N       run only slice I of N of the matrix (every N-th run, round-robin);
                     \`satbench merge\` joins the slices

@@ -51,13 +51,19 @@ Options:
   --pep-preset NAME the split-TCP PEP's preset: paper (default: satellite hop NewReno, IW 100),
                     A, B, C, D (Kuhn et al. 2020)
   --pep-sat LIST    the PEPs' satellite hop, KEY=VALUE: cc, initial-window, and the QUIC keys
-                    above (quic-pep, tcp-qpep: the tunnel) or sndbuf, rcvbuf (tcp-pep)
+                    above (quic-pep, tcp-qpep: the tunnel) or sndbuf, rcvbuf (tcp-pep). The QUIC
+                    PEP's cc: sat (ours, the warm tunnel's default; assumes the profile's rate × RTT
+                    is the link's: starts there, no slow start, ignores a loss of under 2 % of the
+                    window), bbr (quinn's, experimental; models rate and RTT from ACKs), newreno,
+                    cubic (loss-based: slow start into the queue, random loss cuts the window). The
+                    split-TCP PEP's: the kernel's (reno, cubic, bbr). --preset quic4sat gives the
+                    QUIC PEP cc=sat and the split-TCP PEP cc=bbr unless --pep-sat is given
   --pep-ground LIST the PEPs' client and server hops, the same keys (tcp-qpep: cc is also
                     Proxy-GW's TCP congestion control towards the server)
   --pep-tunnel MODE the QUIC PEP's satellite hop: warm (the default: one standing ST↔GW
-                    connection, up before the load, shared by every client connection, its initial
-                    window the satellite link's rate × RTT) or per-connection (one per client
-                    connection, initial window 100, as Kosek et al.; not with tcp-qpep)
+                    connection, up before the load, shared by every client connection, cc=sat
+                    from the satellite link's rate × RTT) or per-connection (one per client
+                    connection, NewReno with initial window 100, as Kosek et al.; not with tcp-qpep)
   --out DIR         where results go (default out/bulk-TIMESTAMP)
   --resume DIR      continue an interrupted matrix in DIR without repeating finished runs
   --json            print summary.json to stdout (else a table of the medians)
@@ -107,7 +113,7 @@ export function bulkInput(v) {
     quic: v.quic ? parseQuicOptions(v.quic, '--quic') : {},
     quicClient: v['quic-client'] ? parseQuicOptions(v['quic-client'], '--quic-client') : {},
     tcp: tcpOptions(v),
-    pep: pepOptions(v),
+    pep: pepOptions(v, preset.pep_sat ?? null),
   };
   return { matrix, settings };
 }

@@ -9,7 +9,7 @@ import { startTcpPepChain } from './tcp-chain.js';
 import { startQuicPepChain } from './quic-chain.js';
 import { startQpepChain, qpepRelayed, checkQpepRelayed } from './qpep-chain.js';
 import { startVpnChain, checkTunnelled } from './vpn-chain.js';
-import { tcpPepSide, quicPepSide } from './options.js';
+import { tcpPepSide, quicPepSide, chainSat } from './options.js';
 
 /**
  * Starts the chain of `kind` ('tcp', 'quic', 'qpep', 'vpn'; null: none,
@@ -23,7 +23,8 @@ import { tcpPepSide, quicPepSide } from './options.js';
  * PEP and QPEP are transparent).
  */
 export async function startPepChain(tb, kind, { pep = {}, qlogDir = null, via = {} } = {}) {
-  const { preset = null, sat = {}, ground = {} } = pep;
+  const { preset = null, ground = {} } = pep;
+  const sat = chainSat(pep, kind);
   if (kind === 'tcp') {
     const chain = await startTcpPepChain(tb, {
       preset: preset ?? 'paper',

@@ -60,16 +60,36 @@ export function parsePepTunnel(text) {
   return text;
 }
 
-/** Pure: the command line's PEP options → {preset, sat, ground, tunnel}. */
-export function parsePepOptions({ preset, sat, ground, tunnel }) {
+/**
+ * Pure: the command line's PEP options → {preset, sat, ground, tunnel,
+ * sat_by_chain}. `satByChain` ({quic, tcp}: a --pep-sat list each) is what
+ * a campaign preset recommends for each chain's satellite hop; --pep-sat,
+ * when given, replaces it for every chain.
+ */
+export function parsePepOptions({ preset, sat, ground, tunnel }, { satByChain = null } = {}) {
   // a preset is judged as it is read, whatever protocols run (not when a split-TCP run starts)
   if (preset !== undefined && preset !== null) withFlag('--pep-preset', () => pepSettings(preset));
+  const byChain =
+    !sat && satByChain
+      ? Object.fromEntries(Object.entries(satByChain).map(([k, v]) => [k, parsePepSide(v, `preset's ${k} --pep-sat`)]))
+      : null;
   return {
     preset: preset ?? null,
     sat: sat ? parsePepSide(sat, '--pep-sat') : {},
     ground: ground ? parsePepSide(ground, '--pep-ground') : {},
     tunnel: parsePepTunnel(tunnel),
+    ...(byChain ? { sat_by_chain: byChain } : {}),
   };
+}
+
+/**
+ * Pure: the satellite side the chain of `kind` ('tcp', 'quic', 'qpep')
+ * starts with: the preset's for that chain (QPEP rides the QUIC PEP's
+ * tunnel: the quic one), else --pep-sat's.
+ */
+export function chainSat(pep, kind) {
+  const chain = kind === 'qpep' ? 'quic' : kind;
+  return pep.sat_by_chain?.[chain] ?? pep.sat ?? {};
 }
 
 /**
@@ -77,7 +97,7 @@ export function parsePepOptions({ preset, sat, ground, tunnel }) {
  * 'quic', 'qpep') could not start with `pep`'s settings.
  */
 export function checkPepOptions(pep, kinds) {
-  const { preset = null, sat = {}, ground = {} } = pep;
+  const { preset = null, ground = {} } = pep;
   // a preset that no run would use is a mistake, not a setting to ignore
   if (preset !== null && !kinds.includes('tcp'))
     throw new UsageError(
@@ -85,14 +105,14 @@ export function checkPepOptions(pep, kinds) {
     );
   if (kinds.includes('tcp')) {
     const p = preset ?? 'paper';
-    const s = { sat: tcpPepSide(sat, '--pep-sat'), ground: tcpPepSide(ground, '--pep-ground') };
+    const s = { sat: tcpPepSide(chainSat(pep, 'tcp'), '--pep-sat'), ground: tcpPepSide(ground, '--pep-ground') };
     withFlag('--pep-preset', () => pepSettings(p));
     withFlag('--pep-sat', () => pepSettings(p, { sat: s.sat }));
     withFlag('--pep-ground', () => pepSettings(p, { ground: s.ground }));
   }
   // QPEP is the QUIC PEP with its tunnel: the same sides, and no other mode
   if (kinds.includes('quic') || kinds.includes('qpep')) {
-    quicPepSide(sat, '--pep-sat');
+    quicPepSide(chainSat(pep, 'quic'), '--pep-sat');
     quicPepSide(ground, '--pep-ground');
   }
   if (kinds.includes('qpep')) checkQpepTunnel(pep.tunnel);

@@ -85,7 +85,7 @@ const QUIC_PACKET_BYTES = 1200;
 /**
  * Pure: the hops' settings: DEFAULT_HOPS, then what the profile's links
  * give (when they have rates: the windows, and with the standing tunnel,
- * `tunnel` 'warm', its initial window), then `hops` on top. `sat` and
+ * `tunnel` 'warm', its initial window and cc=sat), then `hops` on top. `sat` and
  * `ground` (the --pep-sat / --pep-ground shape: one side for the satellite
  * hop, one for both ground hops) are laid over those.
  */
@@ -101,7 +101,10 @@ export function resolveHops(hops = {}, profile = null, { sat = {}, ground = {}, 
     if (satBdp) fromProfile.satellite['bdp-bytes'] = satBdp;
     if (netBdp) fromProfile.server['bdp-bytes'] = netBdp;
     const iw = tunnel === 'warm' ? tunnelInitialWindow(profile) : null;
-    if (iw) fromProfile.satellite['initial-window'] = iw;
+    // A tunnel that starts at the link's pipe has nothing to slow-start
+    // towards: NewReno would double into the queue and, on a long fat
+    // link, lose thousands of packets of one stream at once (proxy/README.md).
+    if (iw) Object.assign(fromProfile.satellite, { 'initial-window': iw, cc: 'sat' });
   }
   const extra = { client: ground, satellite: sat, server: ground };
   const out = {};

@@ -16,6 +16,7 @@ import {
   OBJECTIVE_SIZES,
 } from '../../harness/results/goodput.js';
 import { BULK_PRESETS } from '../../harness/bulk/presets.js';
+import { bulkInput } from '../../harness/cli/bulk.js';
 import { objectivesFor, QUIC4SAT_DOWNLOAD_OBJECTIVES_S } from '../../harness/results/objectives.js';
 import { expandBulkMatrix, validateBulkMatrix, transferTimeoutS } from '../../harness/bulk/matrix.js';
 import { satbulkGetArgs, everyConnectionEnded } from '../../harness/bulk/satbulk.js';
@@ -206,6 +207,15 @@ describe('goodput: objectives', () => {
     assert.deepEqual(objectivesFor('quic4sat-large').limits_s, [3, 5, 8]);
     assert.equal(objectivesFor('quic4sat-variable-medium'), null);
     assert.equal(objectivesFor('geo'), null);
+  });
+
+  it('the quic4sat preset names its satellite hop per chain, and --pep-sat replaces it', () => {
+    // what parseArgs gives bulkInput when the command line is silent
+    const input = (v) => bulkInput({ link: 'auto', seed: '1', 'bin-ms': '100', ...v });
+    const { settings } = input({ preset: 'quic4sat' });
+    assert.deepEqual(settings.pep.sat_by_chain, { quic: { cc: 'sat' }, tcp: { cc: 'bbr' } });
+    assert.equal(input({ preset: 'quic4sat', 'pep-sat': 'cc=newreno' }).settings.pep.sat_by_chain, undefined);
+    assert.equal(input({}).settings.pep.sat_by_chain, undefined);
   });
 
   it('the objectives are those of reference/quic4sat-scenarios.json', () => {

@@ -10,7 +10,7 @@ import {
   tunnelInitialWindow,
   tunnelUp,
 } from '../../harness/pep/quic-chain.js';
-import { parsePepOptions, parsePepTunnel } from '../../harness/pep/options.js';
+import { parsePepOptions, parsePepTunnel, chainSat, checkPepOptions } from '../../harness/pep/options.js';
 import { pepRecord } from '../../harness/pep/chain.js';
 import { parseProfile, withDefaultLimits } from '../../harness/testbed/profiles.js';
 
@@ -125,6 +125,29 @@ describe('QUIC PEP chain plan', () => {
     });
     assert.equal(tunnelInitialWindow(rateless), null);
     assert.equal(resolveHops({}, rateless, { tunnel: 'warm' }).satellite['initial-window'], 100);
+    // cc=sat needs the pipe it starts from: only a warm tunnel over a link with a rate gets it
+    assert.equal(resolveHops({}, geo, { tunnel: 'warm' }).satellite.cc, 'sat');
+    assert.equal(resolveHops({}, geo, { tunnel: 'per-connection' }).satellite.cc, 'newreno');
+    assert.equal(resolveHops({}, rateless, { tunnel: 'warm' }).satellite.cc, 'newreno');
+    assert.equal(resolveHops({}, geo, { tunnel: 'warm', sat: { cc: 'newreno' } }).satellite.cc, 'newreno');
+  });
+
+  it("gives each chain its preset's satellite hop, and --pep-sat to every chain when given", () => {
+    const byChain = { quic: 'cc=sat', tcp: 'cc=bbr' };
+    const preset = parsePepOptions({}, { satByChain: byChain });
+    assert.deepEqual(chainSat(preset, 'quic'), { cc: 'sat' });
+    assert.deepEqual(chainSat(preset, 'qpep'), { cc: 'sat' });
+    assert.deepEqual(chainSat(preset, 'tcp'), { cc: 'bbr' });
+    const mine = parsePepOptions({ sat: 'cc=cubic' }, { satByChain: byChain });
+    assert.equal(mine.sat_by_chain, undefined);
+    for (const kind of ['quic', 'qpep', 'tcp']) assert.deepEqual(chainSat(mine, kind), { cc: 'cubic' });
+    assert.deepEqual(chainSat(parsePepOptions({}), 'tcp'), {});
+    // each chain's side is checked against that chain's keys only
+    assert.doesNotThrow(() => checkPepOptions(preset, ['quic', 'tcp']));
+    assert.throws(
+      () => checkPepOptions(parsePepOptions({}, { satByChain: { quic: 'sndbuf=1', tcp: 'cc=bbr' } }), ['quic']),
+      /--pep-sat: sndbuf is a TCP option/,
+    );
   });
 
   it('builds both command lines: st relays the client hop onto the satellite, gw the satellite onto the server hop', () => {
