@@ -50,6 +50,7 @@ export async function bulk(
     ground: pep.ground ?? {},
     tunnel: pep.tunnel ?? DEFAULT_PEP_TUNNEL,
     ...(pep.sat_by_chain ? { sat_by_chain: pep.sat_by_chain } : {}),
+    ...(pep.qlog ? { qlog: true } : {}),
   };
   checkBulk(matrix, { pep: pepSettings }, { profiles });
   const { file, done } = openResults(outDir, { resume, kind: 'bulk', manifest, onWarning: onProgress });
@@ -65,7 +66,7 @@ export async function bulk(
     items: expandBulkMatrix(matrix),
     done,
     resultsFile: file,
-    runOne: ({ scenario, run }) => bulkRun(plan(scenario), run),
+    runOne: ({ scenario, run }) => bulkRun(plan(scenario), run, { outDir }),
     name: scenarioName,
     describe: describeRun,
     runs: matrix.runs,

@@ -5,6 +5,7 @@
 // run needs comes resolved in `plan` (campaign/scenario.js).
 import { UsageError } from '../core/errors.js';
 import { guardedRun } from '../campaign/run-guard.js';
+import { runFolder } from '../campaign/results-dir.js';
 import { downloadMetrics, judgeRun } from '../results/goodput.js';
 import { objectivesFor } from '../results/objectives.js';
 import { checkThrough } from '../pep/chain.js';
@@ -36,14 +37,21 @@ export const describeRun = (rec) =>
     ? `${(rec.metrics.bytes / 1e6).toFixed(1)} MB in ${(rec.metrics.duration_ms / 1000).toFixed(1)} s`
     : `failed (${rec.error})`;
 
+// Pure: the CPU time, in ms, each process of a run used: the testbed's
+// helpers by role, and the receiver (`satbulk get` reports its own).
+export function runCpu(helpers, dl) {
+  return { ...helpers, ...(dl?.cpu_ms != null ? { 'satbulk-get': dl.cpu_ms } : {}) };
+}
+
 /**
  * Runs `plan` (a resolved bulk scenario: profile, linkMbps, bdpBytes,
  * pepKind, browser, quic, quicClient, tcp, pep, binMs, link, seed,
- * settings) once as run `runNo`. Every run ends in a record: a download,
+ * settings) once as run `runNo`. `outDir`: bulk's folder (a failed run's
+ * helper logs, --qlog's qlogs). Every run ends in a record: a download,
  * set-up or helper that fails, or an interruption, is a record with ok
  * false and the reason (campaign/run-guard.js); only bad input throws.
  */
-export async function bulkRun(plan, runNo, { interrupt } = {}) {
+export async function bulkRun(plan, runNo, { outDir = null, interrupt } = {}) {
   const { scenario, linkMbps, seed } = plan;
   const base = {
     kind: 'bulk',
@@ -54,19 +62,29 @@ export async function bulkRun(plan, runNo, { interrupt } = {}) {
     settings: plan.settings,
     link: plan.link,
   };
+  const folder = (what) => (outDir ? runFolder(outDir, what, 'bulk', scenario, runNo) : null);
   return guardedRun({
     testbed: { profile: plan.profile, link: plan.link, seed: seed + runNo, tcp: plan.tcp },
     interrupt,
+    logsDir: folder('logs'),
     failed: (error, tb) => ({ ...base, link: tb?.backend ?? plan.link, ok: false, error }),
     steps: async (tb, signal) => {
       base.link = tb.backend;
       let r;
       try {
-        r = plan.browser ? await browserRun(tb, plan, { signal }) : await satbulkRun(tb, plan);
+        r = plan.browser
+          ? await browserRun(tb, plan, { signal })
+          : await satbulkRun(tb, plan, { qlogDir: plan.pep.qlog ? folder('qlog') : null });
       } catch (e) {
         if (e instanceof UsageError) throw e;
         signal.throwIfAborted();
-        return { ...base, ok: false, error: e.message.split('\n')[0], link_stats: await tb.linkStats() };
+        return {
+          ...base,
+          ok: false,
+          error: e.message.split('\n')[0],
+          cpu_ms: tb.cpuTimes(),
+          link_stats: await tb.linkStats(),
+        };
       }
       signal.throwIfAborted();
       const { dl } = r;
@@ -87,6 +105,7 @@ export async function bulkRun(plan, runNo, { interrupt } = {}) {
         download: Object.fromEntries(DOWNLOAD_FIELDS.filter((k) => dl[k] !== undefined).map((k) => [k, dl[k]])),
         sender: r.sender,
         pep: r.pep,
+        cpu_ms: runCpu(tb.cpuTimes(), dl),
         link_stats: await tb.linkStats(),
       };
     },

@@ -103,7 +103,7 @@ export async function startSatbulkServer(
  * One satbulk download in testbed `tb` for `plan` (a resolved bulk
  * scenario). Returns {dl (satbulk get's JSON), sender, protocol_seen, pep}.
  */
-export async function satbulkRun(tb, plan) {
+export async function satbulkRun(tb, plan, { qlogDir = null } = {}) {
   const { scenario } = plan;
   const tls = await originCertificate(tb);
   const tracePath = path.join(tb.dir, 'satbulk.trace.jsonl');
@@ -111,7 +111,11 @@ export async function satbulkRun(tb, plan) {
 
   let addr = `${ADDRESSES.server}:${scenario.protocol.startsWith('quic') ? SATBULK_QUIC_PORT : SATBULK_TCP_PORT}`;
   let ca = tls.cert;
-  const chain = await startPepChain(tb, plan.pepKind, { pep: plan.pep, via: chainToSatbulk(plan.pepKind, tls.cert) });
+  const chain = await startPepChain(tb, plan.pepKind, {
+    pep: plan.pep,
+    qlogDir,
+    via: chainToSatbulk(plan.pepKind, tls.cert),
+  });
   if (chain?.kind === 'quic') {
     addr = `${chain.serverAddr}:${chain.port}`;
     ca = chain.ca;

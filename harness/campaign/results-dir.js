@@ -11,6 +11,11 @@ import { groupKey, kindOf } from '../kinds/index.js';
 // A run's identity: its kind's key of its scenario, and its number.
 export const runId = (kind, scenario, run) => `${groupKey(kind, scenario)}#${run}`;
 
+// Pure: a run's own folder under `what` (qlog, logs) in the campaign's
+// folder, named after its scenario and number.
+export const runFolder = (outDir, what, kind, scenario, run) =>
+  path.join(outDir, what, `${groupKey(kind, scenario).replace(/[^\w.-]+/g, '_')}-run${run}`);
+
 /**
  * Refuses `dir` as a new campaign's --out before anything is made: a
  * regular file (or one on its path), or a folder that already holds a

@@ -4,6 +4,8 @@
 // run, naming itself, its exit status and its log's last lines); a signal
 // ends it at once; a failed set-up, helper or browser makes a failed
 // record; the testbed is always torn down.
+import fs from 'node:fs';
+import path from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { createTestbed } from '../testbed/testbed.js';
 import { interruption } from '../testbed/teardown.js';
@@ -19,22 +21,55 @@ export function failureReason(error, signal) {
 const deadHelper = (tb) => (tb ? (tb.state.processes.map(helperDeath).find(Boolean) ?? null) : null);
 
 /**
+ * Copies the log of every helper of `tb` (linkem, the origin, both
+ * proxies, satbulk, …) into `dir` as ROLE.log, before the testbed and its
+ * folder go: a failed run keeps its evidence. Synchronous, so that it is
+ * done before an abort's teardown. Returns `dir`, or null when there was
+ * nothing to keep.
+ */
+export function saveHelperLogs(tb, dir) {
+  const logs = (tb?.state.processes ?? []).filter((p) => p.log && fs.existsSync(p.log));
+  if (!dir || !logs.length) return null;
+  fs.mkdirSync(dir, { recursive: true });
+  for (const p of logs) {
+    try {
+      fs.copyFileSync(p.log, path.join(dir, `${p.role}.log`));
+    } catch {
+      // a log the teardown already took: the others still count
+    }
+  }
+  return dir;
+}
+
+/**
  * Builds a testbed from `testbed` (createTestbed's options) and returns
  * `steps(tb, signal)`'s record. `signal` aborts when the process is
  * interrupted (`interrupt`) or a helper dies; the testbed is then torn down
  * at once, which ends any step waiting on it, and the run's record is
  * `failed(reason, tb)` (tb is undefined when the testbed could not be
  * built). A UsageError (bad input, a missing binary) is thrown on: it
- * would fail every run alike.
+ * would fail every run alike. A failed run's helper logs are copied into
+ * `logsDir` first (saveHelperLogs), and its record's `logs_dir` says so.
  */
-export async function guardedRun({ testbed, steps, failed, interrupt = interruption, watchMs = 200 }) {
+export async function guardedRun({ testbed, steps, failed, interrupt = interruption, watchMs = 200, logsDir = null }) {
   const death = new AbortController();
   const signal = AbortSignal.any([interrupt, death.signal]);
   let tb;
   let stopWatch = () => {};
+  let saved = null;
+  const keepLogs = () => (saved ??= saveHelperLogs(tb, logsDir));
+  // a failed run's record says where its helpers' logs went
+  const failedRun = (rec) => {
+    if (rec?.ok !== false) return rec;
+    const dir = keepLogs();
+    return dir ? { ...rec, logs_dir: dir } : rec;
+  };
   // What the steps wait on (a helper's ready, a download, the tunnel) goes
   // with the testbed; the final destroy below runs again once they settle.
-  const onAbort = () => tb?.destroy().catch(() => {});
+  const onAbort = () => {
+    keepLogs();
+    tb?.destroy().catch(() => {});
+  };
   signal.addEventListener('abort', onAbort, { once: true });
   try {
     tb = await createTestbed({ ...testbed, signal });
@@ -44,12 +79,12 @@ export async function guardedRun({ testbed, steps, failed, interrupt = interrupt
     // a helper that died since the watch last looked: its counters are
     // missing, whatever the record says
     const dead = deadHelper(tb);
-    return dead ? failed(dead, tb) : record;
+    return failedRun(dead ? failed(dead, tb) : record);
   } catch (e) {
     if (e instanceof UsageError) throw e;
     // a step that failed because a helper died (the origin: the browser's
     // "connection refused") is failed for that helper
-    return failed((!signal.aborted && deadHelper(tb)) || failureReason(e, signal), tb);
+    return failedRun(failed((!signal.aborted && deadHelper(tb)) || failureReason(e, signal), tb));
   } finally {
     stopWatch();
     signal.removeEventListener('abort', onAbort);

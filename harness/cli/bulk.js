@@ -16,7 +16,7 @@ export const HELP = `Usage: satbench bulk [--preset NAME] [--profile LIST] [--lo
                      [--duration S | --size BYTES] [-n RUNS] [--out DIR] [--resume DIR] [--seed N]
                      [--link auto|linkem|netem] [--bin-ms MS] [--quic LIST] [--quic-client LIST]
                      [--cc NAME] [--initcwnd N] [--pep-preset NAME] [--pep-sat LIST]
-                     [--pep-ground LIST] [--pep-tunnel MODE] [--json]
+                     [--pep-ground LIST] [--pep-tunnel MODE] [--qlog] [--json]
   Download over every scenario of the matrix (profiles × losses × protocols), RUNS times each,
   a fresh testbed per run, and count the bytes received per --bin-ms from just before connecting.
   Writes DIR/results.jsonl (a line per run, kind "bulk", flushed as it ends), DIR/summary.json
@@ -64,7 +64,10 @@ Options:
                     connection, up before the load, shared by every client connection, cc=sat
                     from the satellite link's rate × RTT) or per-connection (one per client
                     connection, NewReno with initial window 100, as Kosek et al.; not with tcp-qpep)
-  --out DIR         where results go (default out/bulk-TIMESTAMP)
+  --qlog            the QUIC PEPs (quic-pep, tcp-qpep) write a qlog per connection under
+                    DIR/qlog/SCENARIO-runN/
+  --out DIR         where results go (default out/bulk-TIMESTAMP); a failed run's helper logs
+                    (linkem, both proxies, satbulk) are kept in DIR/logs/SCENARIO-runN/
   --resume DIR      continue an interrupted matrix in DIR without repeating finished runs
   --json            print summary.json to stdout (else a table of the medians)
 Exit 0 when the matrix ran (failed runs are counted and reported), 2 on a harness error.`;
@@ -75,6 +78,7 @@ const OPTIONS = {
   size: { type: 'string' },
   'bin-ms': { type: 'string', default: '100' },
   'quic-client': { type: 'string' },
+  qlog: { type: 'boolean' },
 };
 
 // `--duration`: seconds without a unit, or with one (500ms, 15s).
@@ -113,7 +117,7 @@ export function bulkInput(v) {
     quic: v.quic ? parseQuicOptions(v.quic, '--quic') : {},
     quicClient: v['quic-client'] ? parseQuicOptions(v['quic-client'], '--quic-client') : {},
     tcp: tcpOptions(v),
-    pep: pepOptions(v, preset.pep_sat ?? null),
+    pep: { ...pepOptions(v, preset.pep_sat ?? null), qlog: Boolean(v.qlog) },
   };
   return { matrix, settings };
 }

@@ -20,7 +20,7 @@ export const BULK_COLUMNS = [
 
 const BULK_SCENARIO_FIELDS = ['profile', 'loss_pct', 'protocol', 'duration_s', 'size_bytes'];
 
-const fmtBytes = (b) => (b >= 1e6 ? `${Number((b / 1e6).toPrecision(4))} MB` : `${b} bytes`);
+const fmtBytes = (b) => (b >= 1e6 ? `${Number((b / 1e6).toPrecision(4))} MB` : `${Math.round(b)} bytes`);
 
 // "geo · loss 1 % · 10 s download": a bulk scenario without its protocol.
 // A null loss is the profile's own (the quic4sat preset's).
@@ -130,6 +130,8 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, meta = {} 
       runs: g.runs,
       failed: g.failed,
       results: g.objectives.results,
+      sat_hop: g.sat_hop ?? null,
+      busiest: g.cpu?.[0] ?? null,
     }));
   // how the QUIC PEP's satellite hop ran for quic-pep and tcp-qpep
   const tunnelNote = tunnelSentence(protocols, quicTunnelModes({ protocols, records, meta }));
@@ -176,7 +178,15 @@ function renderObjectives(bulk) {
   const sources = [...new Set(bulk.objectives.map((o) => o.source))];
   const verdict = (r) =>
     `<td class="verdict ${r.met ? 'met' : 'missed'}" data-bytes="${h(r.bytes)}" data-limit-s="${h(r.limit_s)}" data-median-s="${r.median_s === null ? '' : h(r.median_s)}" data-met="${r.met ? 'true' : 'false'}" data-runs-met="${h(r.runs_met)}" data-runs="${h(r.runs)}">` +
-    `${r.met ? '✓ met' : '✗ missed'}<small>${h(r.runs_met)} of ${h(r.runs)} runs</small></td>`;
+    `${r.met ? '✓ met' : '✗ missed'}${r.over_s !== undefined ? `<small class="shortfall">by ${fmtS(r.over_s)} s</small>` : ''}<small>${h(r.runs_met)} of ${h(r.runs)} runs</small></td>`;
+  const medianCell = (r) =>
+    r.median_s !== null
+      ? fmtS(r.median_s)
+      : `<span class="note">not reached</span>${r.median_received_bytes !== undefined ? `<small class="shortfall">median run got ${h(fmtBytes(r.median_received_bytes))}</small>` : ''}`;
+  const busiest = (o) =>
+    o.busiest?.median_share != null
+      ? `<td class="cpu" data-role="${h(o.busiest.role)}" data-share="${h(o.busiest.median_share)}">${h(o.busiest.role)}<small>${fmtS(o.busiest.median_share * 100, 0)} % of a core</small></td>`
+      : '<td class="empty">–</td>';
   // objectives come block by block: the scenario cell spans its protocols
   const rows = bulk.objectives
     .map((o, i) => {
@@ -185,23 +195,24 @@ function renderObjectives(bulk) {
       while (first && bulk.objectives[i + span]?.title === o.title) span++;
       return (
         `<tr class="${first ? 'first' : ''}" data-profile="${h(o.profile)}" data-protocol="${h(o.protocol)}">${first ? `<td rowspan="${span}">${h(o.profile)}<small class="note">${h(o.scenario)}${o.loss_pct !== null ? ` · loss ${h(o.loss_pct)} %` : ''}</small></td>` : ''}` +
-        `<th><a href="#${o.anchor}">${h(o.protocol)}</a></th><td class="num">${okRuns(o)}</td>` +
+        `<th><a href="#${o.anchor}">${h(o.protocol)}</a></th><td class="sat-hop">${o.sat_hop ? h(o.sat_hop) : '<span class="note">no PEP</span>'}</td><td class="num">${okRuns(o)}</td>` +
         sizes
           .map((bytes) => {
             const r = o.results.find((x) => x.bytes === bytes);
             if (!r) return '<td class="empty" colspan="3">–</td>';
-            return `<td class="num">≤ ${h(r.limit_s)}</td><td class="num">${r.median_s === null ? '<span class="note">not reached</span>' : fmtS(r.median_s)}</td>${verdict(r)}`;
+            return `<td class="num">≤ ${h(r.limit_s)}</td><td class="num">${medianCell(r)}</td>${verdict(r)}`;
           })
           .join('') +
+        busiest(o) +
         '</tr>'
       );
     })
     .join('\n');
   return `<h3>Download objectives</h3>
-<p class="legend-note">${sources.map(h).join(', ')}: the time from t0 to receive the first 2, 10 and 100 MB (10<sup>6</sup> bytes), in s, against the scenario's limit. An objective is <b>met</b> when the median run is within the limit (a run that never got there counts as slower than any that did; failed runs count with what they received); “k of n runs” met it on their own.</p>
+<p class="legend-note">${sources.map(h).join(', ')}: the time from t0 to receive the first 2, 10 and 100 MB (10<sup>6</sup> bytes), in s, against the scenario's limit. An objective is <b>met</b> when the median run is within the limit (a run that never got there counts as slower than any that did; failed runs count with what they received); “k of n runs” met it on their own; a missed one says how late the median run was, or how much it received. “Satellite hop”: the PEP setting of the runs. “Busiest process”: the testbed process with the most CPU time over the download's duration, median over runs (100 % is one core busy the whole download, so near it the run was CPU-bound; the kernel's netem is not counted).</p>
 <p class="objectives-total"><b>${met}</b> of <b>${all.length}</b> objectives met.</p>
 <div class="scroll"><table class="objectives">
-<thead><tr><th rowspan="2">scenario</th><th rowspan="2">protocol</th><th rowspan="2">runs ok</th>${sizes.map((b) => `<th colspan="3">${h(fmtBytes(b))}</th>`).join('')}</tr>
+<thead><tr><th rowspan="2">scenario</th><th rowspan="2">protocol</th><th rowspan="2">satellite hop</th><th rowspan="2">runs ok</th>${sizes.map((b) => `<th colspan="3">${h(fmtBytes(b))}</th>`).join('')}<th rowspan="2">busiest process</th></tr>
 <tr>${sizes.map(() => '<th>limit<small class="unit">s</small></th><th>median<small class="unit">s</small></th><th>result</th>').join('')}</tr></thead>
 <tbody>
 ${rows}

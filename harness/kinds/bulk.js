@@ -4,9 +4,10 @@
 // once: the mean goodput curve, the objectives judged, and the PEP's lead.
 import { defineKind, stableJson } from './generic.js';
 import { bulkReport } from './bulk-report.js';
-import { variantPairs } from './pep-variants.js';
+import { variantPairs, satHopSetting } from './pep-variants.js';
 import { baseProtocol } from '../core/protocols.js';
 import { judgeGroup, meanCurve, pepRatio } from '../results/goodput.js';
+import { median } from '../core/stats.js';
 import { objectivesFor } from '../results/objectives.js';
 
 /**
@@ -24,6 +25,8 @@ export function withBulkExtras(entries) {
     return {
       ...g,
       link_rate_mbps: rs[0]?.link_rate_mbps ?? null,
+      sat_hop: [...new Set(rs.map((r) => satHopSetting(r.pep)).filter(Boolean))].join('; ') || null,
+      cpu: cpuByProcess(rs),
       curve: meanCurve(ok.map((r) => r.goodput).filter(Boolean)),
       // every run counts, a failed one with what it got to (a stalled 100 MB
       // download may still have met the 2 MB objective); one without metrics misses
@@ -52,6 +55,27 @@ export function withBulkExtras(entries) {
     }
   }
   return out;
+}
+
+/**
+ * Pure: per process of the runs (records' cpu_ms, by role), the median CPU
+ * time and the median share of the download's duration it took (1 = one
+ * core busy the whole download; set-up counts too), busiest first. A
+ * process near 1 made the run CPU-bound.
+ */
+export function cpuByProcess(records) {
+  const roles = [...new Set(records.flatMap((r) => Object.keys(r.cpu_ms ?? {})))];
+  return roles
+    .map((role) => {
+      const runs = records.filter((r) => typeof r.cpu_ms?.[role] === 'number');
+      const shares = runs.filter((r) => r.metrics?.duration_ms > 0).map((r) => r.cpu_ms[role] / r.metrics.duration_ms);
+      return {
+        role,
+        median_ms: median(runs.map((r) => r.cpu_ms[role])),
+        median_share: shares.length ? median(shares) : null,
+      };
+    })
+    .sort((a, b) => (b.median_share ?? -1) - (a.median_share ?? -1));
 }
 
 export const bulk = defineKind({

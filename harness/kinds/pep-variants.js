@@ -65,3 +65,27 @@ export function tunnelSentence(protocols, modes) {
   if (!via.length || !modes.length) return null;
   return `The QUIC PEP's satellite hop (${via.join(', ')}): ${modes.map((m) => MODE_TEXT[m] ?? m).join('; ')}.`;
 }
+
+/**
+ * Pure: a run record's `pep` as the satellite hop's setting in a few
+ * words ("warm tunnel, cc=sat, IW 4167"; "split TCP paper, cc=bbr, IW
+ * 100"), for the objectives table; null for a run through no PEP. The
+ * ACK-frequency keys are named when set.
+ */
+export function satHopSetting(pep) {
+  const s = pep?.settings;
+  if (!s) return null;
+  if (pep.kind === 'vpn') return 'OpenVPN tunnel, no PEP';
+  const ack = (hop) =>
+    ['ack-frequency', 'ack-eliciting-threshold', 'max-ack-delay-ms']
+      .filter((k) => hop[k] !== undefined)
+      .map((k) => (hop[k] === true || hop[k] === '' ? k : `${k}=${hop[k]}`));
+  if (pep.kind === 'tcp') {
+    const sat = s.sat ?? {};
+    return [`split TCP ${s.preset}`, `cc=${sat.cc}`, `IW ${sat['initial-window']}`].join(', ');
+  }
+  const hop = s.hops?.satellite ?? {};
+  return [`${s.tunnel ?? 'per-connection'} tunnel`, `cc=${hop.cc}`, `IW ${hop['initial-window']}`, ...ack(hop)].join(
+    ', ',
+  );
+}

@@ -2,12 +2,11 @@
 // -pep protocol, QPEP for a -qpep one, the VPN tunnel for a -vpn one), one
 // load in a fresh Chromium, the run's record. Everything the run needs
 // comes resolved in `plan` (campaign/scenario.js).
-import path from 'node:path';
 import { originQuicArgs } from '../core/quic-options.js';
 import { guardedRun } from '../campaign/run-guard.js';
 import { startOrigin } from '../servers/origin.js';
 import { startPepChain, pepRecord, checkThrough } from '../pep/chain.js';
-import { scenarioKey } from '../kinds/pageload.js';
+import { runFolder } from '../campaign/results-dir.js';
 import { loadPage, noLoad } from './load.js';
 import { runLighthouse } from './lighthouse.js';
 
@@ -15,8 +14,7 @@ import { runLighthouse } from './lighthouse.js';
 export const describeRun = (rec) => (rec.ok ? `PLT ${Math.round(rec.metrics.plt_ms)} ms` : `failed (${rec.error})`);
 
 // Pure: where the QUIC PEPs of one run write their qlogs (bench --qlog).
-export const qlogDirOf = (outDir, scenario, runNo) =>
-  path.join(outDir, 'qlog', `${scenarioKey(scenario).replace(/[^\w.-]+/g, '_')}-run${runNo}`);
+export const qlogDirOf = (outDir, scenario, runNo) => runFolder(outDir, 'qlog', 'pageload', scenario, runNo);
 
 // Pure: the record of a run that ended without a page load (its set-up,
 // a helper or the browser failed, or it was interrupted): the shape of a
@@ -28,7 +26,8 @@ export function failedRunRecord(base, error) {
 /**
  * Runs `plan` (a resolved page-load scenario: profile, siteDir, pepKind,
  * origin, quic, h3Priorities, altSvc, tcp, pep, link, seed, timeoutMs) once as run
- * `runNo`. `outDir`: bench's folder (qlogs, Lighthouse reports);
+ * `runNo`. `outDir`: bench's folder (qlogs, Lighthouse reports, a failed
+ * run's helper logs);
  * `lighthouse`: with the scenario's first run, a separate Lighthouse load.
  * Every run ends in a record: a failed page load, set-up (testbed, origin,
  * PEP), dead helper or an interruption is a record with ok false and the
@@ -43,6 +42,7 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
   const rec = await guardedRun({
     testbed: { profile, link: plan.link, seed: seed + runNo, tcp: plan.tcp },
     interrupt,
+    logsDir: outDir ? runFolder(outDir, 'logs', 'pageload', scenario, runNo) : null,
     failed: (error, tb) => failedRunRecord({ ...base, link: tb?.backend ?? plan.link }, error),
     steps: async (tb, signal) => {
       phases.testbed_ms = lap();

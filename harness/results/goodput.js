@@ -161,6 +161,8 @@ export function judgeRun(metrics, objectives) {
  * median time to each size (a run that never got there counts as slower
  * than every run that did), met when the median is within the limit, and
  * how many runs met it on their own. Failed runs count as missing it.
+ * A missed one says by how much: `over_s` (the median's time past the
+ * limit) or, when the median run never got there, `median_received_bytes`.
  */
 export function judgeGroup(runMetrics, objectives, failedRuns = 0) {
   return objectives.sizes.map((bytes, i) => {
@@ -170,14 +172,23 @@ export function judgeGroup(runMetrics, objectives, failedRuns = 0) {
     );
     for (let k = 0; k < failedRuns; k++) times.push(Infinity);
     const med = times.length ? median(times) : null;
-    return {
+    const reached = med !== null && Number.isFinite(med);
+    const out = {
       bytes,
       limit_s: limit,
-      median_s: med === null || !Number.isFinite(med) ? null : med,
+      median_s: reached ? med : null,
       met: med !== null && med <= limit,
       runs_met: times.filter((t) => t <= limit).length,
       runs: times.length,
     };
+    // how far off a missed one was: seconds late, or what the median run got
+    if (reached && med > limit) out.over_s = med - limit;
+    if (med !== null && !reached)
+      out.median_received_bytes = median([
+        ...runMetrics.map((m) => (typeof m.bytes === 'number' ? m.bytes : 0)),
+        ...new Array(failedRuns).fill(0),
+      ]);
+    return out;
   });
 }
 

@@ -9,8 +9,9 @@ import os from 'node:os';
 
 /**
  * Pure: the fields of /proc/PID/stat we use: state (R, S, D, Z, X, …),
- * ppid, start time in clock ticks since boot, and (Linux >= 3.5) the exit
- * status a zombie carries, in waitpid's form. null when unreadable.
+ * ppid, CPU time (user + system) and start time in clock ticks, and
+ * (Linux >= 3.5) the exit status a zombie carries, in waitpid's form.
+ * null when unreadable.
  */
 export function parseStat(text) {
   const close = text.lastIndexOf(')');
@@ -24,6 +25,7 @@ export function parseStat(text) {
   return {
     state: f[0],
     ppid: Number(f[1]),
+    cpuTicks: Number(f[11]) + Number(f[12]),
     startTicks: Number(f[19]),
     exitStatus: Number.isFinite(exit) ? exit : null,
   };
@@ -35,6 +37,16 @@ export function procStat(pid) {
   } catch {
     return null;
   }
+}
+
+// /proc counts CPU time in USER_HZ ticks, which Linux fixes at 100 for
+// user space on every architecture.
+const USER_HZ = 100;
+
+/** CPU time (user + system) `pid` has used, in ms; null when it is gone. */
+export function cpuMs(pid) {
+  const t = procStat(pid)?.cpuTicks;
+  return Number.isFinite(t) ? (t * 1000) / USER_HZ : null;
 }
 
 // Pure: whether a process in `state` still runs: a zombie (Z) or a dead

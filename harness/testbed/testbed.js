@@ -9,7 +9,7 @@ import { UsageError } from '../core/errors.js';
 import { run, binPath } from '../core/sys.js';
 import { onTeardown, interruption } from './teardown.js';
 import { STATE_DIR, readState, writeState, stateEntries, removeStray } from './state.js';
-import { alive, startTicks, spawnHelper } from './processes.js';
+import { alive, startTicks, spawnHelper, cpuMs } from './processes.js';
 import { allowCongestionControl } from './host-settings.js';
 import { availableCongestionControls, checkCongestionControl, linuxCc } from './congestion-control.js';
 import {
@@ -290,6 +290,7 @@ export async function createTestbed({
     state,
     dir: path.join(STATE_DIR, id),
     linkStats: () => linkStats(id),
+    cpuTimes: () => cpuTimes(state),
     destroy: async () => {
       unregister();
       await destroyTestbed(id);
@@ -337,6 +338,21 @@ export async function linkStats(id) {
     if (!p.stats) continue;
     const s = await requestStats(p.pid, p.stats);
     if (s) out[p.role.replace(/^linkem-/, '')] = s;
+  }
+  return out;
+}
+
+/**
+ * CPU time each running helper of a testbed has used so far, in ms, by
+ * its role (linkem-sat, quic-pep-st, satbulk, …): a run whose helper used
+ * close to the run's length in CPU was CPU-bound. The kernel's netem has
+ * no process; its work is not counted.
+ */
+export function cpuTimes(state) {
+  const out = {};
+  for (const p of state?.processes ?? []) {
+    const ms = cpuMs(p.pid);
+    if (ms !== null) out[p.role] = ms;
   }
   return out;
 }

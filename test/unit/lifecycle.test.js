@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {
   parseStat,
+  cpuMs,
   runningState,
   alive,
   fromWaitStatus,
@@ -27,13 +28,20 @@ import { hostSettingsCheck } from '../../harness/cli/doctor.js';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-life-'));
 const wait = (ms) => new Promise((r) => setTimeout(r, ms));
-// A /proc/PID/stat line: comm may hold spaces and parentheses.
+// A /proc/PID/stat line: comm may hold spaces and parentheses; 30 and 12
+// ticks of user and system time.
 const stat = (state, exitCode = 0) =>
-  `4242 (linkem (x) y) ${state} 1 4242 4242 0 -1 4194560 ${Array(12).fill('0').join(' ')} 777 ${Array(29).fill('0').join(' ')} ${exitCode}`;
+  `4242 (linkem (x) y) ${state} 1 4242 4242 0 -1 4194560 0 0 0 0 30 12 ${Array(6).fill('0').join(' ')} 777 ${Array(29).fill('0').join(' ')} ${exitCode}`;
 
 describe('run lifecycle', () => {
-  it('reads /proc/PID/stat: state, parent, start time and a zombie’s exit status', () => {
-    assert.deepEqual(parseStat(stat('S')), { state: 'S', ppid: 1, startTicks: 777, exitStatus: 0 });
+  it('reads /proc/PID/stat: state, parent, CPU time, start time and a zombie’s exit status', () => {
+    assert.deepEqual(parseStat(stat('S')), { state: 'S', ppid: 1, cpuTicks: 42, startTicks: 777, exitStatus: 0 });
+    // spinning moves this process's CPU time, counted in ms (ticks are 10 ms)
+    const t0 = cpuMs(process.pid);
+    const end = Date.now() + 2000;
+    while (cpuMs(process.pid) < t0 + 50 && Date.now() < end);
+    assert.ok(cpuMs(process.pid) >= t0 + 50, `${t0} -> ${cpuMs(process.pid)}`);
+    assert.equal(cpuMs(2 ** 22 + 1), null);
     assert.equal(parseStat(stat('Z', 9)).exitStatus, 9);
     assert.equal(parseStat('garbage'), null);
     for (const s of ['R', 'S', 'D', 'T']) assert.equal(runningState(s), true, s);
@@ -53,8 +61,9 @@ describe('run lifecycle', () => {
   });
 
   it('counts a zombie as dead, with the status it exited with', async () => {
-    // the subshell exits 3; its parent then execs sleep, which never reaps it
-    const parent = spawn('sh', ['-c', 'sh -c "exit 3" & echo $!; exec sleep 5'], {
+    // the child exits 3 and its parent never waits for it (a shell may reap
+    // a child that ends before it execs, so perl, essential on Debian)
+    const parent = spawn('perl', ['-e', '$| = 1; my $p = fork; exit 3 unless $p; print "$p\n"; sleep 5'], {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     try {

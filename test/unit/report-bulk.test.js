@@ -172,6 +172,62 @@ describe('report: bulk transfers', () => {
     assert.doesNotMatch(renderReport({ meta: {}, groups: geoOnly }), /class="objectives"/);
   });
 
+  it('says for each objective row the satellite hop it ran with, how far off a missed one was, and the busiest process', () => {
+    const hopOf = {
+      'quic-pep': {
+        kind: 'quic',
+        settings: { tunnel: 'warm', hops: { satellite: { cc: 'sat', 'initial-window': 4167 } } },
+      },
+      'tcp-pep': { kind: 'tcp', settings: { preset: 'paper', sat: { cc: 'bbr', 'initial-window': 100 } } },
+    };
+    const withHops = records.map((r) => ({
+      ...r,
+      ...(hopOf[r.scenario.protocol] ? { pep: hopOf[r.scenario.protocol] } : {}),
+      // quic-pep-st busy 90 % of the download, linkem 20 %
+      cpu_ms: r.metrics
+        ? { 'quic-pep-st': 0.9 * r.metrics.duration_ms, 'linkem-sat': 0.2 * r.metrics.duration_ms }
+        : {},
+    }));
+    const groups = summarize(withHops);
+    const html = renderReport({ meta: summary.meta, groups }, { records: withHops });
+    const row = (profile, protocol) =>
+      new RegExp(`data-profile="${profile}" data-protocol="${protocol}">([^]*?)</tr>`).exec(html)[1];
+    assert.match(row('quic4sat-medium', 'quic-pep'), /<td class="sat-hop">warm tunnel, cc=sat, IW 4167<\/td>/);
+    assert.match(row('quic4sat-large', 'tcp-pep'), /<td class="sat-hop">split TCP paper, cc=bbr, IW 100<\/td>/);
+    assert.match(row('quic4sat-large', 'tcp'), /<td class="sat-hop"><span class="note">no PEP<\/span><\/td>/);
+    assert.match(
+      row('quic4sat-large', 'quic'),
+      /data-role="quic-pep-st" data-share="0.9">quic-pep-st<small>90 % of a core/,
+    );
+    // every missed objective says by how much: seconds late, or what the median run received
+    let shortfalls = 0;
+    for (const g of groups.filter((x) => x.objectives)) {
+      for (const r of g.objectives.results.filter((x) => !x.met)) {
+        const cells = row(g.scenario.profile, g.scenario.protocol);
+        if (r.median_s !== null) {
+          assert.equal(r.over_s, r.median_s - r.limit_s);
+          assert.ok(cells.includes(`<small class="shortfall">by ${r.over_s.toFixed(2)} s</small>`), cells);
+        } else {
+          assert.equal(typeof r.median_received_bytes, 'number');
+          assert.ok(cells.includes('<small class="shortfall">median run got '), cells);
+        }
+        shortfalls++;
+      }
+      for (const r of g.objectives.results.filter((x) => x.met)) assert.equal(r.over_s, undefined);
+    }
+    assert.ok(shortfalls > 0, 'the fixture misses some');
+    // summary.json has them too, busiest first
+    const g = groups.find((x) => x.scenario.protocol === 'quic-pep' && x.scenario.profile === 'quic4sat-large');
+    assert.equal(g.sat_hop, 'warm tunnel, cc=sat, IW 4167');
+    assert.deepEqual(
+      g.cpu.map((c) => [c.role, c.median_share]),
+      [
+        ['quic-pep-st', 0.9],
+        ['linkem-sat', 0.2],
+      ],
+    );
+  });
+
   it('a bulk-only report has no page-load sections; a page-load-only one no bulk section; a mixed one both', () => {
     const bulkOnly = renderReport(summary, { records });
     for (const id of ['medians', 'comparisons', 'distributions']) {

@@ -33,6 +33,15 @@ pub fn block_on<T>(
     runtime(threads)?.block_on(work)
 }
 
+/// CPU time this process has used so far (user + system, every thread),
+/// in ms: a record says whether a run was CPU-bound.
+pub fn cpu_ms() -> Option<f64> {
+    use nix::sys::resource::{getrusage, UsageWho};
+    let u = getrusage(UsageWho::RUSAGE_SELF).ok()?;
+    let ms = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 * 1e3 + t.tv_usec() as f64 / 1e3;
+    Some(ms(u.user_time()) + ms(u.system_time()))
+}
+
 /// Tells whoever started us (the harness, a test) that we listen: exactly
 /// `ready` and a newline on stdout, flushed at once.
 pub fn say_ready() {

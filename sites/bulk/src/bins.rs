@@ -111,6 +111,8 @@ pub struct Report {
     pub bins: Vec<u64>,
     /// The client's view of the connection at the end.
     pub transport: serde_json::Value,
+    /// CPU time `satbulk get` used, user + system, in ms.
+    pub cpu_ms: Option<f64>,
 }
 
 impl Report {
@@ -149,6 +151,7 @@ impl Report {
             bin_ms,
             bins: bins.padded(end),
             transport: serde_json::Value::Null,
+            cpu_ms: None,
         }
     }
 
@@ -296,6 +299,7 @@ mod tests {
             "bin_ms",
             "bins",
             "transport",
+            "cpu_ms",
         ] {
             assert!(v.get(k).is_some(), "{k} missing in {v}");
         }

@@ -10,7 +10,8 @@ fn main() {
             .map(|()| process::EXIT_OK),
         Command::Get(flags) => flags.settings().and_then(|args| {
             let json = args.json;
-            let report = process::block_on(None, client::get(args))?;
+            let mut report = process::block_on(None, client::get(args))?;
+            report.cpu_ms = process::cpu_ms();
             if json {
                 println!("{}", serde_json::to_string(&report).unwrap_or_default());
             } else {
