@@ -62,7 +62,7 @@ export async function bulkRun(plan, runNo, { outDir = null, interrupt } = {}) {
     settings: plan.settings,
     link: plan.link,
   };
-  const folder = (what) => (outDir ? runFolder(outDir, what, 'bulk', scenario, runNo) : null);
+  const folder = (what) => (outDir ? runFolder(outDir, what, scenarioName(scenario), runNo) : null);
   return guardedRun({
     testbed: { profile: plan.profile, link: plan.link, seed: seed + runNo, tcp: plan.tcp },
     interrupt,

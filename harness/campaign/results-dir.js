@@ -12,9 +12,10 @@ import { groupKey, kindOf } from '../kinds/index.js';
 export const runId = (kind, scenario, run) => `${groupKey(kind, scenario)}#${run}`;
 
 // Pure: a run's own folder under `what` (qlog, logs) in the campaign's
-// folder, named after its scenario and number.
-export const runFolder = (outDir, what, kind, scenario, run) =>
-  path.join(outDir, what, `${groupKey(kind, scenario).replace(/[^\w.-]+/g, '_')}-run${run}`);
+// folder, named after its scenario (`name`, as progress lines say it) and
+// number.
+export const runFolder = (outDir, what, name, run) =>
+  path.join(outDir, what, `${String(name).replace(/[^\w.-]+/g, '_')}-run${run}`);
 
 /**
  * Refuses `dir` as a new campaign's --out before anything is made: a

@@ -21,19 +21,40 @@ export function failureReason(error, signal) {
 const deadHelper = (tb) => (tb ? (tb.state.processes.map(helperDeath).find(Boolean) ?? null) : null);
 
 /**
- * Copies the log of every helper of `tb` (linkem, the origin, both
- * proxies, satbulk, …) into `dir` as ROLE.log, before the testbed and its
- * folder go: a failed run keeps its evidence. Synchronous, so that it is
- * done before an abort's teardown. Returns `dir`, or null when there was
+ * Pure: the logs to keep of a testbed, as [from, name]: every *.log under
+ * its folder (`files`, relative paths: the proxies' own logs and their
+ * stderr, linkem's, satbulk's, OpenVPN's), and any helper log kept
+ * elsewhere (H2O's), each once.
+ */
+export function logsToKeep(dir, files, processes) {
+  const out = new Map();
+  for (const f of files.filter((f) => f.endsWith('.log'))) out.set(path.join(dir, f), f.replaceAll('/', '_'));
+  for (const p of processes.filter((p) => p.log))
+    if (!out.has(p.log)) out.set(p.log, `${p.role}-${path.basename(p.log)}`);
+  return [...out];
+}
+
+/**
+ * Copies the logs of testbed `tb` (logsToKeep) into `dir` before the
+ * testbed and its folder go: a failed run keeps its evidence (both
+ * proxies' logs name why a tunnel closed). Synchronous, so that it is done
+ * before an abort's teardown. Returns `dir`, or null when there was
  * nothing to keep.
  */
 export function saveHelperLogs(tb, dir) {
-  const logs = (tb?.state.processes ?? []).filter((p) => p.log && fs.existsSync(p.log));
-  if (!dir || !logs.length) return null;
+  if (!dir || !tb) return null;
+  let files = [];
+  try {
+    files = fs.readdirSync(tb.dir, { recursive: true });
+  } catch {
+    // the testbed's folder is gone already: what the helpers logged elsewhere still counts
+  }
+  const keep = logsToKeep(tb.dir, files, tb.state.processes).filter(([from]) => fs.existsSync(from));
+  if (!keep.length) return null;
   fs.mkdirSync(dir, { recursive: true });
-  for (const p of logs) {
+  for (const [from, name] of keep) {
     try {
-      fs.copyFileSync(p.log, path.join(dir, `${p.role}.log`));
+      fs.copyFileSync(from, path.join(dir, name));
     } catch {
       // a log the teardown already took: the others still count
     }

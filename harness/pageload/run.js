@@ -7,6 +7,7 @@ import { guardedRun } from '../campaign/run-guard.js';
 import { startOrigin } from '../servers/origin.js';
 import { startPepChain, pepRecord, checkThrough } from '../pep/chain.js';
 import { runFolder } from '../campaign/results-dir.js';
+import { scenarioKey } from '../kinds/pageload.js';
 import { loadPage, noLoad } from './load.js';
 import { runLighthouse } from './lighthouse.js';
 
@@ -14,7 +15,7 @@ import { runLighthouse } from './lighthouse.js';
 export const describeRun = (rec) => (rec.ok ? `PLT ${Math.round(rec.metrics.plt_ms)} ms` : `failed (${rec.error})`);
 
 // Pure: where the QUIC PEPs of one run write their qlogs (bench --qlog).
-export const qlogDirOf = (outDir, scenario, runNo) => runFolder(outDir, 'qlog', 'pageload', scenario, runNo);
+export const qlogDirOf = (outDir, scenario, runNo) => runFolder(outDir, 'qlog', scenarioKey(scenario), runNo);
 
 // Pure: the record of a run that ended without a page load (its set-up,
 // a helper or the browser failed, or it was interrupted): the shape of a
@@ -42,7 +43,7 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
   const rec = await guardedRun({
     testbed: { profile, link: plan.link, seed: seed + runNo, tcp: plan.tcp },
     interrupt,
-    logsDir: outDir ? runFolder(outDir, 'logs', 'pageload', scenario, runNo) : null,
+    logsDir: outDir ? runFolder(outDir, 'logs', scenarioKey(scenario), runNo) : null,
     failed: (error, tb) => failedRunRecord({ ...base, link: tb?.backend ?? plan.link }, error),
     steps: async (tb, signal) => {
       phases.testbed_ms = lap();

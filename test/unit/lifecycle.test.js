@@ -22,7 +22,7 @@ import {
 import { exitCodeOf, Interrupted } from '../../harness/testbed/teardown.js';
 import { recordAddition, restoredList, ALLOWED_CC } from '../../harness/testbed/host-settings.js';
 import { splitEntries } from '../../harness/testbed/state.js';
-import { failureReason } from '../../harness/campaign/run-guard.js';
+import { failureReason, logsToKeep } from '../../harness/campaign/run-guard.js';
 import { profileOwner, removeStaleProfiles, PROFILE_PREFIX } from '../../harness/browser/chromium.js';
 import { hostSettingsCheck } from '../../harness/cli/doctor.js';
 
@@ -48,6 +48,20 @@ describe('run lifecycle', () => {
     for (const s of ['Z', 'X', null, undefined]) assert.equal(runningState(s), false, String(s));
     assert.equal(alive(process.pid), true);
     assert.equal(alive(undefined), false);
+  });
+
+  it("keeps every log of a failed run's testbed folder, and helper logs kept elsewhere, each once", () => {
+    const files = ['sat.linkem.log', 'quic-pep/quic-pep-st.log', 'quic-pep/st-tls/cert.pem', 'pcap/sat.pcap'];
+    const processes = [
+      { role: 'linkem-sat', log: '/tb/sat.linkem.log' },
+      { role: 'origin', log: '/tmp/satbench-h2o-x/error.log' },
+      { role: 'netns' },
+    ];
+    assert.deepEqual(logsToKeep('/tb', files, processes), [
+      ['/tb/sat.linkem.log', 'sat.linkem.log'],
+      ['/tb/quic-pep/quic-pep-st.log', 'quic-pep_quic-pep-st.log'],
+      ['/tmp/satbench-h2o-x/error.log', 'origin-error.log'],
+    ]);
   });
 
   it('words how a helper ended, from node or from waitpid’s status', () => {

@@ -195,10 +195,16 @@ impl Tunnel {
         self.stats.tunnel.bad_headers.fetch_add(1, Relaxed);
         self.log
             .line(&format!("tunnel: bad input, closing it: {why}"));
-        self.conn.close(
-            TUNNEL_ERROR.into(),
-            format!("quic-pep tunnel: {why}").as_bytes(),
-        );
+        self.close(format!("quic-pep tunnel: {why}").as_bytes());
+    }
+
+    /// Closes the tunnel unless it is closed already: quinn would replace
+    /// the reason it ended with (a transport error such as "too many gaps
+    /// in stream buffer", which the log must name) by a local close.
+    fn close(&self, reason: &[u8]) {
+        if self.conn.close_reason().is_none() {
+            self.conn.close(TUNNEL_ERROR.into(), reason);
+        }
     }
 
     fn client(&self, id: u64, create: bool) -> Option<Arc<Client>> {
@@ -428,10 +434,7 @@ impl Tunnel {
                 Err(Some(bad)) => return self.bad(&format!("control message: {bad}")),
                 Err(None) => {
                     // the control stream ending ends the tunnel
-                    self.conn.close(
-                        TUNNEL_ERROR.into(),
-                        b"quic-pep tunnel: control stream ended",
-                    );
+                    self.close(b"quic-pep tunnel: control stream ended");
                     return;
                 }
             };
