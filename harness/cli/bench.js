@@ -35,7 +35,8 @@ Options:
   --site NAME|DIR   a reference site (kepler, deutschmann-small, deutschmann-large,
                     kuhn-a, kuhn-b) or a directory with an index.html
   -n RUNS           runs per scenario
-  --out DIR         where results go (default out/bench-TIMESTAMP)
+  --out DIR         where results go (default out/bench-TIMESTAMP); a failed run's helper logs
+                    (linkem, the origin, both proxies) are kept in DIR/logs/SCENARIO-runN/
   --resume DIR      continue an interrupted matrix in DIR without repeating finished runs
   --seed N          seed of the link emulator's random loss and jitter; run i uses N + i (default 1)
   --link BACKEND    link emulation: auto (the default: the kernel's netem when it has it, else
