@@ -177,7 +177,7 @@ function renderObjectives(bulk) {
   const met = all.filter((r) => r.met).length;
   const sources = [...new Set(bulk.objectives.map((o) => o.source))];
   const verdict = (r) =>
-    `<td class="verdict ${r.met ? 'met' : 'missed'}" data-bytes="${h(r.bytes)}" data-limit-s="${h(r.limit_s)}" data-median-s="${r.median_s === null ? '' : h(r.median_s)}" data-met="${r.met ? 'true' : 'false'}" data-runs-met="${h(r.runs_met)}" data-runs="${h(r.runs)}">` +
+    `<td class="verdict ${r.met ? 'met' : 'missed'}" data-bytes="${h(r.bytes)}" data-limit-s="${h(r.limit_s)}" data-median-s="${r.median_s === null ? '' : h(r.median_s)}" data-met="${r.met ? 'true' : 'false'}" data-runs-met="${h(r.runs_met)}" data-runs="${h(r.runs)}"${r.over_s !== undefined ? ` data-over-s="${h(r.over_s)}"` : ''}>` +
     `${r.met ? '✓ met' : '✗ missed'}${r.over_s !== undefined ? `<small class="shortfall">by ${fmtS(r.over_s)} s</small>` : ''}<small>${h(r.runs_met)} of ${h(r.runs)} runs</small></td>`;
   const medianCell = (r) =>
     r.median_s !== null

@@ -139,7 +139,7 @@ describe('report: bulk transfers', () => {
       const [, , row] = rows.find(([p, proto]) => p === g.scenario.profile && proto === g.scenario.protocol);
       const verdicts = attrs(
         row,
-        /<td class="verdict (met|missed)" data-bytes="(\d+)" data-limit-s="([^"]*)" data-median-s="([^"]*)" data-met="(true|false)" data-runs-met="(\d+)" data-runs="(\d+)">(✓ met|✗ missed)/g,
+        /<td class="verdict (met|missed)" data-bytes="(\d+)" data-limit-s="([^"]*)" data-median-s="([^"]*)" data-met="(true|false)" data-runs-met="(\d+)" data-runs="(\d+)"(?: data-over-s="[^"]*")?>(✓ met|✗ missed)/g,
       );
       assert.equal(verdicts.length, 3);
       g.objectives.results.forEach((r, i) => {
