@@ -10,19 +10,34 @@ import { compareSamples, MIN_RUNS_FOR_COMPARISON } from '../core/stats.js';
 import { kindOf, kinds } from '../kinds/index.js';
 import { escapeHtml, fmtP } from '../../reports/render.js';
 
-// Without --budget: a median more than 10 % slower, and significantly so,
-// fails Response Start, FCP or PLT; nothing has a ceiling.
-export const DEFAULT_BUDGET = {
+// Without --budget: the limits each kind gives (page loads: a median more
+// than 10 % slower, and significantly so, fails Response Start, FCP or
+// PLT), for every scenario (asked when used: kinds may be registered late).
+export const defaultBudget = () => ({
   alpha: 0.05,
-  metrics: {
-    response_start_ms: { max_slowdown_pct: 10 },
-    fcp_ms: { max_slowdown_pct: 10 },
-    plt_ms: { max_slowdown_pct: 10 },
-  },
+  metrics: Object.assign({}, ...kinds().map((k) => k.defaultBudget)),
   scenarios: [],
-};
+});
 
 const LIMIT_KEYS = ['max_median', 'min_median', 'max_slowdown_pct'];
+
+// Pure: a budget's limits for every scenario in words, metrics with the
+// same limits together ("10 % on response_start_ms, fcp_ms, plt_ms"), for help.
+export function describeLimits(metrics) {
+  const words = {
+    max_slowdown_pct: (v) => `${v} %`,
+    max_median: (v) => `at most ${v}`,
+    min_median: (v) => `at least ${v}`,
+  };
+  const byLimits = new Map();
+  for (const [metric, lim] of Object.entries(metrics)) {
+    const text = LIMIT_KEYS.filter((k) => lim[k] !== undefined)
+      .map((k) => words[k](lim[k]))
+      .join(', ');
+    byLimits.set(text, [...(byLimits.get(text) ?? []), metric]);
+  }
+  return [...byLimits].map(([text, names]) => `${text} on ${names.join(', ')}`).join('; ') || 'no limit';
+}
 
 // What a budget's `match` may name: the kind, and the scenario fields the
 // kinds offer (asked when a budget is read: kinds may be registered late).
@@ -184,7 +199,7 @@ const pIs = (p) => (p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(3)}`);
  * below min_median) fails outright. "Worse" is higher for times, lower
  * for rates (the kind's higherIsBetter).
  */
-export function compareResults(base, current, budget = DEFAULT_BUDGET) {
+export function compareResults(base, current, budget = defaultBudget()) {
   const B = indexSet(base);
   const C = indexSet(current);
   const common = [...B.keys()].filter((k) => C.has(k));

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
-import { kindOf, kinds } from '../kinds/index.js';
+import { kindOf, kindOfCommand, kinds } from '../kinds/index.js';
 import { readResults, readSummary, RESULTS, SUMMARY, MANIFEST, LIGHTHOUSE_DIR } from '../results/store.js';
 import { writeOutputs } from './outputs.js';
 
@@ -30,23 +30,20 @@ const envFingerprint = (e) =>
 // The campaign's seed a record ran with: run i of a matrix uses seed + i.
 const baseSeed = (r) => (Number.isInteger(r.seed) && Number.isInteger(r.run) ? r.seed - r.run : undefined);
 
-// A matrix's axes and the scenario field each one lists.
-const AXES = { profiles: 'profile', losses: 'loss_pct', protocols: 'protocol', sites: 'site' };
-const SCALARS = ['duration_s', 'size_bytes'];
-
 /**
  * Pure: why record `r` is not a run of `matrix` (meta.matrix of bench or
- * bulk), or null when it is one: each scenario field among the axis's
- * values, a bulk download's duration or size the same, the run within -n.
+ * bulk), or null when it is one: each scenario field among its axis's
+ * values and each setting the same (the kind's matrixAxes and
+ * matrixScalars: a bulk download's duration or size), the run within -n.
  */
-export function outsideMatrix(r, matrix) {
+export function outsideMatrix(r, matrix, kind = kindOf(r)) {
   const s = r.scenario ?? {};
-  for (const [axis, field] of Object.entries(AXES)) {
+  for (const [axis, field] of Object.entries(kind.matrixAxes)) {
     const values = matrix[axis];
     if (Array.isArray(values) && !values.some((v) => String(v) === String(s[field] ?? null)))
       return `${field} ${JSON.stringify(s[field] ?? null)} is not one of ${JSON.stringify(values)}`;
   }
-  for (const k of SCALARS)
+  for (const k of kind.matrixScalars)
     if (matrix[k] !== undefined && String(matrix[k] ?? null) !== String(s[k] ?? null))
       return `${k} ${JSON.stringify(s[k] ?? null)} is not ${JSON.stringify(matrix[k])}`;
   if (Number.isInteger(matrix.runs) && !(r.run >= 1 && r.run <= matrix.runs))
@@ -109,7 +106,7 @@ export function mergeSets(sets, { now = new Date().toISOString() } = {}) {
   if (withMatrix)
     for (const s of sets)
       for (const r of s.records) {
-        const why = kindOf(r) === matrixKind && outsideMatrix(r, withMatrix.meta.matrix);
+        const why = kindOf(r) === matrixKind && outsideMatrix(r, withMatrix.meta.matrix, matrixKind);
         if (why)
           throw new UsageError(
             `${path.join(s.dir, RESULTS)}: ${kindOf(r).label(r.scenario)} run ${r.run} is not in ${withMatrix.dir}'s matrix (${why}); merge joins shards of one matrix`,
@@ -194,7 +191,7 @@ function folderMeta(dir) {
   const s = m?.settings ?? {};
   return Object.fromEntries(
     Object.entries({
-      kind: m?.command === 'bulk' ? 'bulk' : undefined,
+      ...kindOfCommand(m?.command)?.tag({}), // its `kind`, if its kind's meta carries one
       matrix: m?.matrix,
       seed: s.seed,
       shard: s.shard ?? undefined,

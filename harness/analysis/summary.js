@@ -3,7 +3,7 @@
 // What a group is, which metrics it has and what it adds beyond them is
 // its kind's to say (harness/kinds/).
 import { describe } from '../core/stats.js';
-import { DEFAULT_KIND, kindOf } from '../kinds/index.js';
+import { kindOf } from '../kinds/index.js';
 
 export { bootstrapMedianCi, describe } from '../core/stats.js';
 
@@ -18,8 +18,7 @@ function summarizeGroup(kind, scenario, rs, seed) {
     if (d) metrics[m] = d;
   }
   const failures = rs.filter((r) => !r.ok).map((r) => ({ run: r.run, error: r.error }));
-  const g = { scenario, runs: rs.length, failed: failures.length, failures, metrics };
-  return kind === DEFAULT_KIND ? g : { kind: kind.name, ...g };
+  return kind.tag({ scenario, runs: rs.length, failed: failures.length, failures, metrics });
 }
 
 /**

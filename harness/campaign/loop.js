@@ -9,20 +9,19 @@
 import { UsageError } from '../core/errors.js';
 import { appendFlushed } from '../results/store.js';
 import { endOnItsOwn, interruptedBy } from '../testbed/teardown.js';
-import { groupKey } from '../kinds/index.js';
+import { groupKey, kindNamed } from '../kinds/index.js';
 import { runId } from './results-dir.js';
 import { timeLeftMs, startLine, doneLine } from './progress.js';
 
 // Pure: the record of a run that threw instead of returning one (a bug
 // of the run; each kind turns its own failures into records first).
 export function thrownRecord(kind, item, error) {
-  return {
-    ...(kind === 'pageload' ? {} : { kind }),
+  return kindNamed(kind).tag({
     scenario: item.scenario,
     run: item.run,
     ok: false,
     error: String(error?.message ?? error).split('\n')[0],
-  };
+  });
 }
 
 // Pure: a run's record when `signal` interrupted it: a finished

@@ -4,7 +4,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { loadResultSet } from '../analysis/outputs.js';
-import { compareResults, readBudget, DEFAULT_BUDGET, formatText, toMarkdown, toJUnit } from '../analysis/compare.js';
+import {
+  compareResults,
+  readBudget,
+  defaultBudget,
+  describeLimits,
+  formatText,
+  toMarkdown,
+  toJUnit,
+} from '../analysis/compare.js';
 import { parse, print, help } from './args.js';
 
 export const HELP = `Usage: satbench compare BASELINE CURRENT [--budget FILE] [--junit FILE] [--markdown FILE] [--json]
@@ -14,7 +22,7 @@ export const HELP = `Usage: satbench compare BASELINE CURRENT [--budget FILE] [-
   A slowdown (higher times, lower rates) fails when it is over the budget's max_slowdown_pct
   AND significant (p < alpha; with a summary.json side: the medians' 95 % intervals do not
   overlap); a median over max_median or under min_median fails outright.
-  Without --budget: 10 % on response_start_ms, fcp_ms, plt_ms.
+  Without --budget: ${describeLimits(defaultBudget().metrics)}.
 
 Options:
   --budget FILE     YAML or JSON: {alpha, metrics: {METRIC: {max_median, min_median, max_slowdown_pct}},
@@ -54,7 +62,7 @@ export async function compareCommand(argv) {
     throw new UsageError('compare: name BASELINE and CURRENT (results folders, results.jsonl or summary.json)');
   checkOutputFile(v.junit, '--junit');
   checkOutputFile(v.markdown, '--markdown');
-  const budget = v.budget ? readBudget(v.budget) : DEFAULT_BUDGET;
+  const budget = v.budget ? readBudget(v.budget) : defaultBudget();
   const res = compareResults(loadResultSet(positionals[0]), loadResultSet(positionals[1]), budget);
   if (v.junit) writeOutput(v.junit, '--junit', toJUnit(res));
   if (v.markdown) writeOutput(v.markdown, '--markdown', toMarkdown(res));

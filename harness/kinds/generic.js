@@ -69,8 +69,14 @@ ${part.groups
  *   higherIsBetter(metric)    which way is better (compare: a "slowdown" is a change for the worse)
  *   budgetMatch               scenario fields a budget's `match` may name (compare)
  *   complete(entries)         summary: [{group, records}] of this kind → its groups with extras
+ *   tag(fields)               a record or summary group of it (loop's failed records, summary):
+ *                             `fields` with the kind's name first, or as they are (page loads)
+ *   matrixAxes                merge: {matrix list: scenario field} a record's field must be among
+ *   matrixScalars             merge: matrix settings a record's scenario field must equal
  *   matrixOrder(matrix)       merge: null (keep the shards' order) or record → position
- *   command                   the satbench command that writes it (the report's environment)
+ *   defaultBudget             compare without --budget: {metric: limits} (all kinds' together)
+ *   command                   the satbench command that writes it (the report's environment,
+ *                             merge: the kind of a campaign.json)
  *   report                    its report part: build, nav, sections, failures, and optional
  *                             runs/runsTitle, warnings, data, lead, withoutRecords (reports/html.js)
  */
@@ -86,7 +92,12 @@ export function defineKind(spec) {
     higherIsBetter: higherIsBetterByName,
     budgetMatch: [],
     complete: (entries) => entries.map((e) => e.group),
+    tag: (fields) => ({ kind: name, ...fields }),
+    // a campaign's axes and download settings (bulk's: it should say so itself)
+    matrixAxes: { profiles: 'profile', losses: 'loss_pct', protocols: 'protocol' },
+    matrixScalars: ['duration_s', 'size_bytes'],
     matrixOrder: () => null,
+    defaultBudget: {},
     command: null,
     report: medianTableReport({ id: name, title: spec.title ?? name, note: `${name}: medians of each metric.` }),
     ...spec,

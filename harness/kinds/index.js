@@ -33,6 +33,9 @@ export function kindNamed(name = DEFAULT_KIND.name) {
   return unknown.get(name);
 }
 
+// The registered kind `command` (a campaign.json's: bench, bulk) writes, or null.
+export const kindOfCommand = (command) => KINDS.find((k) => k.command === command) ?? null;
+
 // The kind of a record, a summary group or a summary's meta.
 export const kindOf = (x) => kindNamed(x?.kind ?? DEFAULT_KIND.name);
 

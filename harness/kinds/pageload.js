@@ -42,15 +42,21 @@ export function expandMatrix({ profiles, losses, protocols, sites, runs }) {
   return out;
 }
 
+// Without --budget, compare fails a median more than 10 % slower, and
+// significantly so, in Response Start, FCP or PLT; nothing has a ceiling.
+export const DEFAULT_BUDGET = {
+  response_start_ms: { max_slowdown_pct: 10 },
+  fcp_ms: { max_slowdown_pct: 10 },
+  plt_ms: { max_slowdown_pct: 10 },
+};
+
+// A page-load matrix's lists and the scenario field each one varies.
+export const MATRIX_AXES = { profiles: 'profile', losses: 'loss_pct', protocols: 'protocol', sites: 'site' };
+
 // Pure: merge puts page loads back in the matrix's order (a record's
 // position in expandMatrix), when the matrix is a page-load one.
 function matrixOrder(m) {
-  if (
-    !m ||
-    !['profiles', 'losses', 'protocols', 'sites'].every((k) => Array.isArray(m[k])) ||
-    !Number.isInteger(m.runs)
-  )
-    return null;
+  if (!m || !Object.keys(MATRIX_AXES).every((k) => Array.isArray(m[k])) || !Number.isInteger(m.runs)) return null;
   const pos = new Map(expandMatrix(m).map((x, i) => [`${scenarioKey(x.scenario)}#${x.run}`, i]));
   return (r) => pos.get(`${scenarioKey(r.scenario)}#${r.run}`) ?? Infinity;
 }
@@ -63,6 +69,11 @@ export const pageload = defineKind({
   keyMetrics: KEY_METRICS,
   // its metrics are times, counts and bytes: the default (worse when higher) holds
   budgetMatch: ['profile', 'loss_pct', 'protocol', 'site'],
+  defaultBudget: DEFAULT_BUDGET,
+  // records and groups carry no `kind` (their shape predates kinds)
+  tag: (fields) => fields,
+  matrixAxes: MATRIX_AXES,
+  matrixScalars: [],
   matrixOrder,
   command: 'bench',
   report: pageloadReport,

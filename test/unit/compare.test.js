@@ -11,7 +11,8 @@ import {
   compareResults,
   toMarkdown,
   toJUnit,
-  DEFAULT_BUDGET,
+  defaultBudget,
+  describeLimits,
 } from '../../harness/analysis/compare.js';
 import { loadResultSet } from '../../harness/analysis/outputs.js';
 import { summarize } from '../../harness/analysis/summary.js';
@@ -253,13 +254,31 @@ describe('compare', () => {
           .groups,
       },
     });
-    const res = compareResults(set(evil), set(scaled(evil, 'plt_ms', 1.5)), DEFAULT_BUDGET);
+    const res = compareResults(set(evil), set(scaled(evil, 'plt_ms', 1.5)), defaultBudget());
     const md = toMarkdown(res);
     assert.ok(!md.includes('<img'));
     assert.ok(md.includes('&lt;img src=x onerror=alert(1)&gt;\\|x'));
     const xml = toJUnit(res);
     assert.ok(!xml.includes('<img'));
     assert.ok(xml.includes('name="geo loss 0 % h3 &lt;img src=x onerror=alert(1)&gt;|x"'));
+  });
+
+  it("without --budget: the limits the kinds give (page loads': 10 % on three times), said so in words", () => {
+    assert.deepEqual(defaultBudget(), {
+      alpha: 0.05,
+      metrics: {
+        response_start_ms: { max_slowdown_pct: 10 },
+        fcp_ms: { max_slowdown_pct: 10 },
+        plt_ms: { max_slowdown_pct: 10 },
+      },
+      scenarios: [],
+    });
+    assert.equal(describeLimits(defaultBudget().metrics), '10 % on response_start_ms, fcp_ms, plt_ms');
+    assert.equal(
+      describeLimits({ a: { max_median: 5 }, b: { max_slowdown_pct: 5, min_median: 1 }, c: { max_median: 5 } }),
+      'at most 5 on a, c; at least 1, 5 % on b',
+    );
+    assert.equal(describeLimits({}), 'no limit');
   });
 
   it('rejects malformed budgets', () => {

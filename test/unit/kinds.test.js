@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { kindOf, kinds, registerKind, DEFAULT_KIND } from '../../harness/kinds/index.js';
+import { kindOf, kindOfCommand, kindNamed, kinds, registerKind, DEFAULT_KIND } from '../../harness/kinds/index.js';
 import { summarize } from '../../harness/analysis/summary.js';
-import { compareResults, parseBudget, formatText } from '../../harness/analysis/compare.js';
-import { mergeSets } from '../../harness/analysis/merge.js';
+import { compareResults, parseBudget, formatText, defaultBudget } from '../../harness/analysis/compare.js';
+import { mergeSets, outsideMatrix } from '../../harness/analysis/merge.js';
 import { renderReport } from '../../reports/html.js';
 import { dns } from '../dns-kind.js';
 import { scenarios, makeRecords } from '../fixtures.js';
@@ -38,6 +38,31 @@ describe('kinds', () => {
       kinds().map((k) => k.name),
       ['pageload', 'bulk'],
     );
+  });
+
+  it('each kind says whether its records carry `kind`, which command writes it, its matrix and budget', () => {
+    // only the default kind's records may lack `kind`: kindOf reads a record without one as it
+    assert.deepEqual(
+      kinds().filter((k) => !('kind' in k.tag({}))),
+      [DEFAULT_KIND],
+    );
+    assert.deepEqual(kindNamed('bulk').tag({ run: 1 }), { kind: 'bulk', run: 1 });
+    assert.deepEqual(Object.keys(kindNamed('probe').tag({ run: 1 })), ['kind', 'run'], 'its name first');
+    assert.equal(kindOfCommand('bench'), DEFAULT_KIND);
+    assert.equal(kindOfCommand('bulk'), kindOf({ kind: 'bulk' }));
+    assert.equal(kindOfCommand('report'), null);
+    for (const k of kinds()) assert.equal(kindOfCommand(k.command), k, k.name);
+    const page = { scenario: { profile: 'geo', loss_pct: 0, protocol: 'h1', site: 'x' }, run: 1 };
+    assert.match(outsideMatrix(page, { sites: ['kepler'] }), /^site "x" is not one of \["kepler"\]$/);
+    assert.equal(outsideMatrix({ ...page, kind: 'bulk' }, { sites: ['kepler'] }), null, 'bulk has no sites');
+    const dnsLimits = { lookup_ms: { max_median: 900 } };
+    const unregister = registerKind({ ...dns, defaultBudget: dnsLimits });
+    try {
+      assert.deepEqual(defaultBudget().metrics.lookup_ms, dnsLimits.lookup_ms);
+    } finally {
+      unregister();
+    }
+    assert.equal(defaultBudget().metrics.lookup_ms, undefined);
   });
 
   describe('a third kind: one new file plus its registration', () => {

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expandMatrix, parseShard, shardItems } from '../../harness/campaign/matrix.js';
-import { mergeSets } from '../../harness/analysis/merge.js';
+import { mergeSets, mergeFolders } from '../../harness/analysis/merge.js';
 import { readResults } from '../../harness/results/store.js';
 import { scenarioKey } from '../../harness/kinds/pageload.js';
 import { makeRecords, writeResultsDir, makeBulkRecords, bulkScenarios } from '../fixtures.js';
@@ -33,6 +33,18 @@ function shardRecords(shard) {
   // run i of a matrix with seed 1 runs with seed 1 + i, as bench's do
   return all.filter((r) => want.has(id(r))).map((r) => ({ ...r, seed: 1 + r.run }));
 }
+
+// A bulk matrix (its download's duration) and its records, seed 0.
+const BULK_MATRIX = {
+  profiles: ['geo'],
+  losses: [0],
+  protocols: ['quic', 'tcp'],
+  duration_s: 10,
+  size_bytes: null,
+  runs: 2,
+};
+const bulkRecords = () =>
+  makeBulkRecords(bulkScenarios({ protocols: BULK_MATRIX.protocols }), { runs: BULK_MATRIX.runs, seed: 0 });
 
 // The records of a campaign run with another seed.
 const reseeded = (records, seed) => records.map((r) => ({ ...r, seed: seed + r.run }));
@@ -133,15 +145,7 @@ describe('shards and merge', () => {
       /s2\/results\.jsonl: .* run \d ran with seed \d+ \(campaign seed 3\), .* is 1/,
     );
     // bulk: its matrix (meta.kind "bulk") has the download's duration or size
-    const bm = {
-      profiles: ['geo'],
-      losses: [0],
-      protocols: ['quic', 'tcp'],
-      duration_s: 10,
-      size_bytes: null,
-      runs: 2,
-    };
-    const b = makeBulkRecords(bulkScenarios({ protocols: ['quic', 'tcp'] }), { runs: 2, seed: 0 });
+    const [bm, b] = [BULK_MATRIX, bulkRecords()];
     const bulkSet = { dir: 'b1', records: b.slice(0, 2), meta: { kind: 'bulk', seed: 0, matrix: bm } };
     assert.equal(mergeSets([bulkSet, { dir: 'b2', records: b.slice(2), meta: {} }]).records.length, 4);
     const longer = b.slice(2).map((r) => ({ ...r, scenario: { ...r.scenario, duration_s: 15 } }));
@@ -152,6 +156,37 @@ describe('shards and merge', () => {
     // no folder has the matrix: the seeds are still checked, and it says what was not
     const two = mergeSets([bare(cut), { ...bare(shardRecords({ index: 1, count: 2 })), dir: 's3' }]);
     assert.match(two.warnings.join('\n'), /no folder has a summary\.json with the matrix/);
+  });
+
+  it("takes an interrupted bulk shard's kind from its campaign.json's command, and checks its matrix", () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-merge-bulk-'));
+    const [bm, b] = [BULK_MATRIX, bulkRecords()];
+    // results.jsonl and campaign.json only, as an interrupted `satbench bulk` leaves them
+    const shard = (name, records) => {
+      const dir = path.join(tmp, name);
+      fs.mkdirSync(dir);
+      fs.writeFileSync(path.join(dir, 'results.jsonl'), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+      fs.writeFileSync(
+        path.join(dir, 'campaign.json'),
+        JSON.stringify({ format: 1, command: 'bulk', argv: [], options: {}, matrix: bm, settings: { seed: 0 } }),
+      );
+      return dir;
+    };
+    const [a, c] = [shard('a', b.slice(0, 2)), shard('c', b.slice(2))];
+    const merged = mergeFolders([a, c], path.join(tmp, 'm'));
+    assert.equal(merged.records, 4);
+    assert.equal(merged.summary.meta.kind, 'bulk');
+    assert.ok(merged.summary.groups.every((g) => g.kind === 'bulk'));
+    // bulk's matrix is checked (a page-load matrix would not know duration_s)
+    const longer = shard(
+      'longer',
+      b.slice(2).map((r) => ({ ...r, scenario: { ...r.scenario, duration_s: 15 } })),
+    );
+    assert.throws(
+      () => mergeFolders([a, longer], path.join(tmp, 'm2')),
+      /is not in .*a's matrix \(duration_s 15 is not 10\)/,
+    );
+    fs.rmSync(tmp, { recursive: true, force: true });
   });
 
   it('satbench merge joins shard folders into one result and report', async () => {
