@@ -10,6 +10,7 @@ pub mod quic_keys;
 pub mod sat_cc;
 pub mod tcp;
 pub mod time;
+pub mod varint;
 
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;

@@ -4,6 +4,8 @@
 //! `tls::Capture` hands us their encoding and this module reads the few we
 //! mirror towards the client in `--h3` mode.
 
+use satbench_transport::varint;
+
 /// The parameters the proxy mirrors or logs. Absent ones are 0, as
 /// RFC 9000 §18.2 says.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -23,17 +25,12 @@ const INITIAL_MAX_STREAM_DATA_UNI: u64 = 0x07;
 const INITIAL_MAX_STREAMS_BIDI: u64 = 0x08;
 const INITIAL_MAX_STREAMS_UNI: u64 = 0x09;
 
-/// RFC 9000 §16: two high bits give the length (1, 2, 4, 8 bytes).
-fn varint(buf: &[u8], pos: &mut usize) -> Result<u64, String> {
-    let first = *buf.get(*pos).ok_or("truncated variable-length integer")?;
-    let len = 1usize << (first >> 6);
-    let bytes = buf
-        .get(*pos..*pos + len)
+/// The variable-length integer at `pos`; moves `pos` past it.
+fn read_varint(buf: &[u8], pos: &mut usize) -> Result<u64, String> {
+    let (v, len) = buf
+        .get(*pos..)
+        .and_then(varint::decode)
         .ok_or("truncated variable-length integer")?;
-    let mut v = u64::from(first & 0x3f);
-    for b in &bytes[1..] {
-        v = v << 8 | u64::from(*b);
-    }
     *pos += len;
     Ok(v)
 }
@@ -43,8 +40,8 @@ pub fn parse(buf: &[u8]) -> Result<PeerLimits, String> {
     let mut out = PeerLimits::default();
     let mut pos = 0;
     while pos < buf.len() {
-        let id = varint(buf, &mut pos)?;
-        let len = varint(buf, &mut pos)? as usize;
+        let id = read_varint(buf, &mut pos)?;
+        let len = read_varint(buf, &mut pos)? as usize;
         let value = buf
             .get(pos..pos.saturating_add(len))
             .ok_or_else(|| format!("transport parameter {id:#x}: truncated"))?;
@@ -59,7 +56,7 @@ pub fn parse(buf: &[u8]) -> Result<PeerLimits, String> {
             _ => continue,
         };
         let mut p = 0;
-        *field = varint(value, &mut p)?;
+        *field = read_varint(value, &mut p)?;
         if p != value.len() {
             return Err(format!(
                 "transport parameter {id:#x}: {} bytes for one integer",
@@ -75,12 +72,9 @@ mod tests {
     use super::*;
 
     fn enc(v: u64) -> Vec<u8> {
-        match v {
-            0..=63 => vec![v as u8],
-            64..=16383 => (v as u16 | 0x4000).to_be_bytes().to_vec(),
-            16384..=1_073_741_823 => (v as u32 | 0x8000_0000).to_be_bytes().to_vec(),
-            _ => (v | 0xc000_0000_0000_0000).to_be_bytes().to_vec(),
-        }
+        let mut b = Vec::new();
+        varint::encode(&mut b, v);
+        b
     }
 
     fn param(id: u64, v: u64) -> Vec<u8> {

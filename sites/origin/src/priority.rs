@@ -15,6 +15,8 @@
 
 use std::fmt;
 
+use satbench_transport::varint;
+
 /// RFC 9218 §4: urgency 0 (highest) to 7, default 3; incremental, default
 /// false.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,21 +173,6 @@ const PRIORITY_UPDATE_REQUEST: u64 = 0xf0700;
 /// Longer PRIORITY_UPDATE payloads are skipped (real ones are a few bytes).
 const MAX_UPDATE_LEN: u64 = 1024;
 
-/// QUIC variable-length integer (RFC 9000 §16) at the start of `b`:
-/// (value, bytes used), or None if `b` is too short.
-pub fn read_varint(b: &[u8]) -> Option<(u64, usize)> {
-    let first = *b.first()?;
-    let len = 1usize << (first >> 6);
-    if b.len() < len {
-        return None;
-    }
-    let mut v = u64::from(first & 0x3f);
-    for &x in &b[1..len] {
-        v = (v << 8) | u64::from(x);
-    }
-    Some((v, len))
-}
-
 #[derive(Debug)]
 enum TapState {
     /// reading the stream type
@@ -251,7 +238,7 @@ impl ControlStreamTap {
                     if self.buf.len() < len {
                         return out;
                     }
-                    if let Some((id, n)) = read_varint(&self.buf) {
+                    if let Some((id, n)) = varint::decode(&self.buf) {
                         let field = String::from_utf8_lossy(&self.buf[n..]);
                         out.push((id, parse(&field)));
                     }
@@ -262,7 +249,7 @@ impl ControlStreamTap {
                     if !self.take_into_buf(&mut data, 1) {
                         return out;
                     }
-                    let Some((ty, _)) = read_varint(&self.buf) else {
+                    let Some((ty, _)) = varint::decode(&self.buf) else {
                         return out;
                     };
                     self.buf.clear();
@@ -277,8 +264,8 @@ impl ControlStreamTap {
                     if !self.take_into_buf(&mut data, 2) {
                         return out;
                     }
-                    let (ty, a) = read_varint(&self.buf).expect("complete");
-                    let (len, _) = read_varint(&self.buf[a..]).expect("complete");
+                    let (ty, a) = varint::decode(&self.buf).expect("complete");
+                    let (len, _) = varint::decode(&self.buf[a..]).expect("complete");
                     self.buf.clear();
                     self.state = if ty == PRIORITY_UPDATE_REQUEST && len <= MAX_UPDATE_LEN {
                         TapState::Update(len as usize)
@@ -303,7 +290,7 @@ impl ControlStreamTap {
                 match self.buf.get(at) {
                     None => break,
                     Some(&b) => {
-                        let len = 1usize << (b >> 6);
+                        let len = varint::len_from_first(b);
                         if self.buf.len() < at + len {
                             break;
                         }
@@ -488,19 +475,6 @@ mod tests {
         }
         assert_eq!(Policy::default(), Policy::Rfc9218);
         assert_eq!(Policy::parse("strict"), None);
-    }
-
-    #[test]
-    fn varints() {
-        assert_eq!(read_varint(&[0x25]), Some((37, 1)));
-        assert_eq!(read_varint(&[0x7b, 0xbd]), Some((15293, 2)));
-        assert_eq!(
-            read_varint(&[0x9d, 0x7f, 0x3e, 0x7d]),
-            Some((494_878_333, 4))
-        );
-        assert_eq!(read_varint(&[0x80, 0x0f, 0x07, 0x00]), Some((0xf0700, 4)));
-        assert_eq!(read_varint(&[0x7b]), None);
-        assert_eq!(read_varint(&[]), None);
     }
 
     /// A control stream: type 0, SETTINGS, an unknown frame, PRIORITY_UPDATE
