@@ -1,6 +1,6 @@
 // The harness is layered: a module imports only from its own folder or from
 // a lower layer, never with a dynamic import(), and no import cycle exists.
-// docs/architecture.md draws the same layers.
+// docs/architecture.md draws the same layers, with the same ranks (checked below).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -71,6 +71,38 @@ export function findCycle(graph) {
   return null;
 }
 
+// Pure: what breaks the layers in a graph {module: [imported module…]}:
+// a harness module in no layer, or an import of another folder that is not
+// lower.
+export function layerViolations(g) {
+  const bad = [];
+  for (const [from, tos] of Object.entries(g)) {
+    const a = layerOf(from);
+    if (!a) {
+      if (from.startsWith('harness/')) bad.push(`${from} is in no layer`);
+      continue;
+    }
+    for (const to of tos) {
+      const b = layerOf(to);
+      if (!b) continue; // outside the harness (sites/, node_modules)
+      if (b.name !== a.name && b.rank >= a.rank) bad.push(`${from} → ${to}`);
+    }
+  }
+  return bad;
+}
+
+// Pure: the layers docs/architecture.md lists under "Layers of `harness/`",
+// as [path, rank] like LAYERS: each item's `names` before its "(rank):",
+// reports/… as they are, the rest under harness/.
+export function documentedLayers(markdown) {
+  const section = markdown.split(/^## /m).find((s) => s.startsWith('Layers of `harness/`')) ?? '';
+  const out = [];
+  for (const [, head, rank] of section.matchAll(/^- (.*?) \((\d+(?:\.\d+)?)\):/gm))
+    for (const [, name] of head.matchAll(/`([^`]+)`/g))
+      out.push([name.startsWith('reports/') ? name : `harness/${name}`, Number(rank)]);
+  return out;
+}
+
 function moduleFiles() {
   const out = [];
   const walk = (dir) => {
@@ -110,6 +142,41 @@ describe('harness layers', () => {
     assert.equal(layerOf('harness/campaign/loop.js').name, 'harness/campaign/');
   });
 
+  it('catches an upward import and a module in no layer (the check below can fail)', () => {
+    const g = {
+      'harness/core/units.js': ['harness/cli/args.js', 'harness/core/errors.js'],
+      'harness/campaign/loop.js': ['harness/pageload/run.js', 'harness/kinds/index.js', 'sites/x.js'],
+      'harness/pageload/run.js': ['harness/bulk/run.js', 'harness/campaign/loop.js'],
+      'harness/pep/chain.js': ['harness/servers/origin.js', 'harness/testbed/testbed.js'],
+      'harness/kinds/bulk.js': ['reports/html.js', 'reports/render.js'],
+      'harness/elsewhere/x.js': [],
+    };
+    assert.deepEqual(layerViolations(g), [
+      'harness/core/units.js → harness/cli/args.js',
+      'harness/campaign/loop.js → harness/pageload/run.js',
+      'harness/pageload/run.js → harness/bulk/run.js',
+      'harness/pep/chain.js → harness/servers/origin.js',
+      'harness/kinds/bulk.js → reports/html.js',
+      'harness/elsewhere/x.js is in no layer',
+    ]);
+  });
+
+  it('docs/architecture.md gives every layer the rank LAYERS gives it', () => {
+    const doc = documentedLayers(fs.readFileSync(path.join(ROOT, 'docs/architecture.md'), 'utf8'));
+    const sorted = (l) => [...l].sort(([a], [b]) => a.localeCompare(b));
+    assert.deepEqual(sorted(doc), sorted(LAYERS));
+    assert.deepEqual(
+      documentedLayers(
+        '## Layers of `harness/`\n\n- `cli/` (7): x (`args.js`)\n- `a/` and `reports/b.js` (2.5): y\n## Other\n- `z/` (1): z',
+      ),
+      [
+        ['harness/cli/', 7],
+        ['harness/a/', 2.5],
+        ['reports/b.js', 2.5],
+      ],
+    );
+  });
+
   it('has no import cycle', () => {
     assert.equal(findCycle(graph().g), null);
   });
@@ -119,19 +186,6 @@ describe('harness layers', () => {
   });
 
   it('every module lives in a layer and imports only its own folder or lower layers', () => {
-    const bad = [];
-    for (const [from, tos] of Object.entries(graph().g)) {
-      const a = layerOf(from);
-      if (!a) {
-        if (from.startsWith('harness/')) bad.push(`${from} is in no layer`);
-        continue;
-      }
-      for (const to of tos) {
-        const b = layerOf(to);
-        if (!b) continue; // outside the harness (sites/, node_modules)
-        if (b.name !== a.name && b.rank >= a.rank) bad.push(`${from} → ${to}`);
-      }
-    }
-    assert.deepEqual(bad, []);
+    assert.deepEqual(layerViolations(graph().g), []);
   });
 });
