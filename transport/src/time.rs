@@ -1,6 +1,16 @@
-//! Wall-clock timestamps for the tools' logs: RFC 3339, UTC, milliseconds.
+//! Wall-clock time for the tools' logs and captures: now since the Unix
+//! epoch, and RFC 3339 timestamps (UTC, milliseconds).
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The wall clock now, as time since 1970-01-01T00:00:00Z (zero if the
+/// clock is set before that). Take `.as_millis()`, `.as_micros()` or
+/// `.as_nanos()` for the unit a log or file format wants.
+pub fn unix_now() -> Duration {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+}
 
 /// RFC 3339 UTC with milliseconds, e.g. `2026-05-01T12:00:00.123Z`.
 pub fn rfc3339_millis(t: SystemTime) -> String {
@@ -35,7 +45,11 @@ pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
+
+    #[test]
+    fn now_is_after_2025() {
+        assert!(unix_now() > Duration::from_secs(1_735_689_600));
+    }
 
     #[test]
     fn formats_times() {

@@ -13,6 +13,7 @@ use crate::pcap::PcapWriter;
 use crate::pipeline::{DropCause, Pipeline, Verdict};
 use crate::stats::{Counters, StatsFile};
 use nix::sys::signal::{SigSet, Signal};
+use satbench_transport::time::unix_now;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -35,13 +36,6 @@ impl Clock {
     }
 }
 
-/// Wall-clock ns since the epoch, for pcap timestamps.
-fn realtime_ns() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
-}
-
 /// Sets the calling thread's timer slack to 1 ns (threads created after
 /// inherit it).
 pub fn set_timer_slack_1ns() {
@@ -58,7 +52,8 @@ pub struct Side {
 impl Side {
     fn capture(&self, pkt: &[u8]) {
         if let Some(p) = &self.pcap {
-            let ts = realtime_ns(); // before waiting for the lock
+            // wall-clock ns since the epoch, taken before waiting for the lock
+            let ts = unix_now().as_nanos() as u64;
             let _ = p.lock().unwrap().write_packet(ts, pkt);
         }
     }

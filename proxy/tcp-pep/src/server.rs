@@ -6,8 +6,9 @@ use std::os::fd::AsFd;
 use std::path::Path;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
+use satbench_transport::time::rfc3339_millis;
 use tokio::net::{TcpSocket, TcpStream};
 use tokio::signal::unix::{signal, SignalKind};
 
@@ -29,13 +30,9 @@ struct Ctx {
 
 impl Ctx {
     fn log(&self, msg: &str) {
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default();
         eprintln!(
-            "[{}.{:03}] tcp-pep {}: {msg}",
-            t.as_secs(),
-            t.subsec_millis(),
+            "[{}] tcp-pep {}: {msg}",
+            rfc3339_millis(SystemTime::now()),
             self.o.name
         );
     }
