@@ -104,15 +104,8 @@ impl Proxy {
         // only bounds what quinn queues before we see them.
         server.max_incoming(cfg.max_connections.saturating_mul(2).max(16));
         let qpep_listener = qpep::listen(&cfg.qpep)?;
-        let udp = std::net::UdpSocket::bind(cfg.listen)
+        let endpoint = quinn::Endpoint::server(server, cfg.listen)
             .map_err(|e| format!("--listen {}: {e}", cfg.listen))?;
-        let endpoint = quinn::Endpoint::new(
-            quinn::EndpointConfig::default(),
-            Some(server),
-            udp,
-            Arc::new(quinn::TokioRuntime),
-        )
-        .map_err(|e| format!("--listen {}: {e}", cfg.listen))?;
         log.line(&format!(
             "listening on {}/udp, next hop {} ({}), mode {}, alpn {}, client side: {}, next hop side: {}, \
              max {} connections of at most {} bytes",

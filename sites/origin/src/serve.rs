@@ -321,15 +321,8 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     let https = TcpListener::bind(https_addr)
         .await
         .map_err(|e| format!("bind {https_addr}: {e}"))?;
-    let udp =
-        std::net::UdpSocket::bind(https_addr).map_err(|e| format!("bind {https_addr}/udp: {e}"))?;
-    let endpoint = quinn::Endpoint::new(
-        quinn::EndpointConfig::default(),
-        Some(quic_config),
-        udp,
-        Arc::new(quinn::TokioRuntime),
-    )
-    .map_err(|e| format!("bind {https_addr}/udp: {e}"))?;
+    let endpoint = quinn::Endpoint::server(quic_config, https_addr)
+        .map_err(|e| format!("bind {https_addr}/udp: {e}"))?;
 
     let shutdown = Shutdown::listen()?;
 
