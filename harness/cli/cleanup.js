@@ -5,7 +5,7 @@ import { requireNetAdmin } from '../core/sys.js';
 import { cleanup } from '../testbed/testbed.js';
 import { restoreHostSettings } from '../testbed/host-settings.js';
 import { removeStaleProfiles } from '../browser/chromium.js';
-import { parse, print, note } from './args.js';
+import { parse, print, note, noOperands } from './args.js';
 
 export const HELP = `Usage: satbench cleanup [--all] [--json]
   Remove the testbeds no running satbench owns: those \`testbed up\` left and those of
@@ -19,8 +19,9 @@ Options:
   --json   print what was removed and kept as JSON`;
 
 export async function cleanupCommand(argv) {
-  const { values: v } = parse(argv, { all: { type: 'boolean' } });
+  const { values: v, positionals } = parse(argv, { all: { type: 'boolean' } });
   if (v.help) return note(HELP);
+  noOperands(positionals, 'cleanup');
   requireNetAdmin('cleanup');
   const r = await cleanup({ all: v.all });
   // after the testbeds: a Chromium of a killed run ran in one of them

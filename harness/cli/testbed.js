@@ -9,7 +9,7 @@ import { createTestbed, destroyTestbed, listTestbeds, strayStateEntries, STATE_D
 import { validateId } from '../testbed/addressing.js';
 import { probeTestbed } from '../testbed/probe.js';
 import { interruptedBy } from '../testbed/teardown.js';
-import { parse, print, note, integer, tcpOptions, TCP_OPTIONS } from './args.js';
+import { parse, print, note, noOperands, integer, tcpOptions, TCP_OPTIONS } from './args.js';
 
 export const HELP = `Usage:
   satbench testbed up --profile NAME [--loss PCT] [--link auto|linkem|netem] [--seed N]
@@ -76,8 +76,11 @@ export async function testbedCommand(argv) {
   if (!sub) throw new UsageError(`testbed: name a subcommand (up, down, status or probe)\n\n${HELP}`);
   if (!SUBCOMMANDS.includes(sub))
     throw new UsageError(`testbed: unknown subcommand ${JSON.stringify(sub)}; expected up, down, status or probe`);
-  if (sub === 'down' && !v.all && !positionals.length)
-    throw new UsageError('testbed down: name the testbed ids (see `satbench testbed status`) or pass --all');
+  if (sub === 'down') {
+    if (!v.all && !positionals.length)
+      throw new UsageError('testbed down: name the testbed ids (see `satbench testbed status`) or pass --all');
+    for (const id of positionals) validateId(id);
+  } else noOperands(positionals, `testbed ${sub}`);
   const opts = sub === 'up' || sub === 'probe' ? testbedOptions(v) : null;
   const count = sub === 'probe' && v.count !== undefined ? integer(v.count, '--count', 20) : 20;
   requireNetAdmin(`testbed ${sub}`);

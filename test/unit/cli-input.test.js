@@ -66,6 +66,20 @@ describe('satbench checks input before privileges', function () {
     ['testbed', ['up', '--profile', 'geo', '--loss', '120'], /--loss: expected a percentage between 0 and 100/],
     ['testbed', ['probe', '--profile', 'geo', '--count', '3'], /--count: expected a whole number >= 20/],
     ['testbed', ['down'], /testbed down: name the testbed ids/],
+    // operands a command does not take, and testbed ids that cannot be one
+    ['testbed', ['status', 'all'], /^satbench: testbed status: unexpected "all"; options start with --/],
+    ['testbed', ['up', 'leo', '--profile', 'geo'], /^satbench: testbed up: unexpected "leo"; options start with --/],
+    ['testbed', ['probe', '--profile', 'geo', 'x'], /^satbench: testbed probe: unexpected "x"/],
+    [
+      'testbed',
+      ['down', 'ab1', '../x'],
+      /^satbench: testbed id "\.\.\/x": expected 1 to 12 characters, each a-z or 0-9$/m,
+    ],
+    [
+      'cleanup',
+      ['old'],
+      /^satbench: cleanup: unexpected "old"; options start with -- \(see `satbench cleanup --help`\)$/m,
+    ],
     // checked only when a run needed them, or after the output folder was made
     ['bench', ['--cc', 'vegas'], /^satbench: --cc: "vegas" is not available in this kernel; available: /],
     ['bulk', ['--cc', 'vegas'], /^satbench: --cc: "vegas" is not available in this kernel/],
@@ -88,7 +102,7 @@ describe('satbench checks input before privileges', function () {
   for (const [cmd, args, message] of cases) {
     it(`${cmd} ${args.join(' ')}: exit 2, one line naming the option`, async () => {
       const out = outDir();
-      const r = await unprivileged([cmd, ...args, ...(cmd === 'testbed' ? [] : ['--out', out])]);
+      const r = await unprivileged([cmd, ...args, ...(['testbed', 'cleanup'].includes(cmd) ? [] : ['--out', out])]);
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, message);
       assert.doesNotMatch(r.stderr, /needs root/);
@@ -109,6 +123,21 @@ describe('satbench checks input before privileges', function () {
       const r = await unprivileged([...args, '--out', outDir()]);
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, new RegExp(`^satbench: ${args[0]} builds network namespaces and needs root`));
+    });
+  }
+  for (const args of [
+    ['testbed', 'down', 'ab1', 'c2'],
+    ['testbed', 'status'],
+    ['cleanup', '--all'],
+  ]) {
+    it(`${args.join(' ')}: good input, then the one line saying root is needed`, async () => {
+      const r = await unprivileged(args);
+      assert.equal(r.code, 2, r.stderr);
+      const command = args[0] === 'testbed' ? `testbed ${args[1]}` : args[0];
+      assert.equal(
+        r.stderr.split('\n')[0].split(' builds network namespaces and needs root')[0],
+        `satbench: ${command}`,
+      );
     });
   }
 
