@@ -9,13 +9,14 @@ export const BULK_PRESETS = {
     profiles: ['geo', 'leo'],
     losses: [0, 0.01, 0.1, 1],
     protocols: ['quic', 'quic-pep', 'tcp', 'tcp-pep'],
+    directions: ['down'],
     duration_s: 15,
     size_bytes: null,
     runs: 10,
   },
   quic4sat: {
     description:
-      'QUIC for SATCOM (draft-kuhn-quic-4-sat): the six link scenarios, a 100 MB download each over QUIC and TCP with and without PEP, 3 runs; time to 2, 10 and 100 MB against the objectives',
+      'QUIC for SATCOM (draft-kuhn-quic-4-sat): the six link scenarios, a 100 MB download each (and a 100 MB upload where the draft sets upload objectives: small) over QUIC and TCP with and without PEP, 3 runs; time to 2, 10 and 100 MB against the objectives',
     profiles: [
       'quic4sat-small',
       'quic4sat-medium',
@@ -29,6 +30,8 @@ export const BULK_PRESETS = {
     duration_s: null,
     size_bytes: 100e6,
     runs: 3,
+    directions: ['down', 'up'],
+    uploads_where_objectives: true,
     // The satellite hop each PEP chain runs with unless --pep-sat says
     // otherwise: ours for the QUIC PEP (rate × RTT from the start, random
     // loss ignored), the kernel's BBR for the split-TCP PEP.
@@ -41,6 +44,7 @@ export const BULK_DEFAULTS = {
   profiles: ['geo'],
   losses: [0],
   protocols: ['quic', 'tcp'],
+  directions: ['down'],
   duration_s: 10,
   size_bytes: null,
   runs: 3,

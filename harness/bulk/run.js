@@ -28,7 +28,7 @@ const DOWNLOAD_FIELDS = [
 // Pure: a bulk scenario in a progress line.
 export function scenarioName(s) {
   const what = s.size_bytes ? `${s.size_bytes / 1e6} MB` : `${s.duration_s} s`;
-  return `${s.profile} loss ${s.loss_pct ?? 'as profile'} % ${s.protocol} ${what}`;
+  return `${s.profile} loss ${s.loss_pct ?? 'as profile'} % ${s.protocol} ${what}${s.direction === 'up' ? ' up' : ''}`;
 }
 
 // Pure: a bulk record's result in a progress line.
@@ -91,7 +91,7 @@ export async function bulkRun(plan, runNo, { outDir = null, interrupt } = {}) {
       const metrics = downloadMetrics(dl, { linkMbps });
       if (r.sender?.slow_start_exit_ms != null) metrics.sender_slow_start_exit_ms = r.sender.slow_start_exit_ms;
       if (r.sender?.max_cwnd) metrics.sender_max_cwnd_bytes = r.sender.max_cwnd;
-      const objectives = objectivesFor(scenario.profile);
+      const objectives = objectivesFor(scenario.profile, scenario.direction);
       // a -vpn or -qpep download counts only if it crossed the tunnel
       const through = ['vpn', 'qpep'].includes(r.pep?.kind) ? checkThrough(scenario.protocol, r.pep) : { ok: true };
       return {

@@ -1,11 +1,13 @@
-// A satbulk download (quic, tcp, quic-pep, tcp-pep, tcp-qpep, quic-vpn,
+// A satbulk transfer (quic, tcp, quic-pep, tcp-pep, tcp-qpep, quic-vpn,
 // tcp-vpn): `satbulk serve` in the server namespace (sites/bulk), `satbulk
 // get` in the client namespace, directly, through the VPN tunnel or through
 // a PEP chain: quic-pep connects to Proxy-ST, whose Proxy-GW connects to
 // satbulk; the split-TCP PEPs, and QPEP's Proxy-ST, intercept the
-// connection to satbulk's TCP port on its way. The sender traces its
-// congestion window; the receiver counts bytes per bin from t0, just before
-// connecting.
+// connection to satbulk's TCP port on its way. The receiver counts bytes
+// per bin from t0, just before the client connects: `satbulk get` for a
+// download, `satbulk serve` for an upload (it hands its count back). A
+// download's sender traces its congestion window; an upload's sender is
+// `satbulk get`, whose final view of the connection is in its report.
 import fs from 'node:fs';
 import path from 'node:path';
 import { binPath, run } from '../core/sys.js';
@@ -27,6 +29,7 @@ export const DEFAULT_BIN_MS = 100;
 export function satbulkGetArgs(scenario, { addr, ca, binMs = DEFAULT_BIN_MS, quicArgs = [], timeoutS }) {
   const proto = scenario.protocol.startsWith('quic') ? 'quic' : 'tcp';
   const a = ['get', proto, '--addr', addr, '--json', '--bin-ms', String(binMs)];
+  if (scenario.direction === 'up') a.push('--direction', 'up');
   a.push(
     ...(scenario.size_bytes ? ['--bytes', String(scenario.size_bytes)] : ['--duration', String(scenario.duration_s)]),
   );
@@ -100,13 +103,15 @@ export async function startSatbulkServer(
 }
 
 /**
- * One satbulk download in testbed `tb` for `plan` (a resolved bulk
+ * One satbulk transfer in testbed `tb` for `plan` (a resolved bulk
  * scenario). Returns {dl (satbulk get's JSON), sender, protocol_seen, pep}.
  */
 export async function satbulkRun(tb, plan, { qlogDir = null } = {}) {
   const { scenario } = plan;
   const tls = await originCertificate(tb);
-  const tracePath = path.join(tb.dir, 'satbulk.trace.jsonl');
+  const upload = scenario.direction === 'up';
+  // the server sends only downloads: an upload's trace would hold nothing
+  const tracePath = upload ? null : path.join(tb.dir, 'satbulk.trace.jsonl');
   await startSatbulkServer(tb, { tls, tracePath, quicArgs: originQuicArgs(plan.quic, plan) });
 
   let addr = `${ADDRESSES.server}:${scenario.protocol.startsWith('quic') ? SATBULK_QUIC_PORT : SATBULK_TCP_PORT}`;
@@ -142,10 +147,10 @@ export async function satbulkRun(tb, plan, { qlogDir = null } = {}) {
       `satbulk get failed: ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ') || `exit ${r.code}`}`,
     );
   }
-  const lines = await traceWhenFinal(tracePath, chain ? 5000 : 2000);
+  const lines = upload ? [] : await traceWhenFinal(tracePath, chain ? 5000 : 2000);
   return {
     dl,
-    sender: condenseTrace(lines, dl.t0_unix_ms || null),
+    sender: upload ? null : condenseTrace(lines, dl.t0_unix_ms || null),
     protocol_seen: dl.protocol === 'quic' ? (dl.alpn ?? null) : 'tcp',
     pep: chain ? pepRecord(chain, await chain.stats()) : null,
   };

@@ -36,7 +36,8 @@ export function scenarioResolver({ settings = {}, profiles = profileCache(), fac
         ...settings,
         scenario,
         profile,
-        linkMbps: configuredSummary(profile).forward_mbps,
+        // the rate the transfer's bytes go at (an upload's is the return link's)
+        linkMbps: configuredSummary(profile)[scenario.direction === 'up' ? 'return_mbps' : 'forward_mbps'],
         bdpBytes: pathBdpBytes(profile),
         ...facts(scenario),
       });

@@ -9,16 +9,18 @@ import { BULK_PRESETS, BULK_DEFAULTS } from '../bulk/presets.js';
 import { checkBulk } from '../bulk/matrix.js';
 import { bulk } from '../bulk/bulk.js';
 import { formatBulkSummary } from '../bulk/summary-table.js';
-import { parse, noOperands, integer, tcpOptions, pepOptions } from './args.js';
+import { parse, noOperands, integer, list, tcpOptions, pepOptions } from './args.js';
 import { campaignCommand, matrixAxes, CAMPAIGN_OPTIONS } from './campaign.js';
 
 export const HELP = `Usage: satbench bulk [--preset NAME] [--profile LIST] [--loss LIST] [--protocol LIST]
-                     [--duration S | --size BYTES] [-n RUNS] [--out DIR] [--resume DIR] [--seed N]
+                     [--duration S | --size BYTES] [--direction LIST] [-n RUNS] [--out DIR]
+                     [--resume DIR] [--seed N]
                      [--link auto|linkem|netem] [--bin-ms MS] [--quic LIST] [--quic-client LIST]
                      [--cc NAME] [--initcwnd N] [--pep-preset NAME] [--pep-sat LIST]
                      [--pep-ground LIST] [--pep-tunnel MODE] [--qlog] [--json]
-  Download over every scenario of the matrix (profiles × losses × protocols), RUNS times each,
-  a fresh testbed per run, and count the bytes received per --bin-ms from just before connecting.
+  Download (or upload) over every scenario of the matrix (profiles × losses × protocols ×
+  directions), RUNS times each, a fresh testbed per run, and count the bytes received per
+  --bin-ms from just before the client connects.
   Writes DIR/results.jsonl (a line per run, kind "bulk", flushed as it ends), DIR/summary.json
   (per scenario: medians of bytes at 1, 3, 5, 10 s, time to 90 % of the link rate, time to 2, 10,
   100 MB, the goodput curve averaged over runs, the PEP/no-PEP ratio (tcp-qpep also over tcp-vpn
@@ -26,8 +28,9 @@ export const HELP = `Usage: satbench bulk [--preset NAME] [--profile LIST] [--lo
 
 Options:
   --preset NAME     ifip2022-goodput (geo, leo; loss 0, 0.01, 0.1, 1 %; 15 s; quic, quic-pep, tcp,
-                    tcp-pep; 10 runs) or quic4sat (the six quic4sat-* profiles, 100 MB, 3 runs, the
-                    draft's objectives met or missed). Without: geo, loss 0, quic and tcp, 10 s, 3 runs
+                    tcp-pep; 10 runs) or quic4sat (the six quic4sat-* profiles, 100 MB down, and
+                    100 MB up where the draft sets upload objectives (small), 3 runs, the draft's
+                    objectives met or missed). Without: geo, loss 0, quic and tcp, 10 s down, 3 runs
   --profile LIST    link profiles, comma-separated (see \`satbench profiles\`)
   -n RUNS           runs per scenario
   --protocol LIST   quic, tcp (satbulk, end to end), quic-pep, tcp-pep (through the PEP chains),
@@ -36,6 +39,8 @@ Options:
                     browser-h1, browser-h2, browser-h3 (Chromium fetching one large file)
   --duration S      download for S seconds (10, 15s, 500ms)
   --size BYTES      download BYTES (100MB, 2000000); replaces --duration
+  --direction LIST  down (the server sends; the default), up (the client sends, over the return
+                    link; the server counts from the client's t0), or down,up. Not with browser-*
   --loss LIST       satellite-link loss in percent; default: the profile's own
   --bin-ms MS       bin length of the goodput curve (default 100)
   --seed N          seed of the link emulator's random loss and jitter; run i uses N + i (default 1)
@@ -77,6 +82,7 @@ const OPTIONS = {
   duration: { type: 'string' },
   size: { type: 'string' },
   'bin-ms': { type: 'string', default: '100' },
+  direction: { type: 'string' },
   'quic-client': { type: 'string' },
   qlog: { type: 'boolean' },
 };
@@ -106,6 +112,9 @@ export function bulkInput(v) {
     profiles,
     losses,
     protocols,
+    directions: v.direction ? list(v.direction) : preset.directions,
+    // the preset uploads where the draft has upload objectives; --direction says where itself
+    ...(preset.uploads_where_objectives && !v.direction ? { uploads_where_objectives: true } : {}),
     duration_s: size ? null : (duration ?? preset.duration_s),
     size_bytes: duration ? null : (size ?? preset.size_bytes),
     runs,

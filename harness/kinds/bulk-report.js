@@ -18,7 +18,7 @@ export const BULK_COLUMNS = [
   { key: 'mean_goodput_mbps', label: 'mean goodput', unit: 'Mbit/s', scale: 1, digits: 1 },
 ];
 
-const BULK_SCENARIO_FIELDS = ['profile', 'loss_pct', 'protocol', 'duration_s', 'size_bytes'];
+const BULK_SCENARIO_FIELDS = ['profile', 'loss_pct', 'protocol', 'duration_s', 'size_bytes', 'direction'];
 
 const fmtBytes = (b) => (b >= 1e6 ? `${Number((b / 1e6).toPrecision(4))} MB` : `${Math.round(b)} bytes`);
 
@@ -29,8 +29,9 @@ export function bulkTitle(s) {
     String(s.profile),
     s.loss_pct === null || s.loss_pct === undefined ? "the profile's loss" : `loss ${s.loss_pct} %`,
   ];
-  if (s.duration_s != null) parts.push(`${s.duration_s} s download`);
-  else if (s.size_bytes != null) parts.push(`${fmtBytes(s.size_bytes)} download`);
+  const way = s.direction === 'up' ? 'upload' : 'download';
+  if (s.duration_s != null) parts.push(`${s.duration_s} s ${way}`);
+  else if (s.size_bytes != null) parts.push(`${fmtBytes(s.size_bytes)} ${way}`);
   for (const [k, v] of Object.entries(s))
     if (!BULK_SCENARIO_FIELDS.includes(k)) parts.push(`${k}=${typeof v === 'object' ? JSON.stringify(v) : v}`);
   return parts.join(' · ');
@@ -155,7 +156,7 @@ function bulkCell(g, c) {
 function renderBulkMedians(bulk) {
   const cols = bulk.columns;
   return `<h3>Medians</h3>
-<p class="legend-note">Per profile, loss and download, each protocol's median over its successful runs and the median's bootstrap 95 % interval. MB are 10<sup>6</sup> bytes; times from t0, just before connecting. “Time to 90 % of the link rate”: the start of the first 500 ms whose goodput averaged 90 % of the profile's forward rate; “sender's slow start ended”: its first loss response (with a PEP: the server's hop). The protocol links to its runs.</p>
+<p class="legend-note">Per profile, loss and transfer, each protocol's median over its successful runs and the median's bootstrap 95 % interval. MB are 10<sup>6</sup> bytes; times from t0, just before connecting; an upload's bytes are counted where they arrive, at the server. “Time to 90 % of the link rate”: the start of the first 500 ms whose goodput averaged 90 % of the profile's rate the way the bytes went (an upload's: the return link's); “sender's slow start ended”: its first loss response (with a PEP: the server's hop). The protocol links to its runs.</p>
 <div class="scroll"><table class="bulk-medians">
 <thead><tr><th>protocol</th><th>runs ok</th>${cols.map((c) => `<th>${h(c.label)}<small class="unit">${h(c.unit)}</small></th>`).join('')}</tr></thead>
 ${bulk.blocks

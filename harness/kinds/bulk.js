@@ -21,7 +21,7 @@ import { objectivesFor } from '../results/objectives.js';
 export function withBulkExtras(entries) {
   const out = entries.map(({ group: g, records: rs }) => {
     const ok = rs.filter((r) => r.ok);
-    const obj = objectivesFor(g.scenario.profile);
+    const obj = objectivesFor(g.scenario.profile, g.scenario.direction);
     return {
       ...g,
       link_rate_mbps: rs[0]?.link_rate_mbps ?? null,

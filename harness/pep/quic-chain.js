@@ -62,18 +62,20 @@ export function linkBdpBytes(profile, link) {
 }
 
 /**
- * Pure: the initial window, in packets, of a standing tunnel over a
- * loaded profile's satellite link: its pipe (base rate × round trip, no
- * queue) in QUIC's 1200-byte packets, never below DEFAULT_HOPS' 100.
- * null when the link has no rate. The tunnel is the operator's, who knows
+ * Pure: the initial window, in packets, of a standing tunnel's sender over
+ * a loaded profile's satellite link, `direction` 'forward' (Proxy-GW's, the
+ * default) or 'return' (Proxy-ST's, which uploads go over): that
+ * direction's pipe (base rate × round trip, no queue) in QUIC's 1200-byte
+ * packets, never below DEFAULT_HOPS' 100. null when the link has no rate
+ * that way. The tunnel is the operator's, who knows
  * the link: shared by every client connection and mostly app-limited
  * (quinn grows no window it does not fill), it would otherwise stay near
  * 100 packets where six split-TCP connections start at 600 together.
  * Pacing at 1.25 × window / RTT then sends about at the link's rate.
  */
-export function tunnelInitialWindow(profile) {
+export function tunnelInitialWindow(profile, direction = 'forward') {
   const { forward: f, return: r } = profile.links.satellite;
-  const rate = Math.max(f.rate_mbit ?? 0, r.rate_mbit ?? 0);
+  const rate = (direction === 'return' ? r : f).rate_mbit ?? 0;
   if (!rate) return null;
   const pipe = ((rate * 1e6) / 8) * ((f.delay_ms + r.delay_ms) / 1000);
   return Math.max(DEFAULT_HOPS.satellite['initial-window'], Math.ceil(pipe / QUIC_PACKET_BYTES));
@@ -87,9 +89,14 @@ const QUIC_PACKET_BYTES = 1200;
  * give (when they have rates: the windows, and with the standing tunnel,
  * `tunnel` 'warm', its initial window and cc=sat), then `hops` on top. `sat` and
  * `ground` (the --pep-sat / --pep-ground shape: one side for the satellite
- * hop, one for both ground hops) are laid over those.
+ * hop, one for both ground hops) are laid over those. When the satellite
+ * link's return rate gives Proxy-ST's sender another initial window than
+ * Proxy-GW's (an asymmetric link), and nobody set one, the result also has
+ * `satelliteReturn`: the satellite hop as Proxy-ST sends on it.
  */
 export function resolveHops(hops = {}, profile = null, { sat = {}, ground = {}, tunnel = null } = {}) {
+  const { satelliteReturn = null, ...given } = hops;
+  hops = given;
   for (const k of Object.keys(hops)) {
     if (!(k in DEFAULT_HOPS))
       throw new UsageError(`QUIC PEP hops: unknown hop ${JSON.stringify(k)}; expected client, satellite, server`);
@@ -105,6 +112,11 @@ export function resolveHops(hops = {}, profile = null, { sat = {}, ground = {}, 
     // towards: NewReno would double into the queue and, on a long fat
     // link, lose thousands of packets of one stream at once (proxy/README.md).
     if (iw) Object.assign(fromProfile.satellite, { 'initial-window': iw, cc: 'sat' });
+    const iwReturn = iw ? tunnelInitialWindow(profile, 'return') : null;
+    const chosen = 'initial-window' in (hops.satellite ?? {}) || 'initial-window' in sat;
+    // Proxy-ST sends uploads over the return link: pacing them at the
+    // forward link's pipe would overflow a narrower return link's queue
+    if (iwReturn && iwReturn !== iw && !chosen) fromProfile.satelliteReturn = { 'initial-window': iwReturn };
   }
   const extra = { client: ground, satellite: sat, server: ground };
   const out = {};
@@ -116,6 +128,8 @@ export function resolveHops(hops = {}, profile = null, { sat = {}, ground = {}, 
           `QUIC PEP ${h} hop: unknown option ${JSON.stringify(k)}; expected ${QUIC_KEYS.join(', ')}`,
         );
   }
+  const stSends = satelliteReturn ?? fromProfile.satelliteReturn;
+  if (stSends) out.satelliteReturn = { ...out.satellite, ...stSends };
   return out;
 }
 
@@ -162,7 +176,7 @@ export function chainArgs({
     if (h3) a.push('--h3');
     if (tunnel === 'warm') a.push('--tunnel');
     const accept = quicSideText(h[acceptHop], `QUIC PEP ${acceptHop} hop`);
-    const connect = quicSideText(h[connectHop], `QUIC PEP ${connectHop} hop`);
+    const connect = quicSideText(h[connectHop], `QUIC PEP ${connectHop.replace('Return', '')} hop`);
     if (accept) a.push('--accept-side', accept);
     if (connect) a.push('--connect-side', connect);
     if (qlogDir) a.push('--qlog-dir', qlogDir);
@@ -182,7 +196,7 @@ export function chainArgs({
       ...(extra.gw ?? []),
     ],
     st: [
-      ...common('st', 'client', 'satellite'),
+      ...common('st', 'client', h.satelliteReturn ? 'satelliteReturn' : 'satellite'),
       '--next-hop',
       `${PEP_ADDRESSES.gw}:${PEP_QUIC_PORT}`,
       '--next-hop-name',

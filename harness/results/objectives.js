@@ -1,5 +1,6 @@
-// The download objectives of QUIC for SATCOM (draft-kuhn-quic-4-sat) that
-// bulk transfers over its profiles are judged against.
+// The download and upload objectives of QUIC for SATCOM
+// (draft-kuhn-quic-4-sat) that bulk transfers over its profiles are judged
+// against.
 import { OBJECTIVE_SIZES } from './goodput.js';
 
 // Seconds to receive the first 2, 10 and 100 MB (a copy of
@@ -14,14 +15,22 @@ export const QUIC4SAT_DOWNLOAD_OBJECTIVES_S = {
   'lossy-large': [3, 6, 10],
 };
 
+// Seconds to send the first 2, 10 and 100 MB up: the draft sets them for
+// "small" alone.
+export const QUIC4SAT_UPLOAD_OBJECTIVES_S = {
+  small: [10, 50, 420],
+};
+
 /**
- * Pure: the objectives a profile is judged against, by its name
- * (`quic4sat-NAME`), as {source, scenario, sizes, limits_s}; null for other
- * profiles and for scenarios without objectives.
+ * Pure: the objectives a transfer is judged against, by its profile's name
+ * (`quic4sat-NAME`) and direction ('down', or 'up' for an upload), as
+ * {source, scenario, direction, sizes, limits_s}; null for other profiles
+ * and for scenarios without objectives that way.
  */
-export function objectivesFor(profileName) {
+export function objectivesFor(profileName, direction = 'down') {
   const m = /^quic4sat-(.+)$/.exec(String(profileName));
-  const limits = m ? QUIC4SAT_DOWNLOAD_OBJECTIVES_S[m[1]] : null;
+  const table = direction === 'up' ? QUIC4SAT_UPLOAD_OBJECTIVES_S : QUIC4SAT_DOWNLOAD_OBJECTIVES_S;
+  const limits = m ? table[m[1]] : null;
   if (!limits) return null;
-  return { source: 'draft-kuhn-quic-4-sat', scenario: m[1], sizes: OBJECTIVE_SIZES, limits_s: limits };
+  return { source: 'draft-kuhn-quic-4-sat', scenario: m[1], direction, sizes: OBJECTIVE_SIZES, limits_s: limits };
 }

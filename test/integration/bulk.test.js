@@ -123,6 +123,56 @@ describe('bulk downloads (integration)', function () {
     }
   });
 
+  // An asymmetric link (20 Mbit/s down, 5 up): an upload goes at the return
+  // link's rate, counted where it arrives (the server), from the client's t0.
+  it('uploads over quic, tcp and both PEP chains at the return link rate, counted at the server', async () => {
+    const asym = {
+      satellite: { forward: { delay: '10ms', rate: '20mbit' }, return: { delay: '10ms', rate: '5mbit' } },
+      internet: { forward: { delay: '5ms' }, return: { delay: '5ms' } },
+    };
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-bulk-')), 'r');
+    const r = await satbench([
+      'bulk',
+      '--profile',
+      writeProfile(asym),
+      '--protocol',
+      'quic,tcp,quic-pep,tcp-pep',
+      '--direction',
+      'up',
+      '--duration',
+      '2',
+      '-n',
+      '1',
+      '--out',
+      out,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const recs = records(out);
+    assert.equal(recs.length, 4);
+    const cap = (5e6 / 8) * 2;
+    for (const rec of recs) {
+      const p = rec.scenario.protocol;
+      assert.equal(rec.ok, true, `${p}: ${rec.error}`);
+      assert.equal(rec.scenario.direction, 'up');
+      assert.equal(rec.link_rate_mbps, 5);
+      assert.equal(rec.goodput.bins.length, 20, p);
+      assert.equal(
+        rec.goodput.bins.reduce((a, b) => a + b, 0),
+        rec.metrics.bytes,
+        p,
+      );
+      // the return link's 5 Mbit/s, not the forward link's 20
+      assert.ok(rec.metrics.bytes <= cap * 1.02, `${p}: ${rec.metrics.bytes} bytes up in 2 s`);
+      assert.ok(rec.metrics.bytes >= cap * 0.4, `${p}: only ${rec.metrics.bytes} bytes up in 2 s`);
+      // the server's first byte comes after the client connected, on one clock
+      assert.ok(rec.metrics.ttfb_ms > rec.metrics.connect_ms, `${p}: ${JSON.stringify(rec.metrics)}`);
+      assert.equal(rec.sender, null, 'an upload has no server-side sender trace');
+      if (p.endsWith('-pep'))
+        for (const role of ['st', 'gw']) assert.ok(rec.pep.stats[role].connections >= 1, `${p}: ${role}`);
+    }
+    assert.match(fs.readFileSync(path.join(out, 'index.html'), 'utf8'), /2 s upload/);
+  });
+
   // quic4sat-medium's bandwidth-delay product (50 Mbit/s × 650 ms, 4 MB) at
   // half the delay and twice the rate, so that CI can afford it: a tunnel
   // that slow-starts from one BDP (NewReno) overflows the queue and leaves

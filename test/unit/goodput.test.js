@@ -17,9 +17,14 @@ import {
 } from '../../harness/results/goodput.js';
 import { BULK_PRESETS } from '../../harness/bulk/presets.js';
 import { bulkInput } from '../../harness/cli/bulk.js';
-import { objectivesFor, QUIC4SAT_DOWNLOAD_OBJECTIVES_S } from '../../harness/results/objectives.js';
+import {
+  objectivesFor,
+  QUIC4SAT_DOWNLOAD_OBJECTIVES_S,
+  QUIC4SAT_UPLOAD_OBJECTIVES_S,
+} from '../../harness/results/objectives.js';
 import { expandBulkMatrix, validateBulkMatrix, transferTimeoutS } from '../../harness/bulk/matrix.js';
 import { satbulkGetArgs, everyConnectionEnded } from '../../harness/bulk/satbulk.js';
+import { scenarioName } from '../../harness/bulk/run.js';
 import { browserDownload } from '../../harness/bulk/browser.js';
 import { formatBulkSummary } from '../../harness/bulk/summary-table.js';
 import { parsePepSide, tcpPepSide, quicPepSide } from '../../harness/pep/options.js';
@@ -205,8 +210,29 @@ describe('goodput: objectives', () => {
 
   it('knows the quic4sat profiles, and only those with objectives', () => {
     assert.deepEqual(objectivesFor('quic4sat-large').limits_s, [3, 5, 8]);
+    assert.equal(objectivesFor('quic4sat-large').direction, 'down');
     assert.equal(objectivesFor('quic4sat-variable-medium'), null);
     assert.equal(objectivesFor('geo'), null);
+    // uploads: the draft sets them for small alone
+    assert.deepEqual(objectivesFor('quic4sat-small', 'up').limits_s, [10, 50, 420]);
+    assert.equal(objectivesFor('quic4sat-small', 'up').direction, 'up');
+    assert.equal(objectivesFor('quic4sat-medium', 'up'), null);
+    assert.equal(objectivesFor('geo', 'up'), null);
+  });
+
+  it('the quic4sat preset uploads where the draft has upload objectives, --direction where it says', () => {
+    const input = (v) => bulkInput({ link: 'auto', seed: '1', 'bin-ms': '100', ...v });
+    const preset = expandBulkMatrix(input({ preset: 'quic4sat', protocol: 'quic-pep', n: '1' }).matrix);
+    const ups = preset.filter((i) => i.scenario.direction === 'up').map((i) => i.scenario.profile);
+    assert.deepEqual(ups, ['quic4sat-small']);
+    assert.equal(preset.length, 7);
+    // a download's scenario has no direction (records from before uploads keep their keys)
+    assert.ok(preset.filter((i) => i.scenario.direction !== 'up').every((i) => !('direction' in i.scenario)));
+    const both = expandBulkMatrix(
+      input({ preset: 'quic4sat', protocol: 'quic-pep', n: '1', direction: 'up,down' }).matrix,
+    );
+    assert.equal(both.length, 12);
+    assert.deepEqual(input({}).matrix.directions, ['down']);
   });
 
   it('the quic4sat preset names its satellite hop per chain, and --pep-sat replaces it', () => {
@@ -223,6 +249,7 @@ describe('goodput: objectives', () => {
     const ref = JSON.parse(fs.readFileSync(file, 'utf8'));
     for (const s of ref.scenarios) {
       assert.deepEqual(QUIC4SAT_DOWNLOAD_OBJECTIVES_S[s.name], s.objectives_s?.download ?? null, s.name);
+      assert.deepEqual(QUIC4SAT_UPLOAD_OBJECTIVES_S[s.name] ?? null, s.objectives_s?.upload ?? null, s.name);
       assert.ok(BULK_PRESETS.quic4sat.profiles.includes(`quic4sat-${s.name}`), s.name);
     }
   });
@@ -342,8 +369,24 @@ describe('bulk: matrix and arguments', () => {
     assert.deepEqual(sized[0].scenario, { profile: 'geo', loss_pct: null, protocol: 'quic', size_bytes: 100e6 });
   });
 
+  it('an upload is a scenario of its own, named so', () => {
+    const items = expandBulkMatrix({ ...m, losses: [0], runs: 1, directions: ['down', 'up'] });
+    assert.deepEqual(
+      items.map((i) => i.scenario.direction ?? 'down'),
+      ['down', 'down', 'up', 'up'],
+    );
+    assert.equal(scenarioName(items[2].scenario), 'geo loss 0 % quic 10 s up');
+    assert.equal(scenarioName(items[0].scenario), 'geo loss 0 % quic 10 s');
+  });
+
   it('validates before anything runs', () => {
     assert.doesNotThrow(() => validateBulkMatrix(m));
+    assert.throws(() => validateBulkMatrix({ ...m, directions: ['sideways'] }), /--direction: expected down or up/);
+    assert.throws(() => validateBulkMatrix({ ...m, directions: [] }), /--direction: name down, up or both/);
+    assert.throws(
+      () => validateBulkMatrix({ ...m, protocols: ['browser-h2'], directions: ['up'] }),
+      /--direction up: browser-h2 only downloads/,
+    );
     assert.throws(() => validateBulkMatrix({ ...m, protocols: ['h3'] }), /unknown bulk protocol "h3"/);
     assert.throws(() => validateBulkMatrix({ ...m, size_bytes: 5 }), /--duration or --size/);
     assert.throws(() => validateBulkMatrix({ ...m, duration_s: null }), /--duration or --size/);
@@ -378,6 +421,8 @@ describe('bulk: matrix and arguments', () => {
     ]);
     const t = satbulkGetArgs({ protocol: 'tcp-pep', size_bytes: 2e6 }, { addr: '198.18.3.2:5201', binMs: 50 });
     assert.deepEqual(t, ['get', 'tcp', '--addr', '198.18.3.2:5201', '--json', '--bin-ms', '50', '--bytes', '2000000']);
+    const up = satbulkGetArgs({ protocol: 'tcp', size_bytes: 2e6, direction: 'up' }, { addr: 'a:1' });
+    assert.deepEqual(up.slice(6, 10), ['100', '--direction', 'up', '--bytes']);
   });
 
   it('gives a sized download four times its time at the link rate', () => {

@@ -132,6 +132,36 @@ describe('QUIC PEP chain plan', () => {
     assert.equal(resolveHops({}, geo, { tunnel: 'warm', sat: { cc: 'newreno' } }).satellite.cc, 'newreno');
   });
 
+  it("starts Proxy-ST's side of the tunnel at the return link's pipe when it is narrower", () => {
+    const small = profile({
+      satellite: { forward: { delay: '285ms', rate: '10mbit' }, return: { delay: '285ms', rate: '2mbit' } },
+      internet: { forward: { delay: '40ms' }, return: { delay: '40ms' } },
+    });
+    const h = resolveHops({}, small, { tunnel: 'warm' });
+    // 10 Mbit/s and 2 Mbit/s × 0.57 s in 1200-byte packets
+    assert.equal(h.satellite['initial-window'], 594);
+    assert.deepEqual(h.satelliteReturn, { ...h.satellite, 'initial-window': 119 });
+    assert.equal(tunnelInitialWindow(small, 'return'), 119);
+    // resolving again keeps it (chainArgs resolves what it is given)
+    assert.deepEqual(resolveHops(h), h);
+    // a window the user chose is both senders'; a symmetric link needs no second one
+    assert.equal(
+      resolveHops({}, small, { tunnel: 'warm', sat: { 'initial-window': '300' } }).satelliteReturn,
+      undefined,
+    );
+    assert.equal(resolveHops({}, small, { tunnel: 'per-connection' }).satelliteReturn, undefined);
+    const args = chainArgs({
+      hops: h,
+      files: Object.fromEntries(['st', 'gw'].map((r) => [r, { cert: 'c', key: 'k', log: 'l', stats: 's' }])),
+      originCertPath: 'o',
+      siteHost: 'satbench.test',
+    });
+    const side = (role, flag) => args[role][args[role].indexOf(flag) + 1];
+    assert.match(side('gw', '--accept-side'), /initial-window=594/);
+    assert.match(side('st', '--connect-side'), /initial-window=119/);
+    assert.match(side('st', '--connect-side'), /cc=sat/);
+  });
+
   it("gives each chain its preset's satellite hop, and --pep-sat to every chain when given", () => {
     const byChain = { quic: 'cc=sat', tcp: 'cc=bbr' };
     const preset = parsePepOptions({}, { satByChain: byChain });

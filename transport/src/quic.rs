@@ -229,8 +229,25 @@ impl QuicOptions {
     }
 }
 
+/// How often an end that must outlive quiet spells pings: a third of the
+/// idle timeout (none without one), at most 10 s.
+pub fn keep_alive_every(idle_timeout_ms: u64) -> Option<std::time::Duration> {
+    (idle_timeout_ms > 0).then(|| {
+        std::time::Duration::from_millis(idle_timeout_ms / 3)
+            .min(std::time::Duration::from_secs(10))
+    })
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn keep_alives_come_a_third_into_the_idle_timeout_at_most_every_10_s() {
+        use std::time::Duration;
+        assert_eq!(keep_alive_every(0), None);
+        assert_eq!(keep_alive_every(9000), Some(Duration::from_secs(3)));
+        assert_eq!(keep_alive_every(300_000), Some(Duration::from_secs(10)));
+    }
+
     use super::*;
 
     #[test]

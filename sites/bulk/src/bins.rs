@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Bytes received per bin of `bin` length; bin i covers [i·bin, (i+1)·bin).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,6 +72,53 @@ impl Bins {
     }
 }
 
+/// What the server of an upload answers with once it has counted: its
+/// bins (from the client's t0) and when the first and last byte arrived.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Receipt {
+    pub bin_ms: u64,
+    pub bins: Vec<u64>,
+    pub first_us: Option<u64>,
+    pub last_us: Option<u64>,
+}
+
+impl Bins {
+    /// The receipt of what these bins counted.
+    pub fn receipt(&self) -> Receipt {
+        let us = |d: Option<Duration>| d.map(|d| d.as_micros() as u64);
+        Receipt {
+            bin_ms: self.bin.as_millis() as u64,
+            bins: self.bytes.clone(),
+            first_us: us(self.first),
+            last_us: us(self.last),
+        }
+    }
+
+    /// The bins a receipt describes; a receipt that does not add up (bins
+    /// without arrival times, or a bin of 0 ms) is an error.
+    pub fn from_receipt(r: Receipt) -> Result<Bins, String> {
+        let total: u64 = r.bins.iter().sum();
+        if r.bin_ms == 0 || (total > 0) != (r.first_us.is_some() && r.last_us.is_some()) {
+            return Err(format!("the server's receipt does not add up: {r:?}"));
+        }
+        Ok(Bins {
+            bin: Duration::from_millis(r.bin_ms),
+            bytes: r.bins,
+            total,
+            first: r.first_us.map(Duration::from_micros),
+            last: r.last_us.map(Duration::from_micros),
+        })
+    }
+}
+
+/// Which way the bytes went: the server sends (down) or the client (up).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Down,
+    Up,
+}
+
 pub fn ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 1e6).round() / 1e3
 }
@@ -82,6 +129,9 @@ pub struct Report {
     pub ok: bool,
     pub error: Option<String>,
     pub protocol: &'static str,
+    /// down: the server sent and the client counted; up: the client sent
+    /// and the server counted (its bins, from the client's t0, in its receipt).
+    pub direction: Direction,
     pub addr: String,
     /// TLS server name (QUIC only).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -137,6 +187,7 @@ impl Report {
             ok: complete,
             error: None,
             protocol,
+            direction: Direction::Down,
             addr,
             t0_unix_ms: 0,
             name: None,
@@ -287,6 +338,7 @@ mod tests {
             "ok",
             "error",
             "protocol",
+            "direction",
             "addr",
             "t0_unix_ms",
             "requested_bytes",
@@ -304,6 +356,29 @@ mod tests {
             assert!(v.get(k).is_some(), "{k} missing in {v}");
         }
         assert!(v.get("name").is_none());
+    }
+
+    #[test]
+    fn a_receipt_round_trips_and_is_checked() {
+        let mut b = Bins::new(MS(100));
+        b.add(Duration::from_micros(150_500), 7);
+        b.add(MS(420), 3);
+        let r = b.receipt();
+        assert_eq!(r.bins, vec![0, 7, 0, 0, 3]);
+        assert_eq!((r.first_us, r.last_us), (Some(150_500), Some(420_000)));
+        let json = serde_json::to_string(&r).unwrap();
+        let back = Bins::from_receipt(serde_json::from_str(&json).unwrap()).unwrap();
+        assert_eq!(back, b);
+        let empty = Bins::new(MS(10)).receipt();
+        assert_eq!(Bins::from_receipt(empty).unwrap().total(), 0);
+        let no_times = Receipt {
+            first_us: None,
+            ..r.clone()
+        };
+        assert!(Bins::from_receipt(no_times)
+            .unwrap_err()
+            .contains("does not add up"));
+        assert!(Bins::from_receipt(Receipt { bin_ms: 0, ..r }).is_err());
     }
 
     #[test]

@@ -9,6 +9,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use satbench_transport::cli::QuicArgs;
 use satbench_transport::quic::QuicOptions;
 
+use crate::bins::Direction;
+
 pub const DEFAULT_QUIC_PORT: u16 = 4434;
 pub const DEFAULT_TCP_PORT: u16 = 5201;
 /// The testbed's site name (harness/runner.js SITE_HOST); certificates made
@@ -56,6 +58,7 @@ pub struct GetArgs {
     pub name: String,
     pub ca: Option<PathBuf>,
     pub amount: Amount,
+    pub direction: Direction,
     pub bin: Duration,
     pub timeout: Duration,
     pub json: bool,
@@ -135,12 +138,15 @@ pub enum Command {
     #[command(
         after_help = "A client opens a stream (QUIC) or a connection (TCP) and sends one \
         line `satbulk BYTES\\n`; the server sends BYTES bytes and ends the stream, or with 0 \
-        sends until the client goes away. Prints `ready` once both listen; exits 0 on SIGTERM \
+        sends until the client goes away. An upload's line is `satbulk up BYTES DURATION_MS \
+        T0_UNIX_US BIN_MS\\n` and its body follows; the server counts the body per bin from the \
+        client's t0 and answers with one JSON line of its bins. Prints `ready` once both listen; exits 0 on SIGTERM \
         or SIGINT, 2 on an error."
     )]
     Serve(ServeFlags),
-    /// One download from a `satbulk serve`: connect_ms, ttfb_ms, bytes,
-    /// duration_ms and bytes per --bin-ms bin, all timed from just before
+    /// One download (or, with --direction up, upload) with a `satbulk
+    /// serve`: connect_ms, ttfb_ms, bytes, duration_ms and bytes per
+    /// --bin-ms bin as the receiver counted them, all timed from just before
     /// connecting
     #[command(
         after_help = "Exit 0 when the download completed, 1 when it failed (the JSON \
@@ -194,6 +200,10 @@ pub struct GetFlags {
     /// Download for this long: seconds, or ms with a unit
     #[arg(long, value_name = "S", value_parser = duration)]
     duration: Option<Duration>,
+    /// down: the server sends, we count; up: we send, the server counts
+    /// (from our t0, with our bins) and answers with what it counted
+    #[arg(long, value_enum, default_value = "down")]
+    direction: Direction,
     /// The name the server's certificate must carry (QUIC)
     #[arg(long, value_name = "NAME", default_value = DEFAULT_NAME)]
     name: String,
@@ -290,6 +300,7 @@ impl GetFlags {
             name: self.name,
             ca: self.ca,
             amount,
+            direction: self.direction,
             bin: Duration::from_millis(self.bin_ms),
             timeout,
             json: self.json,

@@ -1,24 +1,30 @@
 //! `satbulk get`: one download over QUIC or TCP, every read timed from t0
-//! (just before connecting) into `bins::Bins`.
+//! (just before connecting) into `bins::Bins`; or, with `--direction up`,
+//! one upload, which the server counts into the same bins from our t0 and
+//! hands back as its receipt.
 
 use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
 use std::sync::Arc;
 use std::time::Duration;
 
-use satbench_transport::cert;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use satbench_transport::quic::keep_alive_every;
+use satbench_transport::{cert, time};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::time::Instant;
 
-use crate::bins::{ms, Bins, Report};
+use crate::bins::{ms, Bins, Direction, Receipt, Report};
 use crate::cli::{Amount, GetArgs, Proto, ALPN};
-use crate::request::Request;
+use crate::request::{Request, Upload};
 use crate::tcpinfo;
 
 /// What a download has seen so far; kept when it is cut short, so a failed
 /// run still reports its bytes.
 struct Progress {
     t0: Instant,
+    /// t0 by the host's clock, in µs since the Unix epoch (an upload's
+    /// server counts from it).
+    t0_unix_us: u64,
     /// Bytes read at or after this (since t0) are not counted: a timed
     /// download counts exactly its duration.
     until: Option<Duration>,
@@ -37,10 +43,66 @@ impl Progress {
     }
 }
 
-fn request_of(amount: Amount) -> Request {
-    match amount {
-        Amount::Bytes(n) => Request { bytes: Some(n) },
-        Amount::Duration(_) => Request { bytes: None },
+/// What one write of an upload carries.
+const CHUNK: usize = 256 * 1024;
+/// The most an upload's receipt may take (bins of 1 ms for a long upload).
+const MAX_RECEIPT: u64 = 64 << 20;
+
+fn request_of(args: &GetArgs, t0_unix_us: u64) -> Request {
+    let (bytes, duration) = match args.amount {
+        Amount::Bytes(n) => (Some(n), None),
+        Amount::Duration(d) => (None, Some(d.as_millis().max(1) as u64)),
+    };
+    Request {
+        bytes,
+        upload: (args.direction == Direction::Up).then_some(Upload {
+            duration_ms: duration,
+            t0_unix_us,
+            bin_ms: args.bin.as_millis() as u64,
+        }),
+    }
+}
+
+/// Sends an upload's body (`bytes` of it, or until the server has had
+/// enough) while waiting for the server's receipt: its count from our t0.
+async fn upload<W, R>(w: &mut W, r: &mut R, bytes: Option<u64>) -> Result<Bins, String>
+where
+    W: AsyncWrite + Unpin,
+    R: AsyncRead + Unpin,
+{
+    let body = vec![0u8; CHUNK];
+    let send = async {
+        let mut sent = 0u64;
+        loop {
+            let n = bytes.map_or(CHUNK, |b| (b - sent).min(CHUNK as u64) as usize);
+            if n == 0 {
+                break;
+            }
+            match w.write(&body[..n]).await {
+                Ok(0) | Err(_) => break, // the server stopped reading: its receipt is on its way
+                Ok(k) => sent += k as u64,
+            }
+        }
+        let _ = w.flush().await;
+        std::future::pending::<()>().await
+    };
+    let receive = async {
+        let mut v = Vec::new();
+        r.take(MAX_RECEIPT)
+            .read_to_end(&mut v)
+            .await
+            .map_err(|e| format!("receive the server's receipt: {e}"))?;
+        let line = std::str::from_utf8(&v).unwrap_or_default().trim();
+        if line.is_empty() {
+            return Err("the server closed without a receipt".to_string());
+        }
+        let receipt: Receipt = serde_json::from_str(line)
+            .map_err(|e| format!("the server's receipt: {e}: {line:.80}"))?;
+        Bins::from_receipt(receipt)
+    };
+    tokio::select! {
+        () = send => unreachable!("the sender waits for the receipt"),
+        bins = receive => bins,
     }
 }
 
@@ -66,7 +128,12 @@ async fn quic(args: &GetArgs, tls: rustls::ClientConfig, p: &mut Progress) -> Re
     let crypto =
         quinn::crypto::rustls::QuicClientConfig::try_from(tls).map_err(|e| format!("tls: {e}"))?;
     let mut config = quinn::ClientConfig::new(Arc::new(crypto));
-    config.transport_config(Arc::new(args.quic.transport_config()));
+    let mut transport = args.quic.transport_config();
+    // An upload through a PEP can wait on Proxy-ST's flow control for
+    // longer than the idle timeout while the satellite drains what it took:
+    // ping, as a browser does while streams are open.
+    transport.keep_alive_interval(keep_alive_every(args.quic.idle_timeout_ms));
+    config.transport_config(Arc::new(transport));
     let bind: SocketAddr = if args.addr.is_ipv4() {
         "0.0.0.0:0"
     } else {
@@ -89,9 +156,14 @@ async fn quic(args: &GetArgs, tls: rustls::ClientConfig, p: &mut Progress) -> Re
         .open_bi()
         .await
         .map_err(|e| format!("open stream: {e}"))?;
-    send.write_all(request_of(args.amount).encode().as_bytes())
+    let req = request_of(args, p.t0_unix_us);
+    send.write_all(req.encode().as_bytes())
         .await
         .map_err(|e| format!("send request: {e}"))?;
+    if req.upload.is_some() {
+        p.bins = upload(&mut send, &mut recv, req.bytes).await?;
+        return Ok(());
+    }
     let _ = send.finish();
     loop {
         match recv.read_chunk(usize::MAX, true).await {
@@ -109,10 +181,16 @@ async fn tcp(args: &GetArgs, p: &mut Progress) -> Result<(), String> {
     p.connect = Some(p.t0.elapsed());
     let _ = stream.set_nodelay(true);
     let stream = p.tcp.insert(stream);
+    let req = request_of(args, p.t0_unix_us);
     stream
-        .write_all(request_of(args.amount).encode().as_bytes())
+        .write_all(req.encode().as_bytes())
         .await
         .map_err(|e| format!("send request: {e}"))?;
+    if req.upload.is_some() {
+        let (mut r, mut w) = stream.split();
+        p.bins = upload(&mut w, &mut r, req.bytes).await?;
+        return Ok(());
+    }
     let mut buf = vec![0u8; 256 * 1024];
     loop {
         let n = p
@@ -137,6 +215,9 @@ fn quic_transport(conn: &quinn::Connection) -> serde_json::Value {
         "udp_rx_bytes": s.udp_rx.bytes,
         "udp_tx_bytes": s.udp_tx.bytes,
         "current_mtu": s.path.current_mtu,
+        // an upload's sender is this end
+        "cwnd": s.path.cwnd,
+        "lost_packets": s.path.lost_packets,
         "alpn": conn.handshake_data()
             .and_then(|h| h.downcast::<quinn::crypto::rustls::HandshakeData>().ok())
             .and_then(|h| h.protocol)
@@ -167,18 +248,23 @@ pub async fn get(args: GetArgs) -> Result<Report, String> {
         Amount::Bytes(n) => (Some(n), None),
         Amount::Duration(d) => (None, Some(d)),
     };
-    let t0_unix_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64);
+    let t0_unix = time::unix_now();
     let mut p = Progress {
         t0: Instant::now(),
+        t0_unix_us: t0_unix.as_micros() as u64,
         until: requested_duration,
         bins: Bins::new(args.bin),
         connect: None,
         quic: None,
         tcp: None,
     };
-    let deadline = p.t0 + requested_duration.unwrap_or(args.timeout);
+    let up = args.direction == Direction::Up;
+    // an upload ends with the server's receipt, which follows the duration
+    let deadline = p.t0
+        + match requested_duration {
+            Some(d) if !up => d,
+            _ => args.timeout,
+        };
     let outcome = {
         let work = async {
             match args.proto {
@@ -196,6 +282,7 @@ pub async fn get(args: GetArgs) -> Result<Report, String> {
             elapsed,
             Some(format!("timed out after {} s", args.timeout.as_secs_f64())),
         ),
+        (Ok(Ok(())), Some(d)) if up => (d, None),
         (Ok(Ok(())), Some(_)) => (
             elapsed,
             Some("the server ended the stream before the duration".into()),
@@ -213,7 +300,8 @@ pub async fn get(args: GetArgs) -> Result<Report, String> {
         end,
         args.bin.as_millis() as u64,
     );
-    report.t0_unix_ms = t0_unix_ms;
+    report.t0_unix_ms = t0_unix.as_millis() as u64;
+    report.direction = args.direction;
     if let (Some(n), None) = (requested_bytes, &error) {
         if p.bins.total() != n {
             report = report.failed(format!("received {} of {n} bytes", p.bins.total()));

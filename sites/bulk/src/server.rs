@@ -9,14 +9,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use satbench_transport::cert;
 use satbench_transport::process::{say_ready, Shutdown};
+use satbench_transport::{cert, time};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::time::Instant;
 
+use crate::bins::Bins;
 use crate::cli::{ServeArgs, ALPN};
-use crate::request::{self, Parsed, Request};
+use crate::request::{self, Parsed, Request, Upload};
 use crate::tcpinfo;
 use crate::trace::{self, Stamp, Trace};
 
@@ -44,8 +45,11 @@ fn log(msg: &str) {
     eprintln!("satbulk: {msg}");
 }
 
-/// Reads until the request line is complete.
-async fn read_request<R: tokio::io::AsyncRead + Unpin>(r: &mut R) -> Result<Request, String> {
+/// Reads until the request line is complete; also returns how many bytes
+/// past the line came with it (the start of an upload's body).
+async fn read_request<R: tokio::io::AsyncRead + Unpin>(
+    r: &mut R,
+) -> Result<(Request, usize), String> {
     let mut buf = Vec::new();
     let mut tmp = [0u8; request::MAX_LINE];
     let work = async {
@@ -58,14 +62,96 @@ async fn read_request<R: tokio::io::AsyncRead + Unpin>(r: &mut R) -> Result<Requ
                 return Err("request: peer closed before sending one".to_string());
             }
             buf.extend_from_slice(&tmp[..n]);
-            if let Parsed::Done(r) = request::parse(&buf)? {
-                return Ok(r);
+            if let Parsed::Done(r, used) = request::parse(&buf)? {
+                return Ok((r, buf.len() - used));
             }
         }
     };
     tokio::time::timeout(REQUEST_TIMEOUT, work)
         .await
         .map_err(|_| "request: none within 30 s".to_string())?
+}
+
+/// An upload counted as the client would count a download: per bin from
+/// the client's t0, up to the bytes asked for or until the duration ends.
+pub struct UploadCount {
+    /// The client's t0 on this process's monotonic clock.
+    base: Instant,
+    until: Option<Instant>,
+    want: Option<u64>,
+    bins: Bins,
+}
+
+impl UploadCount {
+    /// `since_t0`: how long ago the client's t0 was, by the host's clock.
+    pub fn new(req: &Request, up: &Upload, since_t0: Duration) -> UploadCount {
+        let now = Instant::now();
+        let base = now.checked_sub(since_t0).unwrap_or(now);
+        UploadCount {
+            base,
+            until: up.duration_ms.map(|d| base + Duration::from_millis(d)),
+            want: req.bytes,
+            bins: Bins::new(Duration::from_millis(up.bin_ms)),
+        }
+    }
+
+    pub fn got(&mut self, n: usize) {
+        let now = Instant::now();
+        if self.until.is_none_or(|u| now < u) {
+            self.bins.add(now - self.base, n as u64);
+        }
+    }
+
+    pub fn done(&self) -> bool {
+        self.want.is_some_and(|w| self.bins.total() >= w)
+            || self.until.is_some_and(|u| Instant::now() >= u)
+    }
+}
+
+/// The longest an upload's t0 may lie in the past: the client and the
+/// server share a clock, and bins from a t0 further back would be a
+/// mistake that costs memory.
+const MAX_SINCE_T0: Duration = Duration::from_secs(3600);
+
+/// How long ago `t0_unix_us` was by this host's clock (0 if it is ahead).
+fn since_unix_us(t0_unix_us: u64) -> Result<Duration, String> {
+    let since = time::unix_now().saturating_sub(Duration::from_micros(t0_unix_us));
+    if since > MAX_SINCE_T0 {
+        return Err(format!(
+            "request: T0_UNIX_US {t0_unix_us} is {} s before this host's clock; client and server must share it",
+            since.as_secs()
+        ));
+    }
+    Ok(since)
+}
+
+/// Counts an upload's body (`early` bytes of it came with the request line)
+/// until it is done or the client stops, and returns the receipt line.
+async fn count_upload<R: tokio::io::AsyncRead + Unpin>(
+    r: &mut R,
+    req: &Request,
+    up: &Upload,
+    early: usize,
+) -> Result<String, String> {
+    let mut c = UploadCount::new(req, up, since_unix_us(up.t0_unix_us)?);
+    c.got(early);
+    let mut buf = vec![0u8; CHUNK];
+    while !c.done() {
+        let read = match c.until {
+            Some(u) => match tokio::time::timeout_at(u, r.read(&mut buf)).await {
+                Ok(read) => read,
+                Err(_) => break, // the duration is over
+            },
+            None => r.read(&mut buf).await,
+        };
+        match read {
+            Ok(0) | Err(_) => break,
+            Ok(n) => c.got(n),
+        }
+    }
+    let mut line = serde_json::to_string(&c.bins.receipt()).unwrap_or_default();
+    line.push('\n');
+    Ok(line)
 }
 
 // ---------------------------------------------------------------- QUIC
@@ -89,7 +175,18 @@ async fn quic_stream(
     sent: Arc<AtomicU64>,
     payload: Bytes,
 ) -> Result<(), String> {
-    let req = read_request(&mut recv).await?;
+    let (req, early) = read_request(&mut recv).await?;
+    if let Some(up) = &req.upload {
+        let receipt = count_upload(&mut recv, &req, up, early).await?;
+        // a timed upload's client is still sending: tell it to stop
+        let _ = recv.stop(0u32.into());
+        send.write_all(receipt.as_bytes())
+            .await
+            .map_err(|e| format!("upload receipt: {e}"))?;
+        let _ = send.finish();
+        let _ = send.stopped().await;
+        return Ok(());
+    }
     let mut mine = 0u64;
     loop {
         let n = next_chunk(&req, mine);
@@ -161,10 +258,21 @@ async fn serve_quic(endpoint: quinn::Endpoint, ids: Arc<AtomicU64>, trace: Trace
 
 /// Sends what the connection asked for, then waits for the client to close.
 async fn tcp_send(stream: &mut TcpStream, sent: &AtomicU64, payload: &[u8]) -> Result<(), String> {
-    let req = read_request(stream).await?;
+    let (req, early) = read_request(stream).await?;
     let mut mine = 0u64;
+    if let Some(up) = &req.upload {
+        let receipt = count_upload(stream, &req, up, early).await?;
+        stream
+            .write_all(receipt.as_bytes())
+            .await
+            .map_err(|e| format!("upload receipt: {e}"))?;
+    }
     loop {
-        let n = next_chunk(&req, mine);
+        let n = if req.upload.is_some() {
+            0
+        } else {
+            next_chunk(&req, mine)
+        };
         if n == 0 {
             break;
         }
@@ -242,14 +350,8 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     if args.quic_port != 0 {
         let config = quic_server_config(&args)?;
         let addr = SocketAddr::new(args.addr, args.quic_port);
-        let udp = std::net::UdpSocket::bind(addr).map_err(|e| format!("bind {addr}/udp: {e}"))?;
-        let ep = quinn::Endpoint::new(
-            quinn::EndpointConfig::default(),
-            Some(config),
-            udp,
-            Arc::new(quinn::TokioRuntime),
-        )
-        .map_err(|e| format!("bind {addr}/udp: {e}"))?;
+        let ep =
+            quinn::Endpoint::server(config, addr).map_err(|e| format!("bind {addr}/udp: {e}"))?;
         endpoint = Some(ep);
     }
     let mut tcp = None;
@@ -295,19 +397,17 @@ mod tests {
 
     #[test]
     fn chunks_never_pass_the_request() {
-        let r = Request {
-            bytes: Some(CHUNK as u64 + 10),
-        };
+        let r = Request::download(Some(CHUNK as u64 + 10));
         assert_eq!(next_chunk(&r, 0), CHUNK);
         assert_eq!(next_chunk(&r, CHUNK as u64), 10);
         assert_eq!(next_chunk(&r, CHUNK as u64 + 10), 0);
         assert_eq!(next_chunk(&r, u64::MAX), 0);
-        assert_eq!(next_chunk(&Request { bytes: Some(1) }, 0), 1);
+        assert_eq!(next_chunk(&Request::download(Some(1)), 0), 1);
     }
 
     #[test]
     fn until_closed_never_stops() {
-        assert_eq!(next_chunk(&Request { bytes: None }, u64::MAX - 1), CHUNK);
+        assert_eq!(next_chunk(&Request::download(None), u64::MAX - 1), CHUNK);
     }
 
     #[tokio::test]
@@ -315,7 +415,7 @@ mod tests {
         let mut pieces = tokio_test_reader(&[b"satbulk", b" 42", b"\n"]);
         assert_eq!(
             read_request(&mut pieces).await,
-            Ok(Request { bytes: Some(42) })
+            Ok((Request::download(Some(42)), 0))
         );
     }
 
@@ -323,6 +423,66 @@ mod tests {
     async fn a_peer_that_closes_early_is_an_error() {
         let mut r = tokio_test_reader(&[b"satbulk 4"]);
         assert!(read_request(&mut r).await.unwrap_err().contains("closed"));
+    }
+
+    #[tokio::test]
+    async fn an_upload_is_counted_from_the_clients_t0_up_to_its_bytes() {
+        let a_second_ago = time::unix_now().as_micros() as u64 - 1_000_000;
+        let line = format!("satbulk up 5000 0 {a_second_ago} 100\nabc");
+        let mut r = tokio_test_reader(&[line.as_bytes(), &[0u8; 4000], &[0u8; 2000]]);
+        let (req, early) = read_request(&mut r).await.unwrap();
+        assert_eq!(early, 3);
+        let up = req.upload.unwrap();
+        let receipt: crate::bins::Receipt =
+            serde_json::from_str(count_upload(&mut r, &req, &up, early).await.unwrap().trim())
+                .unwrap();
+        // the count stops once the bytes asked for are in (the read that
+        // crossed it, at most the pipe's 1024 bytes, counts whole), and
+        // bins start at the client's t0
+        let total = receipt.bins.iter().sum::<u64>();
+        assert!((5000..5000 + 1024).contains(&total), "{total}");
+        assert!((1_000_000..1_500_000).contains(&receipt.first_us.unwrap()));
+        assert_eq!(receipt.bins.len(), 11);
+    }
+
+    #[tokio::test]
+    async fn an_upload_from_a_t0_long_ago_is_refused() {
+        let req = Request {
+            bytes: Some(1),
+            upload: Some(Upload {
+                duration_ms: None,
+                t0_unix_us: 0,
+                bin_ms: 1,
+            }),
+        };
+        let mut r = tokio_test_reader(&[b"x"]);
+        let e = count_upload(&mut r, &req, &req.upload.unwrap(), 0).await;
+        assert!(e.unwrap_err().contains("must share it"));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_timed_upload_counts_until_its_duration_after_t0() {
+        let req = Request {
+            bytes: None,
+            upload: Some(Upload {
+                duration_ms: Some(1000),
+                t0_unix_us: 0,
+                bin_ms: 100,
+            }),
+        };
+        let up = req.upload.unwrap();
+        let mut c = UploadCount::new(&req, &up, Duration::from_millis(250));
+        c.got(10); // at 250 ms after t0: bin 2
+        assert!(!c.done());
+        tokio::time::advance(Duration::from_millis(700)).await;
+        c.got(5); // at 950 ms: bin 9
+        tokio::time::advance(Duration::from_millis(100)).await;
+        c.got(99); // after the duration: not counted
+        assert!(c.done());
+        assert_eq!(
+            c.bins.padded(Duration::ZERO),
+            vec![0, 0, 10, 0, 0, 0, 0, 0, 0, 5]
+        );
     }
 
     /// A reader that returns each piece from a separate read, then EOF.

@@ -1,5 +1,6 @@
 //! Runs the `satbulk` binary on 127.0.0.1: a server with a trace, sized
-//! and timed downloads over QUIC and TCP, then SIGTERM. No namespaces.
+//! and timed downloads and uploads over QUIC and TCP, then SIGTERM. No
+//! namespaces.
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -29,35 +30,44 @@ impl Drop for Server {
 fn serve(extra: &[&str]) -> Server {
     let dir = temp_dir("satbulk-it");
     gen_cert(&dir.join("cert"), "satbench.test");
-    let (quic, tcp) = (free_udp_port(), free_tcp_port());
-    let process = spawn_ready(
-        Command::new(BIN)
-            .args([
-                "serve",
-                "--addr",
-                "127.0.0.1",
-                "--quic-port",
-                &quic.to_string(),
-                "--tcp-port",
-                &tcp.to_string(),
-            ])
-            .arg("--cert")
-            .arg(dir.join("cert/cert.pem"))
-            .arg("--key")
-            .arg(dir.join("cert/key.pem"))
-            .arg("--trace")
-            .arg(dir.join("trace.jsonl"))
-            .args(extra)
-            .stderr(Stdio::inherit()),
-        Duration::from_secs(10),
-    )
-    .unwrap_or_else(|e| panic!("satbulk serve: {e}"));
-    Server {
-        process,
-        dir,
-        quic,
-        tcp,
+    // a port "free a moment ago" can be taken by another test's client
+    // before our server binds it: try fresh ones
+    let mut last = String::new();
+    for _ in 0..3 {
+        let (quic, tcp) = (free_udp_port(), free_tcp_port());
+        match spawn_ready(
+            Command::new(BIN)
+                .args([
+                    "serve",
+                    "--addr",
+                    "127.0.0.1",
+                    "--quic-port",
+                    &quic.to_string(),
+                    "--tcp-port",
+                    &tcp.to_string(),
+                ])
+                .arg("--cert")
+                .arg(dir.join("cert/cert.pem"))
+                .arg("--key")
+                .arg(dir.join("cert/key.pem"))
+                .arg("--trace")
+                .arg(dir.join("trace.jsonl"))
+                .args(extra)
+                .stderr(Stdio::inherit()),
+            Duration::from_secs(10),
+        ) {
+            Ok(process) => {
+                return Server {
+                    process,
+                    dir,
+                    quic,
+                    tcp,
+                }
+            }
+            Err(e) => last = e.to_string(),
+        }
     }
+    panic!("satbulk serve: {last}")
 }
 
 fn get(args: &[&str], ca: &Path) -> (i32, serde_json::Value) {
@@ -146,6 +156,64 @@ fn sized_downloads_over_quic_and_tcp() {
         first_quic["cwnd"].as_u64().unwrap() >= 120_000 || first_quic["final"] == true,
         "{first_quic}"
     );
+}
+
+fn bins_of(r: &serde_json::Value) -> Vec<u64> {
+    r["bins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b.as_u64().unwrap())
+        .collect()
+}
+
+#[test]
+fn uploads_are_counted_by_the_server_from_the_clients_t0() {
+    let s = serve(&[]);
+    let ca = s.dir.join("cert/cert.pem");
+    for (proto, port) in [("quic", s.quic), ("tcp", s.tcp)] {
+        let addr = format!("127.0.0.1:{port}");
+        let up = ["--direction", "up", "--bin-ms", "10"];
+        let (code, r) = get(
+            &[&[proto, "--addr", &addr, "--bytes", "3MB"][..], &up].concat(),
+            &ca,
+        );
+        assert_eq!(code, 0, "{r}");
+        assert_eq!(
+            (r["ok"].clone(), r["direction"].clone()),
+            (true.into(), "up".into()),
+            "{r}"
+        );
+        assert_eq!(r["bytes"], 3_000_000, "{r}");
+        assert_eq!(bins_of(&r).iter().sum::<u64>(), 3_000_000, "{r}");
+        let (connect, first, dur) = (
+            r["connect_ms"].as_f64().unwrap(),
+            r["ttfb_ms"].as_f64().unwrap(),
+            r["duration_ms"].as_f64().unwrap(),
+        );
+        // the server's first arrival is after our connect, on our clock
+        assert!(connect <= first && first <= dur && dur < 5000.0, "{r}");
+        assert_eq!(
+            bins_of(&r).len() as f64,
+            (dur / 10.0).ceil().max(1.0),
+            "{r}"
+        );
+
+        let t = std::time::Instant::now();
+        let (code, r) = get(
+            &[&[proto, "--addr", &addr, "--duration", "600ms"][..], &up].concat(),
+            &ca,
+        );
+        assert_eq!(code, 0, "{r}");
+        assert!(t.elapsed().as_millis() < 5000);
+        assert_eq!(r["duration_ms"], 600.0, "{r}");
+        assert_eq!(bins_of(&r).len(), 60, "{r}");
+        assert!(r["bytes"].as_u64().unwrap() > 1_000_000, "{r}");
+        assert_eq!(
+            bins_of(&r).iter().sum::<u64>(),
+            r["bytes"].as_u64().unwrap()
+        );
+    }
 }
 
 #[test]

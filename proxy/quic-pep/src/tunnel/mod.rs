@@ -23,6 +23,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use quinn::{Connection, RecvStream, SendStream, VarInt};
+use satbench_transport::quic::keep_alive_every;
 use tokio::sync::{mpsc, watch};
 
 use crate::close::{self, Close, Ended, PEP_ERROR};
@@ -748,10 +749,4 @@ pub fn transport(
         t.keep_alive_interval(Some(every));
     }
     Ok(t)
-}
-
-/// A third of the idle timeout (none without one), at most 10 s.
-pub fn keep_alive_every(idle_timeout_ms: u64) -> Option<Duration> {
-    (idle_timeout_ms > 0)
-        .then(|| Duration::from_millis(idle_timeout_ms / 3).min(Duration::from_secs(10)))
 }
