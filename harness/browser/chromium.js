@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer from 'puppeteer-core';
-import { ADDRESSES, SITE_HOST } from '../testbed/addressing.js';
+import { ADDRESSES, ORIGIN_PORT, SITE_HOST } from '../testbed/addressing.js';
 import { alive } from '../testbed/processes.js';
 import { baseProtocol } from '../core/protocols.js';
 import { which } from '../core/sys.js';
@@ -56,7 +56,7 @@ export function chromiumArgs(protocol, { userDataDir, spki, serverAddr = ADDRESS
     '--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,HttpsFirstModeV2ForTypicallySecureUsers',
   ];
   if (p !== 'h1') args.push(`--ignore-certificate-errors-spki-list=${spki}`);
-  if (p === 'h3') args.push('--enable-quic', `--origin-to-force-quic-on=${SITE_HOST}:443`);
+  if (p === 'h3') args.push('--enable-quic', `--origin-to-force-quic-on=${SITE_HOST}:${ORIGIN_PORT}`);
   else args.push('--disable-quic');
   if (p === 'h1s') args.push('--disable-http2');
   return args;

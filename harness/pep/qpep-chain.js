@@ -17,7 +17,7 @@
 // The plain functions (settings → the proxies' extra arguments, st's nft
 // ruleset and rules) are unit-tested; `startQpepChain` applies them.
 import { UsageError } from '../core/errors.js';
-import { LINK_PLAN } from '../testbed/addressing.js';
+import { LINK_PLAN, ORIGIN_TCP_PORTS } from '../testbed/addressing.js';
 import { linuxCc } from '../testbed/congestion-control.js';
 import { startQuicPepChain } from './quic-chain.js';
 import { nftRuleset, tproxyRules, applyTproxy } from './tcp-chain.js';
@@ -33,7 +33,7 @@ export const QPEP_TPROXY = { mark: 0x2, table: 101, port: 9481, listen: '127.0.0
 export const QPEP_SPARES = 6;
 
 // The page's ports (h1 cleartext, h1s and h2 over TLS); bulk gives satbulk's.
-export const QPEP_PORTS = [80, 443];
+export const QPEP_PORTS = ORIGIN_TCP_PORTS;
 
 /** Pure: QPEP needs the standing tunnel; `--pep-tunnel per-connection` is refused. */
 export function checkQpepTunnel(tunnel) {

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { run, binPath } from '../core/sys.js';
 import { requestStats, startProcess } from '../testbed/testbed.js';
-import { LINK_PLAN, ROUTES } from '../testbed/addressing.js';
+import { LINK_PLAN, ORIGIN_TCP_PORTS, ROUTES } from '../testbed/addressing.js';
 import { linuxCc } from '../testbed/congestion-control.js';
 
 // Policy routing for TPROXY: packets marked MARK are delivered locally
@@ -73,7 +73,8 @@ const MSS = 1448;
 /**
  * Pure: a preset plus overrides → the chain's settings.
  * overrides: { sat: {cc, initial-window, sndbuf, rcvbuf}, ground: {cc, sndbuf, rcvbuf},
- *   ports: [80, 443] | 'all', idleTimeoutMs, maxConns, pipeBytes, splice }
+ *   ports: [port…] (default the origin's, ORIGIN_TCP_PORTS) | 'all', idleTimeoutMs, maxConns,
+ *   pipeBytes, splice }
  */
 export function pepSettings(preset = 'paper', overrides = {}) {
   const p = TCP_PEP_PRESETS[preset];
@@ -92,7 +93,7 @@ export function pepSettings(preset = 'paper', overrides = {}) {
     sat: side(p.sat, overrides.sat),
     ground: side(p.ground, overrides.ground),
     mem: p.mem,
-    ports: overrides.ports ?? [80, 443],
+    ports: overrides.ports ?? ORIGIN_TCP_PORTS,
     idle_timeout_ms: overrides.idleTimeoutMs ?? 120000,
     max_conns: overrides.maxConns ?? 512,
     pipe_bytes: overrides.pipeBytes ?? 262144,
@@ -213,7 +214,7 @@ function tcpPepArgs(role, s, accept, connect, statsPath) {
  * nftTable) defaults to this chain's TPROXY; QPEP has its own
  * (pep/qpep-chain.js), so that the two never share a table.
  */
-export function nftRuleset({ iface, ports = [80, 443], port, tproxy = TPROXY }) {
+export function nftRuleset({ iface, ports = ORIGIN_TCP_PORTS, port, tproxy = TPROXY }) {
   const mark = `0x${tproxy.mark.toString(16)}`;
   const dport = ports === 'all' ? '' : ` tcp dport { ${ports.join(', ')} }`;
   return `table ip ${tproxy.nftTable} {

@@ -8,7 +8,7 @@ import { UsageError } from '../core/errors.js';
 import { binPath, run, ROOT } from '../core/sys.js';
 import { makeCertificate } from '../core/certificates.js';
 import { baseProtocol } from '../core/protocols.js';
-import { ADDRESSES, SITE_HOST } from '../testbed/addressing.js';
+import { ADDRESSES, ORIGIN_HTTP_PORT, ORIGIN_PORT, SITE_HOST } from '../testbed/addressing.js';
 import { startProcess } from '../testbed/testbed.js';
 
 export const ORIGINS = ['rust', 'h2o'];
@@ -27,15 +27,16 @@ export function h2oPath() {
 const h2oEnv = (bin) => ['env', `H2O_ROOT=${path.resolve(path.dirname(bin), '..')}`];
 
 // Pure: an H2O configuration serving `root` like our origin does: h1 on
-// 80, h1 and h2 over TLS on 443 (ALPN), h3 on 443/udp when asked; no
-// compression (H2O's default), no push, no OCSP fetching (no Internet).
+// ORIGIN_HTTP_PORT, h1 and h2 over TLS on ORIGIN_PORT (ALPN), h3 on
+// ORIGIN_PORT/udp when asked; no compression (H2O's default), no push, no
+// OCSP fetching (no Internet).
 export function h2oConfig({ root, addr, cert, key, accessLog, h3 = false }) {
   const q = (s) => JSON.stringify(String(s)); // YAML accepts JSON strings
   const ssl = `  ssl:\n    certificate-file: ${q(cert)}\n    key-file: ${q(key)}\n    ocsp-update-interval: 0\n`;
   return [
-    `listen:\n  host: ${q(addr)}\n  port: 80\n`,
-    `listen:\n  host: ${q(addr)}\n  port: 443\n${ssl}`,
-    h3 ? `listen:\n  host: ${q(addr)}\n  port: 443\n  type: quic\n${ssl}` : '',
+    `listen:\n  host: ${q(addr)}\n  port: ${ORIGIN_HTTP_PORT}\n`,
+    `listen:\n  host: ${q(addr)}\n  port: ${ORIGIN_PORT}\n${ssl}`,
+    h3 ? `listen:\n  host: ${q(addr)}\n  port: ${ORIGIN_PORT}\n  type: quic\n${ssl}` : '',
     // As root H2O would switch to nobody, who cannot read a site in a 0700 directory.
     'user: root\n',
     'compress: OFF\n',
@@ -59,7 +60,7 @@ export async function h2oSupportsH3(bin = h2oPath()) {
       // A QUIC listener alone: H2O reads the listener's type before anything else.
       fs.writeFileSync(
         conf,
-        `listen:\n  host: 127.0.0.1\n  port: 443\n  type: quic\nhosts:\n  default:\n    paths:\n      /:\n        file.dir: ${JSON.stringify(dir)}\n`,
+        `listen:\n  host: 127.0.0.1\n  port: ${ORIGIN_PORT}\n  type: quic\nhosts:\n  default:\n    paths:\n      /:\n        file.dir: ${JSON.stringify(dir)}\n`,
       );
       const r = await run(h2oEnv(bin)[0], [...h2oEnv(bin).slice(1), bin, '-t', '-c', conf], { allowFail: true });
       h2oH3Cache.set(bin, !/unknown listen type/.test(r.stdout + r.stderr));
@@ -135,6 +136,10 @@ export async function startOrigin(tb, { origin = 'rust', siteDir, quicArgs = [] 
         siteDir,
         '--addr',
         ADDRESSES.server,
+        '--http-port',
+        String(ORIGIN_HTTP_PORT),
+        '--https-port',
+        String(ORIGIN_PORT),
         '--cert',
         tls.cert,
         '--key',

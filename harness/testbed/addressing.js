@@ -53,6 +53,14 @@ export const ADDRESSES = { client: '198.18.1.2', server: '198.18.3.2', st: '198.
 // the QUIC PEP in st).
 export const SITE_HOST = 'satbench.test';
 
+// The origin's ports on the server: HTTPS (h1s and h2 over TCP, h3 over
+// UDP) and cleartext HTTP (h1). The PEPs stand in for it on the same ports:
+// the QUIC PEP listens on ORIGIN_PORT, the split-TCP PEP and QPEP
+// intercept ORIGIN_TCP_PORTS.
+export const ORIGIN_PORT = 443;
+export const ORIGIN_HTTP_PORT = 80;
+export const ORIGIN_TCP_PORTS = Object.freeze([ORIGIN_HTTP_PORT, ORIGIN_PORT]);
+
 // Routes beyond the connected ones; `default` routes carry the TCP
 // initial windows of the end hosts.
 export const ROUTES = {
