@@ -14,6 +14,9 @@ export const QUIC_OPTIONS = JSON.parse(fs.readFileSync(QUIC_OPTIONS_FILE, 'utf8'
 export const QUIC_KEYS = QUIC_OPTIONS.map((o) => o.key);
 const SPEC = new Map(QUIC_OPTIONS.map((o) => [o.key, o]));
 
+/** Pure: an option's kind (choice, count or flag), or null for a key that is no QUIC option. */
+export const quicOptionKind = (key) => SPEC.get(key)?.kind ?? null;
+
 // Pure: "a, b or c", as the Rust tools list choices.
 export const oneOf = (values) =>
   values.length < 2 ? values.join('') : `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`;

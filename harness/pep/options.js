@@ -5,12 +5,17 @@
 // initial-window, sndbuf and rcvbuf. Parsed and checked before anything
 // runs; the chains take the sides as they come out of here.
 import { UsageError, withFlag } from '../core/errors.js';
-import { QUIC_KEYS, checkQuicOption, keyValueItems } from '../core/quic-options.js';
+import { QUIC_KEYS, checkQuicOption, keyValueItems, quicOptionKind } from '../core/quic-options.js';
 import { pepSettings } from './tcp-chain.js';
 import { checkQpepTunnel } from './qpep-chain.js';
 
 export const TCP_PEP_KEYS = ['cc', 'initial-window', 'sndbuf', 'rcvbuf'];
 export const PEP_KEYS = [...new Set([...QUIC_KEYS, ...TCP_PEP_KEYS])];
+
+// Pure: whether a side's key takes a whole number: a QUIC option whose kind
+// is count (transport/quic-options.json), or a key only the split-TCP PEP
+// has (sndbuf, rcvbuf: bytes). cc (a choice) and flags take none.
+export const takesNumber = (key) => (quicOptionKind(key) ?? 'count') === 'count';
 
 /** Pure: "cc=newreno,initial-window=100" → {cc: 'newreno', 'initial-window': '100'}. */
 export function parsePepSide(text, flag) {
@@ -18,7 +23,7 @@ export function parsePepSide(text, flag) {
   for (const [key, value] of keyValueItems(text)) {
     if (!PEP_KEYS.includes(key))
       throw new UsageError(`${flag}: unknown option ${JSON.stringify(key)}; expected ${PEP_KEYS.join(', ')}`);
-    if (key !== 'cc' && key !== 'ack-frequency' && !/^\d+$/.test(String(value)))
+    if (takesNumber(key) && !/^\d+$/.test(String(value)))
       throw new UsageError(`${flag}: ${key} expects a whole number, got ${JSON.stringify(value)}`);
     out[key] = value;
   }
@@ -31,7 +36,7 @@ export function tcpPepSide(side = {}, flag = '--pep-sat') {
   for (const [k, v] of Object.entries(side)) {
     if (!TCP_PEP_KEYS.includes(k))
       throw new UsageError(`${flag}: ${k} is a QUIC option; the split-TCP PEP takes ${TCP_PEP_KEYS.join(', ')}`);
-    out[k] = k === 'cc' ? v : Number(v);
+    out[k] = takesNumber(k) ? Number(v) : v;
   }
   return out;
 }
