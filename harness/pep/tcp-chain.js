@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { run, binPath } from '../core/sys.js';
-import { requestStats, startProcess } from '../testbed/testbed.js';
+import { inNs, requestStats, startProcess } from '../testbed/testbed.js';
 import { LINK_PLAN, ORIGIN_TCP_PORTS, ROUTES } from '../testbed/addressing.js';
 import { linuxCc } from '../testbed/congestion-control.js';
 
@@ -237,8 +237,6 @@ export function tproxyRules(tproxy = TPROXY) {
     ['route', 'add', 'local', '0.0.0.0/0', 'dev', 'lo', 'table', String(tproxy.table)],
   ];
 }
-
-const inNs = (ns, cmd, args, opts) => run('ip', ['netns', 'exec', ns, cmd, ...args], opts);
 
 /**
  * Sets up TPROXY in namespace `ns`: the policy routing, then the nftables

@@ -61,7 +61,8 @@ export async function listNamespaces() {
 }
 
 const ipn = (ns, ...args) => run('ip', ['-n', ns, ...args]);
-const inNs = (ns, cmd, ...args) => run('ip', ['netns', 'exec', ns, cmd, ...args]);
+/** Runs `cmd args` in namespace `ns` (run()'s options: input, allowFail, …). */
+export const inNs = (ns, cmd, args = [], opts) => run('ip', ['netns', 'exec', ns, cmd, ...args], opts);
 
 // Starts linkem for one link inside the namespace of its first end and
 // waits for its "ready" line.
@@ -150,10 +151,8 @@ async function buildLinks(state, ns, profile, backend, { seed, pcapDir }) {
         [link.a, 'return'],
       ]) {
         // Offloads would hand netem 64 kB super-packets; the link must see real ones.
-        await inNs(ns[end], 'ethtool', '-K', link.dev, 'tso', 'off', 'gso', 'off', 'gro', 'off');
-        await inNs(
-          ns[end],
-          'tc',
+        await inNs(ns[end], 'ethtool', ['-K', link.dev, 'tso', 'off', 'gso', 'off', 'gro', 'off']);
+        await inNs(ns[end], 'tc', [
           'qdisc',
           'add',
           'dev',
@@ -161,7 +160,7 @@ async function buildLinks(state, ns, profile, backend, { seed, pcapDir }) {
           'root',
           'netem',
           ...netemArgs(imps[dir], `${profile.file}: ${link.emulated}.${dir}`),
-        );
+        ]);
       }
     }
   }
@@ -189,10 +188,10 @@ async function configureNodes(ns, plan, profile) {
     // duplicate address detection a second or two after link up; Chromium
     // takes that for a network change and aborts its requests
     // (net::ERR_NETWORK_CHANGED).
-    await inNs(ns[node], 'sysctl', '-qw', 'net.ipv6.conf.all.disable_ipv6=1', 'net.ipv6.conf.default.disable_ipv6=1');
-    await inNs(ns[node], 'sysctl', '-qw', `net.ipv4.tcp_congestion_control=${plan[node].cc}`);
-    if (FORWARDING.includes(node)) await inNs(ns[node], 'sysctl', '-qw', 'net.ipv4.ip_forward=1');
-    for (const kv of tcpBufferSysctls(profile)) await inNs(ns[node], 'sysctl', '-qw', kv);
+    await inNs(ns[node], 'sysctl', ['-qw', 'net.ipv6.conf.all.disable_ipv6=1', 'net.ipv6.conf.default.disable_ipv6=1']);
+    await inNs(ns[node], 'sysctl', ['-qw', `net.ipv4.tcp_congestion_control=${plan[node].cc}`]);
+    if (FORWARDING.includes(node)) await inNs(ns[node], 'sysctl', ['-qw', 'net.ipv4.ip_forward=1']);
+    for (const kv of tcpBufferSysctls(profile)) await inNs(ns[node], 'sysctl', ['-qw', kv]);
   }
 }
 
