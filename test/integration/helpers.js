@@ -27,7 +27,9 @@ export function satbench(args, { timeoutMs = 120000, env } = {}) {
 }
 
 // satbench without CAP_NET_ADMIN (as root: with it dropped), so good input
-// stops at "needs root" instead of building testbeds.
+// stops at "needs root" instead of building testbeds. Dropped rather than
+// run as nobody, who could not read a clone under /root or in a mktemp -d
+// folder; a non-root user lacks the capability the same way.
 export function unprivilegedSatbench(args) {
   const [cmd, pre] =
     process.getuid() === 0
