@@ -38,10 +38,13 @@ const baseSeed = (r) => (Number.isInteger(r.seed) && Number.isInteger(r.run) ? r
  */
 export function outsideMatrix(r, matrix, kind = kindOf(r)) {
   const s = r.scenario ?? {};
-  for (const [axis, field] of Object.entries(kind.matrixAxes)) {
+  for (const [axis, spec] of Object.entries(kind.matrixAxes)) {
+    // a field, or [field, what its absence means]
+    const [field, absent = null] = [spec].flat();
     const values = matrix[axis];
-    if (Array.isArray(values) && !values.some((v) => String(v) === String(s[field] ?? null)))
-      return `${field} ${JSON.stringify(s[field] ?? null)} is not one of ${JSON.stringify(values)}`;
+    const value = s[field] ?? absent;
+    if (Array.isArray(values) && !values.some((v) => String(v) === String(value)))
+      return `${field} ${JSON.stringify(value)} is not one of ${JSON.stringify(values)}`;
   }
   for (const k of kind.matrixScalars)
     if (matrix[k] !== undefined && String(matrix[k] ?? null) !== String(s[k] ?? null))

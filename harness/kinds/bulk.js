@@ -82,6 +82,9 @@ export const bulk = defineKind({
   name: 'bulk',
   // which way is better: by the metric's name (the default; goodput higher)
   budgetMatch: ['profile', 'loss_pct', 'protocol'],
+  // a download's scenario has no direction
+  matrixAxes: { profiles: 'profile', losses: 'loss_pct', protocols: 'protocol', directions: ['direction', 'down'] },
+  matrixScalars: ['duration_s', 'size_bytes'],
   complete: withBulkExtras,
   command: 'bulk',
   report: bulkReport,

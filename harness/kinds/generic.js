@@ -71,7 +71,8 @@ ${part.groups
  *   complete(entries)         summary: [{group, records}] of this kind → its groups with extras
  *   tag(fields)               a record or summary group of it (loop's failed records, summary):
  *                             `fields` with the kind's name first, or as they are (page loads)
- *   matrixAxes                merge: {matrix list: scenario field} a record's field must be among
+ *   matrixAxes                merge: {matrix list: scenario field, or [field, its value when
+ *                             absent]} a record's field must be among
  *   matrixScalars             merge: matrix settings a record's scenario field must equal
  *   matrixOrder(matrix)       merge: null (keep the shards' order) or record → position
  *   defaultBudget             compare without --budget: {metric: limits} (all kinds' together)
@@ -94,8 +95,8 @@ export function defineKind(spec) {
     complete: (entries) => entries.map((e) => e.group),
     tag: (fields) => ({ kind: name, ...fields }),
     // a campaign's axes and download settings (bulk's: it should say so itself)
-    matrixAxes: { profiles: 'profile', losses: 'loss_pct', protocols: 'protocol' },
-    matrixScalars: ['duration_s', 'size_bytes'],
+    matrixAxes: {},
+    matrixScalars: [],
     matrixOrder: () => null,
     defaultBudget: {},
     command: null,

@@ -14,13 +14,13 @@ import { binPath } from '../core/sys.js';
 import { makeCertificate } from '../core/certificates.js';
 import { QUIC_KEYS, quicSideText } from '../core/quic-options.js';
 import { alive, requestStats, startProcess } from '../testbed/testbed.js';
-import { ADDRESSES, LINK_PLAN, SITE_HOST } from '../testbed/addressing.js';
+import { ADDRESSES, LINK_PLAN, ORIGIN_PORT, SITE_HOST } from '../testbed/addressing.js';
 
 const lan = LINK_PLAN.find((l) => l.name === 'lan');
 const sat = LINK_PLAN.find((l) => l.name === 'sat');
 
 // Both proxies and the origin listen on the HTTPS port (satbulk has its own).
-export const PEP_QUIC_PORT = 443;
+export const PEP_QUIC_PORT = ORIGIN_PORT;
 // Proxy-ST on st's client-facing address, Proxy-GW on gw's satellite address.
 export const PEP_ADDRESSES = { st: lan.bAddr, gw: sat.bAddr };
 export const GW_NAME = 'pep-gw.satbench.test';
@@ -182,7 +182,7 @@ export function chainArgs({
     if (qlogDir) a.push('--qlog-dir', qlogDir);
     return a;
   };
-  const gwNext = { addr: ADDRESSES.server, port: PEP_QUIC_PORT, name: siteHost, ca: originCertPath, ...next };
+  const gwNext = { addr: ADDRESSES.server, port: ORIGIN_PORT, name: siteHost, ca: originCertPath, ...next };
   return {
     gw: [
       ...common('gw', 'satellite', 'server'),

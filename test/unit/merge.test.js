@@ -153,6 +153,18 @@ describe('shards and merge', () => {
       () => mergeSets([bulkSet, { dir: 'b2', records: longer, meta: {} }]),
       /b2\/results\.jsonl: bulk profile=geo .* duration_s=15 run 2 is not in b1's matrix \(duration_s 15 is not 10\)/,
     );
+    // an upload is in the matrix when its directions say up; a download (no direction) when they say down
+    const up = b.slice(2).map((r) => ({ ...r, scenario: { ...r.scenario, direction: 'up' } }));
+    assert.throws(
+      () =>
+        mergeSets([
+          { ...bulkSet, meta: { ...bulkSet.meta, matrix: { ...bm, directions: ['down'] } } },
+          { dir: 'b2', records: up, meta: {} },
+        ]),
+      /\(direction "up" is not one of \["down"\]\)/,
+    );
+    const both = { ...bulkSet, meta: { ...bulkSet.meta, matrix: { ...bm, directions: ['down', 'up'] } } };
+    assert.equal(mergeSets([both, { dir: 'b2', records: up, meta: {} }]).records.length, 4);
     // no folder has the matrix: the seeds are still checked, and it says what was not
     const two = mergeSets([bare(cut), { ...bare(shardRecords({ index: 1, count: 2 })), dir: 's3' }]);
     assert.match(two.warnings.join('\n'), /no folder has a summary\.json with the matrix/);
