@@ -2,8 +2,9 @@
 // npm run bench:pep-satellite — the PEP chains at high bandwidth-delay
 // products and under loss (issue 13). Parts, each chosen with --parts:
 // - objectives: `bulk --preset quic4sat` through quic-pep and tcp-pep with
-//   the preset's satellite hops (QUIC PEP cc=sat, split-TCP PEP cc=bbr),
-//   --runs each: failed runs, each objective's median time against its
+//   the preset's satellite hops (QUIC PEP cc=sat,ack-eliciting-threshold=20,
+//   split-TCP PEP cc=bbr), its downloads and uploads (small's), --runs
+//   each: failed runs, each objective's median time against its
 //   limit, and the busiest process's CPU share (near 100 %: CPU-bound);
 // - soak: 100 MB on quic4sat-medium through quic-pep, --soak-runs in a row:
 //   how many complete;
@@ -56,6 +57,8 @@ async function objectives() {
     profiles: o.profiles.split(','),
     losses: preset.losses,
     protocols: o.protocols.split(','),
+    directions: preset.directions,
+    uploads_where_objectives: preset.uploads_where_objectives,
     duration_s: null,
     size_bytes: preset.size_bytes,
     runs: Number(o.runs),
@@ -67,6 +70,7 @@ async function objectives() {
     groups: summary.groups.map((g) => ({
       profile: g.scenario.profile,
       protocol: g.scenario.protocol,
+      direction: g.scenario.direction ?? 'down',
       sat_hop: g.sat_hop,
       runs: g.runs,
       failed: g.failed,
@@ -164,7 +168,7 @@ else {
         .join('; ');
       const cpu = g.busiest ? `busiest ${g.busiest.role} ${Math.round(g.busiest.share * 100)} %` : '';
       console.log(
-        `  ${g.profile.padEnd(26)} ${g.protocol.padEnd(8)} [${g.sat_hop}] ${g.runs - g.failed}/${g.runs} ok, 100 MB in ${g.time_to_100mb_s ?? '–'} s; ${objs || 'no objectives'}; ${cpu}`,
+        `  ${g.profile.padEnd(26)} ${g.protocol.padEnd(8)} ${g.direction.padEnd(4)} [${g.sat_hop}] ${g.runs - g.failed}/${g.runs} ok, 100 MB in ${g.time_to_100mb_s ?? '–'} s; ${objs || 'no objectives'}; ${cpu}`,
       );
     }
   }

@@ -34,8 +34,10 @@ export const BULK_PRESETS = {
     uploads_where_objectives: true,
     // The satellite hop each PEP chain runs with unless --pep-sat says
     // otherwise: ours for the QUIC PEP (rate × RTT from the start, random
-    // loss ignored), the kernel's BBR for the split-TCP PEP.
-    pep_sat: { quic: 'cc=sat', tcp: 'cc=bbr' },
+    // loss ignored), asking for an ACK per 20 packets, since
+    // congested-medium's 0.5 Mbit/s return link cannot carry one per two
+    // of 50 Mbit/s; the kernel's BBR for the split-TCP PEP.
+    pep_sat: { quic: 'cc=sat,ack-eliciting-threshold=20', tcp: 'cc=bbr' },
   },
 };
 

@@ -62,7 +62,8 @@ Options:
                     window), bbr (quinn's, experimental; models rate and RTT from ACKs), newreno,
                     cubic (loss-based: slow start into the queue, random loss cuts the window). The
                     split-TCP PEP's: the kernel's (reno, cubic, bbr). --preset quic4sat gives the
-                    QUIC PEP cc=sat and the split-TCP PEP cc=bbr unless --pep-sat is given
+                    QUIC PEP cc=sat,ack-eliciting-threshold=20 and the split-TCP PEP cc=bbr unless
+                    --pep-sat is given
   --pep-ground LIST the PEPs' client and server hops, the same keys (tcp-qpep: cc is also
                     Proxy-GW's TCP congestion control towards the server)
   --pep-tunnel MODE the QUIC PEP's satellite hop: warm (the default: one standing ST↔GW

@@ -239,7 +239,10 @@ describe('goodput: objectives', () => {
     // what parseArgs gives bulkInput when the command line is silent
     const input = (v) => bulkInput({ link: 'auto', seed: '1', 'bin-ms': '100', ...v });
     const { settings } = input({ preset: 'quic4sat' });
-    assert.deepEqual(settings.pep.sat_by_chain, { quic: { cc: 'sat' }, tcp: { cc: 'bbr' } });
+    assert.deepEqual(settings.pep.sat_by_chain, {
+      quic: { cc: 'sat', 'ack-eliciting-threshold': '20' },
+      tcp: { cc: 'bbr' },
+    });
     assert.equal(input({ preset: 'quic4sat', 'pep-sat': 'cc=newreno' }).settings.pep.sat_by_chain, undefined);
     assert.equal(input({}).settings.pep.sat_by_chain, undefined);
   });
