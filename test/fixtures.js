@@ -179,7 +179,7 @@ export function makeBulkRecords(list, { runs = 3, seed = 11, binMs = 100, cv = 0
       };
       const metrics = downloadMetrics(dl, { linkMbps: link.mbps });
       metrics.sender_slow_start_exit_ms = Math.round(ttfb + link.rtt_ms * (pep ? 4 : 7));
-      const objectives = objectivesFor(scenario.profile);
+      const objectives = objectivesFor(scenario.profile, scenario.direction);
       records.push({
         ...base,
         ok: true,

@@ -124,6 +124,7 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, meta = {} 
       anchor: g.anchor,
       profile: g.scenario.profile,
       loss_pct: g.scenario.loss_pct ?? null,
+      direction: g.scenario.direction ?? 'down',
       protocol: g.protocol,
       title: bulkTitle(g.rest),
       scenario: g.objectives.scenario,
@@ -195,7 +196,7 @@ function renderObjectives(bulk) {
       let span = 0;
       while (first && bulk.objectives[i + span]?.title === o.title) span++;
       return (
-        `<tr class="${first ? 'first' : ''}" data-profile="${h(o.profile)}" data-protocol="${h(o.protocol)}">${first ? `<td rowspan="${span}">${h(o.profile)}<small class="note">${h(o.scenario)}${o.loss_pct !== null ? ` · loss ${h(o.loss_pct)} %` : ''}</small></td>` : ''}` +
+        `<tr class="${first ? 'first' : ''}" data-profile="${h(o.profile)}" data-protocol="${h(o.protocol)}">${first ? `<td rowspan="${span}">${h(o.profile)}<small class="note">${h(o.scenario)}${o.direction === 'up' ? ' · upload' : ''}${o.loss_pct !== null ? ` · loss ${h(o.loss_pct)} %` : ''}</small></td>` : ''}` +
         `<th><a href="#${o.anchor}">${h(o.protocol)}</a></th><td class="sat-hop">${o.sat_hop ? h(o.sat_hop) : '<span class="note">no PEP</span>'}</td><td class="num">${okRuns(o)}</td>` +
         sizes
           .map((bytes) => {
@@ -209,8 +210,8 @@ function renderObjectives(bulk) {
       );
     })
     .join('\n');
-  return `<h3>Download objectives</h3>
-<p class="legend-note">${sources.map(h).join(', ')}: the time from t0 to receive the first 2, 10 and 100 MB (10<sup>6</sup> bytes), in s, against the scenario's limit. An objective is <b>met</b> when the median run is within the limit (a run that never got there counts as slower than any that did; failed runs count with what they received); “k of n runs” met it on their own; a missed one says how late the median run was, or how much it received. “Satellite hop”: the PEP setting of the runs. “Busiest process”: the testbed process with the most CPU time over the download's duration, median over runs (100 % is one core busy the whole download, so near it the run was CPU-bound; the kernel's netem is not counted).</p>
+  return `<h3>Objectives</h3>
+<p class="legend-note">${sources.map(h).join(', ')}: the time from t0 until the receiver (the client of a download, the server of an upload) had the first 2, 10 and 100 MB (10<sup>6</sup> bytes), in s, against the scenario's limit. An objective is <b>met</b> when the median run is within the limit (a run that never got there counts as slower than any that did; failed runs count with what they received); “k of n runs” met it on their own; a missed one says how late the median run was, or how much it received. “Satellite hop”: the PEP setting of the runs. “Busiest process”: the testbed process with the most CPU time over the download's duration, median over runs (100 % is one core busy the whole download, so near it the run was CPU-bound; the kernel's netem is not counted).</p>
 <p class="objectives-total"><b>${met}</b> of <b>${all.length}</b> objectives met.</p>
 <div class="scroll"><table class="objectives">
 <thead><tr><th rowspan="2">scenario</th><th rowspan="2">protocol</th><th rowspan="2">satellite hop</th><th rowspan="2">runs ok</th>${sizes.map((b) => `<th colspan="3">${h(fmtBytes(b))}</th>`).join('')}<th rowspan="2">busiest process</th></tr>

@@ -52,6 +52,26 @@ describe('report: bulk transfers', () => {
     );
   });
 
+  it('names an upload as one, in its block and in the objectives table', () => {
+    assert.equal(
+      bulkTitle({ profile: 'quic4sat-small', loss_pct: null, size_bytes: 100e6, direction: 'up' }),
+      "quic4sat-small · the profile's loss · 100 MB upload",
+    );
+    const ups = makeBulkRecords(
+      bulkScenarios({ profiles: ['quic4sat-small'], losses: [null], size_bytes: 100e6 }).map((sc) => ({
+        ...sc,
+        direction: 'up',
+      })),
+      { runs: 1 },
+    );
+    const html = renderReport({ meta: summary.meta, groups: summarize(ups) }, { records: ups });
+    assert.match(html, /<h3>Objectives<\/h3>/);
+    assert.match(html, /quic4sat-small<small class="note">small · upload<\/small>/);
+    // judged against the upload limits, not the download ones
+    assert.match(html, /<td class="num">≤ 420<\/td>/);
+    assert.doesNotMatch(html, /<td class="num">≤ 85<\/td>/);
+  });
+
   it('groups the curves by profile × loss, one line per protocol, as summary.json has them', () => {
     const model = buildReport({ summary, records });
     const b = model.bulk;
