@@ -123,6 +123,25 @@ pub fn spawn_ready(cmd: &mut Command, timeout: Duration) -> Result<Running, Stri
     }
 }
 
+/// `spawn_ready` of what `attempt` builds (a command, and what it was built
+/// with, such as its ports), up to three times: a port "free a moment ago"
+/// can be taken by another test before the server binds it, so each
+/// attempt picks its ports afresh. The last error if none came up.
+pub fn spawn_ready_on_fresh_ports<T>(
+    timeout: Duration,
+    mut attempt: impl FnMut() -> (Command, T),
+) -> Result<(Running, T), String> {
+    let mut last = String::new();
+    for _ in 0..3 {
+        let (mut cmd, with) = attempt();
+        match spawn_ready(&mut cmd, timeout) {
+            Ok(running) => return Ok((running, with)),
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

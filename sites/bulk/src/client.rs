@@ -17,6 +17,7 @@ use crate::bins::{ms, Bins, Direction, Receipt, Report};
 use crate::cli::{Amount, GetArgs, Proto, ALPN};
 use crate::request::{Request, Upload};
 use crate::tcpinfo;
+use crate::{next_write, CHUNK};
 
 /// What a download has seen so far; kept when it is cut short, so a failed
 /// run still reports its bytes.
@@ -43,8 +44,6 @@ impl Progress {
     }
 }
 
-/// What one write of an upload carries.
-const CHUNK: usize = 256 * 1024;
 /// The most an upload's receipt may take (bins of 1 ms for a long upload).
 const MAX_RECEIPT: u64 = 64 << 20;
 
@@ -74,7 +73,7 @@ where
     let send = async {
         let mut sent = 0u64;
         loop {
-            let n = bytes.map_or(CHUNK, |b| (b - sent).min(CHUNK as u64) as usize);
+            let n = next_write(bytes, sent);
             if n == 0 {
                 break;
             }

@@ -14,3 +14,17 @@ pub mod request;
 pub mod server;
 pub mod tcpinfo;
 pub mod trace;
+
+/// What one write hands the transport, at either end: large enough that a
+/// 250 Mbit/s sender makes few calls, small enough that a count per write
+/// is fine-grained.
+pub const CHUNK: usize = 256 * 1024;
+
+/// How many bytes a sender's next write carries: up to a chunk, never past
+/// `total` (None: no end; the receiver decides when it is over).
+pub fn next_write(total: Option<u64>, sent: u64) -> usize {
+    match total {
+        None => CHUNK,
+        Some(n) => n.saturating_sub(sent).min(CHUNK as u64) as usize,
+    }
+}

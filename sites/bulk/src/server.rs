@@ -20,10 +20,7 @@ use crate::cli::{ServeArgs, ALPN};
 use crate::request::{self, Parsed, Request, Upload};
 use crate::tcpinfo;
 use crate::trace::{self, Stamp, Trace};
-
-/// What one write hands the transport: large enough that a 250 Mbit/s
-/// sender makes few calls, small enough that a count per write is fine-grained.
-const CHUNK: usize = 256 * 1024;
+use crate::{next_write, CHUNK};
 
 /// A request that has not arrived after this long is dropped.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
@@ -33,12 +30,13 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// How many bytes the next write should carry: up to a chunk, never past
-/// what was asked for.
+/// what was asked for; nothing for an upload (the server sends only its
+/// receipt).
 pub fn next_chunk(req: &Request, sent: u64) -> usize {
-    match req.bytes {
-        None => CHUNK,
-        Some(n) => n.saturating_sub(sent).min(CHUNK as u64) as usize,
+    if req.upload.is_some() {
+        return 0;
     }
+    next_write(req.bytes, sent)
 }
 
 fn log(msg: &str) {
@@ -183,9 +181,6 @@ async fn quic_stream(
         send.write_all(receipt.as_bytes())
             .await
             .map_err(|e| format!("upload receipt: {e}"))?;
-        let _ = send.finish();
-        let _ = send.stopped().await;
-        return Ok(());
     }
     let mut mine = 0u64;
     loop {
@@ -268,11 +263,7 @@ async fn tcp_send(stream: &mut TcpStream, sent: &AtomicU64, payload: &[u8]) -> R
             .map_err(|e| format!("upload receipt: {e}"))?;
     }
     loop {
-        let n = if req.upload.is_some() {
-            0
-        } else {
-            next_chunk(&req, mine)
-        };
+        let n = next_chunk(&req, mine);
         if n == 0 {
             break;
         }
@@ -403,6 +394,19 @@ mod tests {
         assert_eq!(next_chunk(&r, CHUNK as u64 + 10), 0);
         assert_eq!(next_chunk(&r, u64::MAX), 0);
         assert_eq!(next_chunk(&Request::download(Some(1)), 0), 1);
+    }
+
+    #[test]
+    fn an_upload_gets_nothing_but_its_receipt() {
+        let up = Request {
+            bytes: Some(10),
+            upload: Some(Upload {
+                duration_ms: None,
+                t0_unix_us: 1,
+                bin_ms: 1,
+            }),
+        };
+        assert_eq!(next_chunk(&up, 0), 0);
     }
 
     #[test]

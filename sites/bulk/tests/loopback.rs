@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use satbench_transport::testkit::{
-    free_tcp_port, free_udp_port, gen_cert, spawn_ready, temp_dir, Running,
+    free_tcp_port, free_udp_port, gen_cert, spawn_ready_on_fresh_ports, temp_dir, Running,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_satbulk");
@@ -30,44 +30,35 @@ impl Drop for Server {
 fn serve(extra: &[&str]) -> Server {
     let dir = temp_dir("satbulk-it");
     gen_cert(&dir.join("cert"), "satbench.test");
-    // a port "free a moment ago" can be taken by another test's client
-    // before our server binds it: try fresh ones
-    let mut last = String::new();
-    for _ in 0..3 {
+    let (process, (quic, tcp)) = spawn_ready_on_fresh_ports(Duration::from_secs(10), || {
         let (quic, tcp) = (free_udp_port(), free_tcp_port());
-        match spawn_ready(
-            Command::new(BIN)
-                .args([
-                    "serve",
-                    "--addr",
-                    "127.0.0.1",
-                    "--quic-port",
-                    &quic.to_string(),
-                    "--tcp-port",
-                    &tcp.to_string(),
-                ])
-                .arg("--cert")
-                .arg(dir.join("cert/cert.pem"))
-                .arg("--key")
-                .arg(dir.join("cert/key.pem"))
-                .arg("--trace")
-                .arg(dir.join("trace.jsonl"))
-                .args(extra)
-                .stderr(Stdio::inherit()),
-            Duration::from_secs(10),
-        ) {
-            Ok(process) => {
-                return Server {
-                    process,
-                    dir,
-                    quic,
-                    tcp,
-                }
-            }
-            Err(e) => last = e.to_string(),
-        }
+        let mut cmd = Command::new(BIN);
+        cmd.args([
+            "serve",
+            "--addr",
+            "127.0.0.1",
+            "--quic-port",
+            &quic.to_string(),
+            "--tcp-port",
+            &tcp.to_string(),
+        ])
+        .arg("--cert")
+        .arg(dir.join("cert/cert.pem"))
+        .arg("--key")
+        .arg(dir.join("cert/key.pem"))
+        .arg("--trace")
+        .arg(dir.join("trace.jsonl"))
+        .args(extra)
+        .stderr(Stdio::inherit());
+        (cmd, (quic, tcp))
+    })
+    .unwrap_or_else(|e| panic!("satbulk serve: {e}"));
+    Server {
+        process,
+        dir,
+        quic,
+        tcp,
     }
-    panic!("satbulk serve: {last}")
 }
 
 fn get(args: &[&str], ca: &Path) -> (i32, serde_json::Value) {

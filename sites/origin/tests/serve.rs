@@ -15,7 +15,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
 use satbench_transport::testkit::{
-    free_tcp_and_udp_port, free_tcp_port, spawn_ready, temp_dir, Running,
+    free_tcp_and_udp_port, free_tcp_port, spawn_ready_on_fresh_ports, temp_dir, Running,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_origin");
@@ -78,10 +78,10 @@ fn start_with(tag: &str, bdp_bytes: &str, extra: &[&str]) -> Fixture {
     std::fs::write(root.join("img/a.png"), &png).unwrap();
     gen_cert(&dir);
 
-    let (http_port, https_port) = (free_tcp_port(), free_tcp_and_udp_port());
-    let server = spawn_ready(
-        Command::new(BIN)
-            .arg("serve")
+    let (server, (http_port, https_port)) = spawn_ready_on_fresh_ports(T, || {
+        let (http_port, https_port) = (free_tcp_port(), free_tcp_and_udp_port());
+        let mut cmd = Command::new(BIN);
+        cmd.arg("serve")
             .arg("--root")
             .arg(&root)
             .args(["--addr", "127.0.0.1", "--http-port", &http_port.to_string()])
@@ -101,9 +101,9 @@ fn start_with(tag: &str, bdp_bytes: &str, extra: &[&str]) -> Fixture {
                 bdp_bytes,
             ])
             .args(extra)
-            .stderr(Stdio::inherit()),
-        T,
-    )
+            .stderr(Stdio::inherit());
+        (cmd, (http_port, https_port))
+    })
     .unwrap_or_else(|e| panic!("origin serve: {e}"));
     Fixture {
         dir,
