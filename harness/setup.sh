@@ -14,9 +14,12 @@ say() { printf 'satbench setup: %s\n' "$*" >&2; }
 # chromium: the browser; iproute2: ip netns/veth/tuntap/tc; nftables: the
 # split-TCP PEP's TPROXY rules; iperf3: TCP bulk transfers; iputils-ping and
 # ethtool: checks and offload settings; fonts: so pages paint text;
-# libyaml and libssl: what the unpacked H2O below links against.
+# libyaml and libssl: what the unpacked H2O below links against; curl,
+# cmake, g++, make, pkg-config, libssl-dev, zlib1g-dev: to fetch and build
+# H2O with HTTP/3.
 apt_packages=(chromium iproute2 nftables iperf3 iputils-ping ethtool procps
-              ca-certificates fonts-liberation libyaml-0-2 libssl3 openvpn)
+              ca-certificates fonts-liberation libyaml-0-2 libssl3 openvpn
+              curl cmake g++ make pkg-config libssl-dev zlib1g-dev)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -34,8 +37,9 @@ if ((${#missing[@]})); then
 fi
 
 # --- H2O, the second origin server (--origin h2o) -----------------------------
-# Unpacked from Debian's package into .tools/h2o instead of installed: the
-# package would also enable a system-wide h2o service on port 80.
+# Debian's 2.2.5, unpacked into .tools/h2o instead of installed (the package
+# would also enable a system-wide h2o service on port 80): h1, h1s and h2,
+# and the fallback when the H2O below cannot be built.
 h2o_bin="$root/.tools/h2o/usr/bin/h2o"
 if [[ ! -x $h2o_bin ]]; then
   say "unpacking Debian's h2o package into .tools/h2o"
@@ -46,6 +50,49 @@ if [[ ! -x $h2o_bin ]]; then
   fi
   mkdir -p .tools/h2o
   dpkg-deb -x "$tmp"/h2o_*.deb .tools/h2o
+  rm -rf "$tmp"
+fi
+
+# H2O with HTTP/3 (quicly), the origin of Kosek et al.'s matrix, built once
+# into .tools/h2o-quic from the pinned commit. The source is the tarball
+# named by SATBENCH_H2O_SOURCE, else GitHub's archive of the commit. When
+# neither can be had, one line says so and --origin h2o stays Debian's
+# (no h3); the attempt is not repeated for a day.
+h2o_commit=edd7a120bfc4af11ac0cbebce2a43cc1f93f9af1
+h2o_quic="$root/.tools/h2o-quic"
+h2o_unavailable="$root/.tools/h2o-quic.unavailable"
+if [[ $(cat "$h2o_quic/COMMIT" 2>/dev/null) != "$h2o_commit" ]] &&
+   { [[ -n ${SATBENCH_H2O_SOURCE:-} ]] || [[ ! -f $h2o_unavailable ]] ||
+     [[ -n $(find "$h2o_unavailable" -mmin +1440) ]]; }; then
+  tmp=$(mktemp -d)
+  src=""
+  if [[ -n ${SATBENCH_H2O_SOURCE:-} ]]; then
+    [[ -f $SATBENCH_H2O_SOURCE ]] || { say "SATBENCH_H2O_SOURCE: $SATBENCH_H2O_SOURCE is not a file (expected H2O's source at commit $h2o_commit as .tar.gz)"; rm -rf "$tmp"; exit 2; }
+    src=$SATBENCH_H2O_SOURCE
+  elif curl -fsSL --connect-timeout 20 --max-time 600 -o "$tmp/h2o.tar.gz" \
+         "https://github.com/h2o/h2o/archive/$h2o_commit.tar.gz" 2>/dev/null; then
+    src="$tmp/h2o.tar.gz"
+  fi
+  if [[ -z $src ]]; then
+    mkdir -p .tools && : > "$h2o_unavailable"
+    say "H2O with HTTP/3 not built: github.com unreachable and SATBENCH_H2O_SOURCE unset; --origin h2o is Debian's 2.2.5 (no h3)"
+  else
+    say "building H2O $h2o_commit with HTTP/3 into .tools/h2o-quic (a few minutes, once)"
+    tar -xzf "$src" -C "$tmp"
+    tree="$tmp/h2o-$h2o_commit"
+    [[ -f $tree/CMakeLists.txt ]] || { say "$src is not H2O at commit $h2o_commit (no h2o-$h2o_commit/CMakeLists.txt in it)"; rm -rf "$tmp"; exit 2; }
+    log="$root/.tools/h2o-quic-build.log"
+    if ! (cd "$tree" && cmake -S . -B build -DWITH_MRUBY=OFF -DCMAKE_BUILD_TYPE=Release &&
+          make -C build -j"$(nproc)" h2o) > "$log" 2>&1; then
+      say "building H2O failed; the last lines of $log:"; tail -n 20 "$log" >&2; rm -rf "$tmp"; exit 2
+    fi
+    # H2O finds share/h2o (its helper scripts) through H2O_ROOT, the folder above bin/.
+    rm -rf "$h2o_quic" && mkdir -p "$h2o_quic/bin" "$h2o_quic/share"
+    cp "$tree/build/h2o" "$h2o_quic/bin/h2o"
+    cp -r "$tree/share/h2o" "$h2o_quic/share/h2o"
+    echo "$h2o_commit" > "$h2o_quic/COMMIT"
+    rm -f "$h2o_unavailable" "$log"
+  fi
   rm -rf "$tmp"
 fi
 

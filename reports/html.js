@@ -154,7 +154,12 @@ function renderEnvironment(model) {
     ['Node.js', env.node ? h(env.node) : null],
     ['libraries', libs],
     ['link emulation', meta.link !== undefined ? h(meta.link) : null],
-    ['origin server', meta.origin !== undefined ? h(meta.origin) : undefined],
+    [
+      'origin server',
+      meta.origin !== undefined
+        ? `${h(meta.origin)}${env.origin ? ` · ${h(env.origin.version ?? 'version not recorded')} (${h(env.origin.path)}), for every scenario` : ''}`
+        : undefined,
+    ],
     ['origin Alt-Svc', meta.alt_svc ? h(ALT_SVC_SHOWN[meta.alt_svc] ?? meta.alt_svc) : undefined],
     ['seed', meta.seed !== undefined ? h(meta.seed) : null],
     ['preset', meta.preset !== undefined ? h(meta.preset) : undefined],

@@ -6,7 +6,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { NEXT_HOP } from '../core/protocols.js';
-import { originQuicArgs } from '../core/quic-options.js';
 import { siteUrl, withChromium } from '../browser/chromium.js';
 import { startOrigin } from '../servers/origin.js';
 import { binEvents } from '../results/goodput.js';
@@ -120,7 +119,7 @@ export async function browserRun(tb, plan, { signal } = {}) {
   const siteDir = path.join(tb.dir, 'bulk-site');
   writeBulkSite(siteDir, file);
   const p = browserProtocol(scenario.protocol);
-  const { spki } = await startOrigin(tb, { origin: 'rust', siteDir, quicArgs: originQuicArgs(plan.quic, plan) });
+  const { spki } = await startOrigin(tb, { origin: 'rust', siteDir, quic: plan.quic, bdpBytes: plan.bdpBytes });
   const pageUrl = `${siteUrl(p)}${BULK_PAGE}`;
   const fileUrl = `${siteUrl(p)}${file.name}`;
   const timeoutMs = transferTimeoutS(scenario, plan.linkMbps) * 1000;

@@ -11,6 +11,7 @@ import { chromePath, chromiumArgs } from '../browser/chromium.js';
 import { PEP_ADDRESSES } from '../pep/quic-chain.js';
 import { configuredSummary } from '../testbed/profiles.js';
 import { profileCache } from './scenario.js';
+import { originVersion } from '../servers/origin.js';
 
 export const LIBRARIES = ['puppeteer-core', 'chart.js', 'lighthouse', 'yaml'];
 
@@ -76,7 +77,8 @@ function profileSummaries(names, profiles) {
 
 // `profiles`: the command's profile reader (campaign/scenario.js), so that
 // no profile file is read again.
-export async function gatherEnvironment(matrix, { profiles = profileCache() } = {}) {
+// `origin`: bench's origin server (rust or h2o), whose version is recorded.
+export async function gatherEnvironment(matrix, { profiles = profileCache(), origin = null } = {}) {
   const chrome = chromePath();
   const ver = fs.existsSync(chrome)
     ? await run(chrome, ['--version', '--no-sandbox'], { allowFail: true, timeoutMs: 20000 })
@@ -94,6 +96,7 @@ export async function gatherEnvironment(matrix, { profiles = profileCache() } = 
     kernel: `${os.type()} ${os.release()} ${os.arch()}`,
     os: osName(),
     cpu: { model: cpus[0]?.model ?? null, cores: cpus.length, memory_gib: Math.round(os.totalmem() / 2 ** 30) },
+    ...(origin ? { origin: await originVersion(origin) } : {}),
     chromium_flags: chromiumFlags(matrix.protocols),
     profiles: profileSummaries(matrix.profiles, profiles),
   };

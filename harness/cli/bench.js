@@ -5,7 +5,7 @@ import { UsageError } from '../core/errors.js';
 import { parseQuicOptions } from '../core/quic-options.js';
 import { checkLinkBackend } from '../testbed/link-backends.js';
 import { parseShard } from '../campaign/matrix.js';
-import { BENCH_PRESETS } from '../pageload/presets.js';
+import { BENCH_PRESETS, presetOrigin } from '../pageload/presets.js';
 import { checkBench } from '../pageload/matrix.js';
 import { bench } from '../pageload/bench.js';
 import { parse, noOperands, integer, tcpOptions, pepOptions } from './args.js';
@@ -42,17 +42,19 @@ Options:
   --link BACKEND    link emulation: auto (the default: the kernel's netem when it has it, else
                     linkem), linkem (ours, userspace) or netem
   --timeout S       a page load taking longer fails that run (default 120)
-  --origin NAME     rust (ours: h1, h1s, h2, h3; the default) or h2o (Debian's H2O 2.2.5:
-                    h1, h1s, h2; h3 only if the installed H2O has it)
-  --quic LIST       our origin's QUIC transport, KEY=VALUE comma-separated: cc=cubic|newreno|bbr|sat,
+  --origin NAME     rust (ours: h1, h1s, h2, h3; the default, but ifip2022's is h2o where built)
+                    or h2o (H2O 2.3.0-DEV with HTTP/3 over quicly, built by the set-up into
+                    .tools/h2o-quic; where it could not be built, Debian's 2.2.5: h1, h1s, h2)
+  --quic LIST       the origin's QUIC transport, KEY=VALUE comma-separated: cc=cubic|newreno|bbr|sat,
                     initial-window=PACKETS (10), initial-mtu=BYTES, ack-frequency,
                     ack-eliciting-threshold=N, max-ack-delay-ms=MS, bdp-bytes=BYTES (flow-control
-                    windows are 2 × this; default: the profile's rate × RTT), idle-timeout-ms=MS
+                    windows are 2 × this; default: the profile's rate × RTT), idle-timeout-ms=MS;
+                    H2O takes only cc=cubic|newreno and initial-window (the others are refused)
   --h3-priorities P how our origin orders HTTP/3 responses: rfc9218 (the default: Chromium's
                     urgency first, non-incremental ones whole and in request order),
                     incremental-last (non-incremental first, the rest round-robin) or off
-                    (all round-robin, as a server that ignores priorities)
-  --alt-svc WHERE   which of our origin's responses advertise HTTP/3 (Alt-Svc): all (the
+                    (all round-robin, as a server that ignores priorities); not with H2O
+  --alt-svc WHERE   which of the origin's responses advertise HTTP/3 (Alt-Svc): all (the
                     default, as large HTTP/3 sites do; Chromium then knows the origin can
                     prioritize and requests every image at once) or tcp (only TCP ones; over h3
                     Chromium then keeps at most 6 images in flight, as in Kosek et al.'s
@@ -84,7 +86,7 @@ const OPTIONS = {
   preset: { type: 'string', default: 'quick' },
   site: { type: 'string' },
   timeout: { type: 'string', default: '120' },
-  origin: { type: 'string', default: 'rust' },
+  origin: { type: 'string' },
   shard: { type: 'string' },
   lighthouse: { type: 'boolean' },
   'h3-priorities': { type: 'string' },
@@ -107,7 +109,7 @@ export function benchInput(v) {
     link: v.link,
     seed: integer(v.seed, '--seed', 0),
     timeoutMs: integer(v.timeout, '--timeout', 1) * 1000,
-    origin: v.origin,
+    origin: v.origin ?? presetOrigin(preset),
     quic: v.quic ? parseQuicOptions(v.quic, '--quic') : {},
     tcp: tcpOptions(v),
     pep: { ...pepOptions(v), qlog: Boolean(v.qlog) },

@@ -43,7 +43,7 @@ export async function bench(
     profiles = profileCache(),
   },
 ) {
-  await checkBench(matrix, { origin, pep, h3Priorities, altSvc }, { profiles });
+  await checkBench(matrix, { origin, quic, pep, h3Priorities, altSvc }, { profiles });
   const { file, done } = openResults(outDir, { resume, kind: 'pageload', manifest, onWarning: onProgress });
   const siteDirs = {};
   for (const s of matrix.sites) siteDirs[s] = listSites().includes(s) ? await ensureSite(s) : path.resolve(s);
@@ -76,7 +76,7 @@ export async function bench(
     matrix,
     ...(shard ? { shard } : {}),
     ...(lighthouse ? { lighthouse: true } : {}),
-    environment: await gatherEnvironment(matrix, { profiles }),
+    environment: await gatherEnvironment(matrix, { profiles, origin }),
     generated: new Date().toISOString(),
   });
 }

@@ -56,7 +56,7 @@ export function validateBenchMatrix(m, { profiles = profileCache() } = {}) {
  */
 export async function checkBench(
   matrix,
-  { origin = 'rust', pep = {}, h3Priorities = null, altSvc = null, tcp = {} } = {},
+  { origin = 'rust', quic = {}, pep = {}, h3Priorities = null, altSvc = null, tcp = {} } = {},
   options = {},
 ) {
   validateBenchMatrix(matrix, options);
@@ -66,5 +66,5 @@ export async function checkBench(
   if (altSvc !== null && !ALT_SVC.includes(altSvc))
     throw new UsageError(`--alt-svc: expected ${ALT_SVC.join(' or ')}, got ${JSON.stringify(altSvc)}`);
   checkPepOptions(pep, matrix.protocols.map(pepKind).filter(Boolean));
-  await checkOrigin(origin, matrix.protocols);
+  await checkOrigin(origin, matrix.protocols, { quic, h3Priorities });
 }

@@ -2,9 +2,8 @@
 // -pep protocol, QPEP for a -qpep one, the VPN tunnel for a -vpn one), one
 // load in a fresh Chromium, the run's record. Everything the run needs
 // comes resolved in `plan` (campaign/scenario.js).
-import { originQuicArgs } from '../core/quic-options.js';
 import { guardedRun } from '../campaign/run-guard.js';
-import { startOrigin } from '../servers/origin.js';
+import { readOriginLog, startOrigin } from '../servers/origin.js';
 import { startPepChain, pepRecord, checkThrough } from '../pep/chain.js';
 import { runFolder } from '../campaign/results-dir.js';
 import { scenarioKey } from '../kinds/pageload.js';
@@ -47,12 +46,13 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
     failed: (error, tb) => failedRunRecord({ ...base, link: tb?.backend ?? plan.link }, error),
     steps: async (tb, signal) => {
       phases.testbed_ms = lap();
-      const h3Priorities = plan.h3Priorities ? ['--h3-priorities', plan.h3Priorities] : [];
-      const altSvc = plan.altSvc ? ['--alt-svc', plan.altSvc] : [];
       const { spki } = await startOrigin(tb, {
         origin: plan.origin,
         siteDir: plan.siteDir,
-        quicArgs: [...originQuicArgs(plan.quic, plan), ...h3Priorities, ...altSvc],
+        quic: plan.quic,
+        bdpBytes: plan.bdpBytes,
+        h3Priorities: plan.h3Priorities,
+        altSvc: plan.altSvc,
       });
       const qlogDir = plan.pep.qlog && outDir ? qlogDirOf(outDir, scenario, runNo) : null;
       const chain = await startPepChain(tb, plan.pepKind, { pep: plan.pep, qlogDir });
@@ -69,7 +69,13 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
       const page = await loadPage({ ...load, signal });
       phases.browser_ms = lap();
       signal.throwIfAborted();
-      const rec = { ...base, link: tb.backend, ...page, link_stats: await tb.linkStats() };
+      const rec = {
+        ...base,
+        link: tb.backend,
+        ...page,
+        origin_log: readOriginLog(tb),
+        link_stats: await tb.linkStats(),
+      };
       if (chain) {
         rec.pep = pepRecord(chain, await chain.stats());
         const through = checkThrough(scenario.protocol, rec.pep);

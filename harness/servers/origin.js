@@ -1,49 +1,103 @@
 // The origin server of a run, in the testbed's server namespace: ours
-// (sites/origin, Rust: h1, h1s, h2 and h3) or H2O (Debian's 2.2.5: h1, h1s
-// and h2; h3 only where the installed H2O has it). Both serve the same site
-// directory with the certificate made for this testbed.
+// (sites/origin, Rust: h1, h1s, h2 and h3) or H2O (h1, h1s, h2, and h3 when
+// harness/setup.sh built it with quicly; Debian's 2.2.5 has no h3). Both
+// serve the same site directory with the certificate made for this testbed.
 import fs from 'node:fs';
 import path from 'node:path';
+import YAML from 'yaml';
 import { UsageError } from '../core/errors.js';
 import { binPath, run, ROOT } from '../core/sys.js';
 import { makeCertificate } from '../core/certificates.js';
 import { baseProtocol } from '../core/protocols.js';
+import { originQuicArgs, oneOf } from '../core/quic-options.js';
 import { ADDRESSES, ORIGIN_HTTP_PORT, ORIGIN_PORT, SITE_HOST } from '../testbed/addressing.js';
 import { startProcess } from '../testbed/testbed.js';
+import { H2O_LOG_FORMAT, summarizeOriginLog } from './origin-log.js';
 
 export const ORIGINS = ['rust', 'h2o'];
 
-// The unpacked Debian package (harness/setup.sh), or SATBENCH_H2O.
+// Built by harness/setup.sh from the pinned commit, with HTTP/3 (quicly).
+export const H2O_BUILT = path.join(ROOT, '.tools/h2o-quic/bin/h2o');
+// Debian's 2.2.5, unpacked by harness/setup.sh: the fallback, without h3.
+export const H2O_DEBIAN = path.join(ROOT, '.tools/h2o/usr/bin/h2o');
+
+/** Whether --origin h2o has HTTP/3 here: harness/setup.sh built it, or SATBENCH_H2O names one (checkOrigin checks that one). */
+export const h2oBuiltWithH3 = () => Boolean(process.env.SATBENCH_H2O) || fs.existsSync(H2O_BUILT);
+
+/** SATBENCH_H2O, else the H2O built with HTTP/3, else Debian's. */
 export function h2oPath() {
-  const p = process.env.SATBENCH_H2O || path.join(ROOT, '.tools/h2o/usr/bin/h2o');
+  const p = process.env.SATBENCH_H2O || (fs.existsSync(H2O_BUILT) ? H2O_BUILT : H2O_DEBIAN);
   if (!fs.existsSync(p))
     throw new UsageError(
-      `--origin h2o: ${p} is missing; harness/setup.sh (run by npm test and npm run bench) unpacks it`,
+      `--origin h2o: ${p} is missing; harness/setup.sh (run by npm test and npm run bench) installs it`,
     );
   return p;
 }
 
-// H2O finds its share/ (mruby, helper scripts) through H2O_ROOT.
+// H2O finds its share/h2o (helper scripts) through H2O_ROOT, the folder above bin/.
 const h2oEnv = (bin) => ['env', `H2O_ROOT=${path.resolve(path.dirname(bin), '..')}`];
 
-// Pure: an H2O configuration serving `root` like our origin does: h1 on
-// ORIGIN_HTTP_PORT, h1 and h2 over TLS on ORIGIN_PORT (ALPN), h3 on
-// ORIGIN_PORT/udp when asked; no compression (H2O's default), no push, no
-// OCSP fetching (no Internet).
-export function h2oConfig({ root, addr, cert, key, accessLog, h3 = false }) {
-  const q = (s) => JSON.stringify(String(s)); // YAML accepts JSON strings
-  const ssl = `  ssl:\n    certificate-file: ${q(cert)}\n    key-file: ${q(key)}\n    ocsp-update-interval: 0\n`;
-  return [
-    `listen:\n  host: ${q(addr)}\n  port: ${ORIGIN_HTTP_PORT}\n`,
-    `listen:\n  host: ${q(addr)}\n  port: ${ORIGIN_PORT}\n${ssl}`,
-    h3 ? `listen:\n  host: ${q(addr)}\n  port: ${ORIGIN_PORT}\n  type: quic\n${ssl}` : '',
+// Our --quic congestion controllers under quicly's names; bbr and sat it lacks.
+const H2O_CC = { newreno: 'reno', cubic: 'cubic' };
+
+/**
+ * Pure: the `--quic` options (user's) as keys of H2O's QUIC listener, or a
+ * UsageError naming what H2O cannot take: quicly has reno, cubic (and
+ * pico) and an initial window in packets; the other keys are our origin's.
+ */
+export function h2oQuicListenerKeys(quic = {}) {
+  const out = {};
+  const ignored = [];
+  for (const [key, value] of Object.entries(quic)) {
+    if (key === 'cc') {
+      if (!H2O_CC[value])
+        throw new UsageError(
+          `--quic cc=${value}: H2O (quicly) has no ${value}; with --origin h2o cc must be ${oneOf(Object.keys(H2O_CC))}`,
+        );
+      out.cc = H2O_CC[value];
+    } else if (key === 'initial-window') out.initcwnd = Number(value);
+    else ignored.push(key);
+  }
+  if (ignored.length)
+    throw new UsageError(
+      `--quic: H2O has no setting for ${ignored.join(', ')} (with --origin h2o only cc and initial-window apply)`,
+    );
+  return out;
+}
+
+/**
+ * Pure: an H2O configuration (YAML) serving `root` like our origin does:
+ * h1 on ORIGIN_HTTP_PORT, h1 and h2 over TLS on ORIGIN_PORT (ALPN), h3 on
+ * ORIGIN_PORT/udp when `h3`; no compression (H2O's default), no push, no
+ * OCSP fetching (no Internet). With h3, Alt-Svc as `altSvc` says (all
+ * responses, or only TCP ones): the TCP listeners and the QUIC one each
+ * get a host of their own, since H2O adds headers per host.
+ */
+export function h2oConfig({ root, addr, cert, key, accessLog, h3 = false, quic = {}, altSvc = 'all' }) {
+  const ssl = { 'certificate-file': cert, 'key-file': key, 'ocsp-update-interval': 0 };
+  const paths = { '/': { 'file.dir': root } };
+  const advertise = { 'header.add': `alt-svc: h3=":${ORIGIN_PORT}"` };
+  // One listener per mapping (Debian's 2.2.5 takes no sequence of them);
+  // the cleartext one is global, so it serves the first host.
+  const hosts = {
+    [`tcp.${SITE_HOST}`]: { listen: { host: addr, port: ORIGIN_PORT, ssl }, ...(h3 ? advertise : {}), paths },
+  };
+  if (h3)
+    hosts[`quic.${SITE_HOST}`] = {
+      listen: { host: addr, port: ORIGIN_PORT, type: 'quic', ssl, ...h2oQuicListenerKeys(quic) },
+      ...(altSvc === 'all' ? advertise : {}),
+      paths,
+    };
+  const config = {
     // As root H2O would switch to nobody, who cannot read a site in a 0700 directory.
-    'user: root\n',
-    'compress: OFF\n',
-    'http2-casper: OFF\n',
-    `hosts:\n  default:\n    paths:\n      /:\n        file.dir: ${q(root)}\n`,
-    accessLog ? `access-log: ${q(accessLog)}\n` : '',
-  ].join('');
+    user: 'root',
+    compress: 'OFF',
+    listen: { host: addr, port: ORIGIN_HTTP_PORT },
+    ...(accessLog ? { 'access-log': { path: accessLog, format: H2O_LOG_FORMAT } } : {}),
+    hosts,
+  };
+  // Plain mappings, no anchors: the same ssl and paths are written out twice.
+  return YAML.stringify(config, { aliasDuplicateObjects: false });
 }
 
 const h2oH3Cache = new Map();
@@ -60,7 +114,10 @@ export async function h2oSupportsH3(bin = h2oPath()) {
       // A QUIC listener alone: H2O reads the listener's type before anything else.
       fs.writeFileSync(
         conf,
-        `listen:\n  host: 127.0.0.1\n  port: ${ORIGIN_PORT}\n  type: quic\nhosts:\n  default:\n    paths:\n      /:\n        file.dir: ${JSON.stringify(dir)}\n`,
+        YAML.stringify({
+          listen: { host: '127.0.0.1', port: ORIGIN_PORT, type: 'quic' },
+          hosts: { default: { paths: { '/': { 'file.dir': dir } } } },
+        }),
       );
       const r = await run(h2oEnv(bin)[0], [...h2oEnv(bin).slice(1), bin, '-t', '-c', conf], { allowFail: true });
       h2oH3Cache.set(bin, !/unknown listen type/.test(r.stdout + r.stderr));
@@ -71,17 +128,31 @@ export async function h2oSupportsH3(bin = h2oPath()) {
   return h2oH3Cache.get(bin);
 }
 
-/** Fails before anything runs when `origin` cannot serve `protocols`. */
-export async function checkOrigin(origin, protocols) {
+/** The origin's name and version as the report's environment shows it. */
+export async function originVersion(origin) {
+  const bin = origin === 'h2o' ? h2oPath() : binPath('origin');
+  const r = await run(bin, ['--version'], { allowFail: true });
+  return { name: origin, path: bin, version: r.ok ? r.stdout.split('\n')[0].trim() : null };
+}
+
+/**
+ * Fails before anything runs when `origin` cannot serve `protocols` with
+ * these settings: H2O without HTTP/3 asked for h3, a --quic key H2O has no
+ * setting for, --h3-priorities (our origin's scheduler) with H2O.
+ */
+export async function checkOrigin(origin, protocols, { quic = {}, h3Priorities = null } = {}) {
   if (!ORIGINS.includes(origin))
     throw new UsageError(`--origin: unknown origin ${JSON.stringify(origin)}; expected ${ORIGINS.join(', ')}`);
   if (origin !== 'h2o') return;
+  h2oQuicListenerKeys(quic);
+  if (h3Priorities !== null)
+    throw new UsageError("--h3-priorities: our origin's setting; H2O orders HTTP/3 responses its own way");
   const bin = h2oPath();
   if (protocols.some((p) => baseProtocol(p) === 'h3') && !(await h2oSupportsH3(bin))) {
-    const { stdout } = await run(bin, ['--version'], { allowFail: true });
+    const { version } = await originVersion('h2o');
     throw new UsageError(
-      `--origin h2o: the installed H2O (${stdout.split('\n')[0].trim() || bin}) has no HTTP/3; ` +
-        'drop h3 from --protocol or use --origin rust',
+      `--origin h2o: the installed H2O (${version ?? bin}) has no HTTP/3 (harness/setup.sh builds one from ` +
+        'SATBENCH_H2O_SOURCE or GitHub; see the README); drop h3 from --protocol or use --origin rust',
     );
   }
 }
@@ -92,16 +163,31 @@ export async function checkOrigin(origin, protocols) {
 export const originCertificate = (tb) =>
   makeCertificate({ name: SITE_HOST, ip: ADDRESSES.server, dir: path.join(tb.dir, 'tls') });
 
+const originLogPath = (tb) => path.join(tb.dir, 'origin.requests.log');
+
+/** What the origin of testbed `tb` logged so far (summarizeOriginLog), or null without a log. */
+export function readOriginLog(tb) {
+  try {
+    return summarizeOriginLog(fs.readFileSync(originLogPath(tb), 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Makes the testbed's certificate and starts `origin` serving `siteDir`
- * in the server namespace. `quicArgs` are extra `origin serve` flags (our
- * origin's QUIC transport). Returns {spki} for Chromium's pin and the
- * certificate's path (the QUIC PEP trusts the origin by it).
+ * in the server namespace, with the scenario's QUIC transport (`quic`, the
+ * user's --quic; `bdpBytes` sizes our origin's windows), `h3Priorities` and
+ * `altSvc`. Returns {spki} for Chromium's pin and the certificate's path
+ * (the QUIC PEP trusts the origin by it).
  */
-export async function startOrigin(tb, { origin = 'rust', siteDir, quicArgs = [] }) {
+export async function startOrigin(
+  tb,
+  { origin = 'rust', siteDir, quic = {}, bdpBytes = null, h3Priorities = null, altSvc = null },
+) {
   const tls = await originCertificate(tb);
   const logPath = path.join(tb.dir, 'origin.log');
-  const accessLog = path.join(tb.dir, 'origin.requests.log');
+  const accessLog = originLogPath(tb);
   if (origin === 'h2o') {
     const bin = h2oPath();
     const conf = path.join(tb.dir, 'h2o.conf');
@@ -114,6 +200,8 @@ export async function startOrigin(tb, { origin = 'rust', siteDir, quicArgs = [] 
         key: tls.key,
         accessLog,
         h3: await h2oSupportsH3(bin),
+        quic,
+        altSvc: altSvc ?? 'all',
       }),
     );
     await startProcess(tb.state, 'origin', ['ip', 'netns', 'exec', tb.ns.server, ...h2oEnv(bin), bin, '-c', conf], {
@@ -146,7 +234,9 @@ export async function startOrigin(tb, { origin = 'rust', siteDir, quicArgs = [] 
         tls.key,
         '--log',
         accessLog,
-        ...quicArgs,
+        ...originQuicArgs(quic, { bdpBytes }),
+        ...(h3Priorities ? ['--h3-priorities', h3Priorities] : []),
+        ...(altSvc ? ['--alt-svc', altSvc] : []),
       ],
       { logPath, what: 'the origin server' },
     );

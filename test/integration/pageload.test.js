@@ -93,31 +93,6 @@ describe('page loads (integration, real Chromium)', function () {
     assert.ok(spread.all < rttMs, `--alt-svc all: images over ${spread.all.toFixed(0)} ms, expected one wave`);
   });
 
-  it('serves the same site from H2O (--origin h2o) over h1 and h2, and says H2O 2.2.5 has no h3', async () => {
-    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-h2o-')), 'r');
-    const args = ['bench', '--profile', writeProfile(SHORT), '--site', tinySite(), '-n', '1', '--origin', 'h2o'];
-    const r = await satbench([...args, '--protocol', 'h1,h2', '--out', out], { timeoutMs: 180000 });
-    assert.equal(r.code, 0, r.stderr);
-    const lines = fs
-      .readFileSync(path.join(out, 'results.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    for (const rec of lines) {
-      assert.equal(rec.ok, true, `${rec.scenario.protocol}: ${rec.error}`);
-      assert.equal(rec.origin, 'h2o');
-      assert.equal(rec.metrics.resource_count, 2);
-    }
-    assert.deepEqual(
-      lines.map((l) => l.navigation.nextHopProtocol),
-      ['http/1.1', 'h2'],
-    );
-    const h3 = await satbench([...args, '--protocol', 'h3', '--out', `${out}-h3`]);
-    assert.equal(h3.code, 2);
-    assert.match(h3.stderr, /--origin h2o: the installed H2O \(h2o version 2\.2\.5\) has no HTTP\/3/);
-    assert.ok(!fs.existsSync(`${out}-h3`), 'nothing may start before the error');
-  });
-
   it('--resume continues a matrix from its campaign.json, dropping a torn last line, repeating no finished run', async () => {
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-resume-')), 'r');
     const args = ['--profile', writeProfile(SHORT), '--protocol', 'h1', '--site', tinySite()];
