@@ -6,6 +6,7 @@ import { run, hasNetAdmin, ROOT } from '../core/sys.js';
 import { kernelHasNetem, hasTun } from '../testbed/link-backends.js';
 import { readHostChanges, ALLOWED_CC } from '../testbed/host-settings.js';
 import { chromePath } from '../browser/chromium.js';
+import { H2O_BUILT } from '../servers/origin.js';
 import { parse, print, note } from './args.js';
 
 export const HELP = `Usage: satbench doctor [--json]
@@ -108,6 +109,14 @@ export async function checks() {
     Boolean(chromeVer),
     chromeVer ? `${chrome}: Chromium ${chromeVer}` : `${chrome} not found`,
     'apt-get install chromium, or set CHROME_PATH to a Chromium binary',
+  );
+  const h2o = fs.existsSync(H2O_BUILT) ? await version(H2O_BUILT, ['--version'], /version (\S+)/) : null;
+  add(
+    'h2o with HTTP/3',
+    Boolean(h2o),
+    h2o ? `${H2O_BUILT}: H2O ${h2o}` : `${H2O_BUILT} missing: --origin h2o is Debian's 2.2.5 (no h3)`,
+    'optional: npm test / npm run bench build it from GitHub, or from the tarball SATBENCH_H2O_SOURCE names (README)',
+    false,
   );
   const cc = fs.readFileSync('/proc/sys/net/ipv4/tcp_available_congestion_control', 'utf8').trim();
   add(
