@@ -18,6 +18,7 @@ const envFingerprint = (e) =>
         chromium: e.chromium?.version ?? null,
         kernel: e.kernel ?? null,
         satbench: e.satbench ?? null,
+        origin: e.origin?.version ?? null,
       }
     : null;
 
