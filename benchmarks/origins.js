@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // npm run bench:origins — does the origin server change the numbers? Loads
-// the same site over the same scenarios from our Rust origin and from H2O
+// the same site over the same scenarios from our Rust origin, from H2O
 // (the one the set-up built with HTTP/3, as Kosek et al. served the page)
-// and prints, per profile and protocol, each origin's Response Start, FCP
+// and from H2O with its OpenSSL-3 handshake fix (h2o-patched), and prints, per profile and protocol, each origin's Response Start, FCP
 // and PLT medians with their bootstrap 95 % intervals, beside the paper's
 // Table II medians where the scenario is one of the paper's.
 // Usage: node benchmarks/origins.js [--profile leo,geo] [--protocol h1,h3] [--site kepler]
-//          [--runs 10] [--json]
+//          [--origins rust,h2o,h2o-patched] [--runs 10] [--json]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +21,7 @@ const { values: o } = parseArgs({
     profile: { type: 'string', default: 'leo,geo' },
     protocol: { type: 'string', default: 'h1,h3' },
     site: { type: 'string', default: 'kepler' },
+    origins: { type: 'string', default: 'rust,h2o,h2o-patched' },
     runs: { type: 'string', default: '10' },
     json: { type: 'boolean' },
   },
@@ -40,7 +41,7 @@ const matrix = {
 };
 const key = (s) => `${s.profile} ${s.protocol}`;
 const scenarios = {};
-for (const origin of ['rust', 'h2o']) {
+for (const origin of o.origins.split(',')) {
   const outDir = fs.mkdtempSync(path.join(os.tmpdir(), `satbench-origin-${origin}-`));
   const summary = await bench(matrix, { outDir, origin, onProgress: (m) => process.stderr.write(`${origin}: ${m}\n`) });
   for (const g of summary.groups) {
@@ -75,11 +76,11 @@ else {
       const cells = METRICS.map(([m, , label]) =>
         r[m] ? `${label} ${r[m].median} [${r[m].ci95.join(', ')}]` : `${label} –`,
       ).join(', ');
-      console.log(`  ${name.padEnd(5)} ${cells}  (${r.failed} failed; ${r.version ?? 'version not recorded'})`);
+      console.log(`  ${name.padEnd(11)} ${cells}  (${r.failed} failed; ${r.version ?? 'version not recorded'})`);
     }
     if (METRICS.some(([m]) => s.paper[m] !== null))
       console.log(
-        `  paper ${METRICS.map(([m, , label]) => `${label} ${s.paper[m] ?? '–'}`).join(', ')}  (Kosek et al., Table II)`,
+        `  ${'paper'.padEnd(11)} ${METRICS.map(([m, , label]) => `${label} ${s.paper[m] ?? '–'}`).join(', ')}  (Kosek et al., Table II)`,
       );
   }
 }

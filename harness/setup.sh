@@ -15,11 +15,11 @@ say() { printf 'satbench setup: %s\n' "$*" >&2; }
 # split-TCP PEP's TPROXY rules; iperf3: TCP bulk transfers; iputils-ping and
 # ethtool: checks and offload settings; fonts: so pages paint text;
 # libyaml and libssl: what the unpacked H2O below links against; curl,
-# cmake, g++, make, pkg-config, libssl-dev, zlib1g-dev: to fetch and build
+# cmake, g++, make, patch, pkg-config, libssl-dev, zlib1g-dev: to fetch and build
 # H2O with HTTP/3.
 apt_packages=(chromium iproute2 nftables iperf3 iputils-ping ethtool procps
               ca-certificates fonts-liberation libyaml-0-2 libssl3 openvpn
-              curl cmake g++ make pkg-config libssl-dev zlib1g-dev)
+              curl cmake g++ make patch pkg-config libssl-dev zlib1g-dev)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -54,14 +54,18 @@ if [[ ! -x $h2o_bin ]]; then
 fi
 
 # H2O with HTTP/3 (quicly), the origin of Kosek et al.'s matrix, built once
-# into .tools/h2o-quic from the pinned commit. The source is the tarball
+# into .tools/h2o-quic from the pinned commit, as it is (bin/h2o) and with
+# sites/origin/h2o-accept-hashkey-iv.patch (bin/h2o-patched: only one file
+# recompiles). The source is the tarball
 # named by SATBENCH_H2O_SOURCE, else GitHub's archive of the commit. When
 # neither can be had, one line says so and --origin h2o stays Debian's
 # (no h3); the attempt is not repeated for a day.
 h2o_commit=edd7a120bfc4af11ac0cbebce2a43cc1f93f9af1
+h2o_patch="$root/sites/origin/h2o-accept-hashkey-iv.patch"
+h2o_stamp="$h2o_commit $(sha256sum "$h2o_patch" | cut -d' ' -f1)"
 h2o_quic="$root/.tools/h2o-quic"
 h2o_unavailable="$root/.tools/h2o-quic.unavailable"
-if [[ $(cat "$h2o_quic/COMMIT" 2>/dev/null) != "$h2o_commit" ]] &&
+if [[ $(cat "$h2o_quic/BUILT" 2>/dev/null) != "$h2o_stamp" ]] &&
    { [[ -n ${SATBENCH_H2O_SOURCE:-} ]] || [[ ! -f $h2o_unavailable ]] ||
      [[ -n $(find "$h2o_unavailable" -mmin +1440) ]]; }; then
   tmp=$(mktemp -d)
@@ -77,20 +81,22 @@ if [[ $(cat "$h2o_quic/COMMIT" 2>/dev/null) != "$h2o_commit" ]] &&
     mkdir -p .tools && : > "$h2o_unavailable"
     say "H2O with HTTP/3 not built: github.com unreachable and SATBENCH_H2O_SOURCE unset; --origin h2o is Debian's 2.2.5 (no h3)"
   else
-    say "building H2O $h2o_commit with HTTP/3 into .tools/h2o-quic (a few minutes, once)"
+    say "building H2O $h2o_commit with HTTP/3 into .tools/h2o-quic (once)"
     tar -xzf "$src" -C "$tmp"
     tree="$tmp/h2o-$h2o_commit"
     [[ -f $tree/CMakeLists.txt ]] || { say "$src is not H2O at commit $h2o_commit (no h2o-$h2o_commit/CMakeLists.txt in it)"; rm -rf "$tmp"; exit 2; }
     log="$root/.tools/h2o-quic-build.log"
     if ! (cd "$tree" && cmake -S . -B build -DWITH_MRUBY=OFF -DCMAKE_BUILD_TYPE=Release &&
-          make -C build -j"$(nproc)" h2o) > "$log" 2>&1; then
+          make -C build -j"$(nproc)" h2o && cp build/h2o "$tmp/h2o" &&
+          patch -p1 < "$h2o_patch" && make -C build -j"$(nproc)" h2o) > "$log" 2>&1; then
       say "building H2O failed; the last lines of $log:"; tail -n 20 "$log" >&2; rm -rf "$tmp"; exit 2
     fi
     # H2O finds share/h2o (its helper scripts) through H2O_ROOT, the folder above bin/.
     rm -rf "$h2o_quic" && mkdir -p "$h2o_quic/bin" "$h2o_quic/share"
-    cp "$tree/build/h2o" "$h2o_quic/bin/h2o"
+    cp "$tmp/h2o" "$h2o_quic/bin/h2o"
+    cp "$tree/build/h2o" "$h2o_quic/bin/h2o-patched"
     cp -r "$tree/share/h2o" "$h2o_quic/share/h2o"
-    echo "$h2o_commit" > "$h2o_quic/COMMIT"
+    echo "$h2o_stamp" > "$h2o_quic/BUILT"
     rm -f "$h2o_unavailable" "$log"
   fi
   rm -rf "$tmp"

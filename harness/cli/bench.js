@@ -13,7 +13,7 @@ import { campaignCommand, matrixAxes, CAMPAIGN_OPTIONS } from './campaign.js';
 
 export const HELP = `Usage: satbench bench [--preset NAME] [--profile LIST] [--loss LIST] [--protocol LIST]
                       [--site NAME|DIR] [-n RUNS] [--out DIR] [--resume DIR] [--seed N]
-                      [--link auto|linkem|netem] [--timeout SECONDS] [--origin rust|h2o]
+                      [--link auto|linkem|netem] [--timeout SECONDS] [--origin rust|h2o|h2o-patched]
                       [--quic LIST] [--h3-priorities P] [--alt-svc WHERE] [--cc NAME] [--initcwnd N] [--pep-preset NAME]
                       [--pep-sat LIST] [--pep-ground LIST] [--pep-tunnel MODE] [--qlog] [--shard I/N]
                       [--lighthouse] [--json]
@@ -42,9 +42,11 @@ Options:
   --link BACKEND    link emulation: auto (the default: the kernel's netem when it has it, else
                     linkem), linkem (ours, userspace) or netem
   --timeout S       a page load taking longer fails that run (default 120)
-  --origin NAME     rust (ours: h1, h1s, h2, h3; the default, but ifip2022's is h2o where built)
-                    or h2o (H2O 2.3.0-DEV with HTTP/3 over quicly, built by the set-up into
-                    .tools/h2o-quic; where it could not be built, Debian's 2.2.5: h1, h1s, h2)
+  --origin NAME     rust (ours: h1, h1s, h2, h3; the default, but ifip2022's is h2o where built),
+                    h2o (H2O 2.3.0-DEV with HTTP/3 over quicly, built by the set-up into
+                    .tools/h2o-quic; where it could not be built, Debian's 2.2.5: h1, h1s, h2) or
+                    h2o-patched (the same H2O without the two round trips its HTTP/3 handshake
+                    loses on OpenSSL 3: sites/origin/README.md)
   --quic LIST       the origin's QUIC transport, KEY=VALUE comma-separated: cc=cubic|newreno|bbr|sat,
                     initial-window=PACKETS (10), initial-mtu=BYTES, ack-frequency,
                     ack-eliciting-threshold=N, max-ack-delay-ms=MS, bdp-bytes=BYTES (flow-control

@@ -14,22 +14,33 @@ import { ADDRESSES, ORIGIN_HTTP_PORT, ORIGIN_PORT, SITE_HOST } from '../testbed/
 import { startProcess } from '../testbed/testbed.js';
 import { H2O_LOG_FORMAT, summarizeOriginLog } from './origin-log.js';
 
-export const ORIGINS = ['rust', 'h2o'];
+// h2o-patched: the same H2O with sites/origin/h2o-accept-hashkey-iv.patch
+// (its HTTP/3 handshake without the two round trips OpenSSL 3 costs it).
+export const ORIGINS = ['rust', 'h2o', 'h2o-patched'];
+const isH2o = (origin) => origin.startsWith('h2o');
 
 // Built by harness/setup.sh from the pinned commit, with HTTP/3 (quicly).
 export const H2O_BUILT = path.join(ROOT, '.tools/h2o-quic/bin/h2o');
+export const H2O_PATCHED = path.join(ROOT, '.tools/h2o-quic/bin/h2o-patched');
 // Debian's 2.2.5, unpacked by harness/setup.sh: the fallback, without h3.
 export const H2O_DEBIAN = path.join(ROOT, '.tools/h2o/usr/bin/h2o');
 
 /** Whether --origin h2o has HTTP/3 here: harness/setup.sh built it, or SATBENCH_H2O names one (checkOrigin checks that one). */
 export const h2oBuiltWithH3 = () => Boolean(process.env.SATBENCH_H2O) || fs.existsSync(H2O_BUILT);
 
-/** SATBENCH_H2O, else the H2O built with HTTP/3, else Debian's. */
-export function h2oPath() {
-  const p = process.env.SATBENCH_H2O || (fs.existsSync(H2O_BUILT) ? H2O_BUILT : H2O_DEBIAN);
+/**
+ * h2o: SATBENCH_H2O, else the H2O built with HTTP/3, else Debian's;
+ * h2o-patched: the patched build only.
+ */
+export function h2oPath(origin = 'h2o') {
+  const p =
+    origin === 'h2o-patched'
+      ? H2O_PATCHED
+      : process.env.SATBENCH_H2O || (fs.existsSync(H2O_BUILT) ? H2O_BUILT : H2O_DEBIAN);
   if (!fs.existsSync(p))
     throw new UsageError(
-      `--origin h2o: ${p} is missing; harness/setup.sh (run by npm test and npm run bench) installs it`,
+      `--origin ${origin}: ${p} is missing; harness/setup.sh (run by npm test and npm run bench) builds it ` +
+        'from SATBENCH_H2O_SOURCE or GitHub (see the README)',
     );
   return p;
 }
@@ -130,9 +141,10 @@ export async function h2oSupportsH3(bin = h2oPath()) {
 
 /** The origin's name and version as the report's environment shows it. */
 export async function originVersion(origin) {
-  const bin = origin === 'h2o' ? h2oPath() : binPath('origin');
+  const bin = isH2o(origin) ? h2oPath(origin) : binPath('origin');
   const r = await run(bin, ['--version'], { allowFail: true });
-  return { name: origin, path: bin, version: r.ok ? r.stdout.split('\n')[0].trim() : null };
+  const patched = origin === 'h2o-patched' ? ' with h2o-accept-hashkey-iv.patch' : '';
+  return { name: origin, path: bin, version: r.ok ? `${r.stdout.split('\n')[0].trim()}${patched}` : null };
 }
 
 /**
@@ -143,15 +155,15 @@ export async function originVersion(origin) {
 export async function checkOrigin(origin, protocols, { quic = {}, h3Priorities = null } = {}) {
   if (!ORIGINS.includes(origin))
     throw new UsageError(`--origin: unknown origin ${JSON.stringify(origin)}; expected ${ORIGINS.join(', ')}`);
-  if (origin !== 'h2o') return;
+  if (!isH2o(origin)) return;
   h2oQuicListenerKeys(quic);
   if (h3Priorities !== null)
     throw new UsageError("--h3-priorities: our origin's setting; H2O orders HTTP/3 responses its own way");
-  const bin = h2oPath();
+  const bin = h2oPath(origin);
   if (protocols.some((p) => baseProtocol(p) === 'h3') && !(await h2oSupportsH3(bin))) {
-    const { version } = await originVersion('h2o');
+    const { version } = await originVersion(origin);
     throw new UsageError(
-      `--origin h2o: the installed H2O (${version ?? bin}) has no HTTP/3 (harness/setup.sh builds one from ` +
+      `--origin ${origin}: the installed H2O (${version ?? bin}) has no HTTP/3 (harness/setup.sh builds one from ` +
         'SATBENCH_H2O_SOURCE or GitHub; see the README); drop h3 from --protocol or use --origin rust',
     );
   }
@@ -188,8 +200,8 @@ export async function startOrigin(
   const tls = await originCertificate(tb);
   const logPath = path.join(tb.dir, 'origin.log');
   const accessLog = originLogPath(tb);
-  if (origin === 'h2o') {
-    const bin = h2oPath();
+  if (isH2o(origin)) {
+    const bin = h2oPath(origin);
     const conf = path.join(tb.dir, 'h2o.conf');
     fs.writeFileSync(
       conf,

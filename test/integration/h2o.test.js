@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../../harness/core/sys.js';
-import { H2O_BUILT, H2O_DEBIAN } from '../../harness/servers/origin.js';
+import { H2O_BUILT, H2O_DEBIAN, H2O_PATCHED } from '../../harness/servers/origin.js';
 import { satbench, SHORT, records, tinySite, writeProfile } from './helpers.js';
 
 const outDir = (what) => path.join(fs.mkdtempSync(path.join(os.tmpdir(), `satbench-h2o-${what}-`)), 'r');
@@ -26,7 +26,7 @@ function checkLoads(out, protocols) {
   for (const rec of lines) {
     const p = rec.scenario.protocol;
     assert.equal(rec.ok, true, `${p}: ${rec.error}`);
-    assert.equal(rec.origin, 'h2o');
+    assert.ok(rec.origin.startsWith('h2o'), rec.origin);
     assert.equal(rec.metrics.resource_count, 2, p);
     assert.equal(rec.navigation.nextHopProtocol, WANT[p], p);
     assert.deepEqual(Object.keys(rec.protocol_seen.resources), [WANT[p]], p);
@@ -39,7 +39,7 @@ function checkLoads(out, protocols) {
 }
 
 describe('H2O as the origin (integration, real Chromium)', function () {
-  it('serves h1, h2, h3 and h3-pep from the H2O built with HTTP/3', async function () {
+  it('serves h1, h2, h3 and h3-pep from the H2O built with HTTP/3, and h3 from the patched one', async function () {
     if (!fs.existsSync(H2O_BUILT)) {
       // Only where the set-up said it had no source (no GitHub, no SATBENCH_H2O_SOURCE).
       assert.ok(fs.existsSync(path.join(ROOT, '.tools/h2o-quic.unavailable')), `${H2O_BUILT} is missing`);
@@ -56,7 +56,23 @@ describe('H2O as the origin (integration, real Chromium)', function () {
     assert.ok(pep.relayed.st > 0 && pep.relayed.gw > 0, 'both proxies relayed the h3-pep load');
     const env = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')).meta.environment;
     assert.equal(env.origin.path, H2O_BUILT);
-    assert.match(env.origin.version, /^h2o version 2\.3\.0-DEV/);
+    assert.match(env.origin.version, /^h2o version 2\.3\.0-DEV$/);
+
+    const patched = outDir('patched');
+    const p = await satbench(
+      ['bench', '--profile', writeProfile(SHORT), '--site', tinySite(), '-n', '1', '--origin', 'h2o-patched'].concat([
+        '--protocol',
+        'h3',
+        '--out',
+        patched,
+      ]),
+      { timeoutMs: 120000 },
+    );
+    assert.equal(p.code, 0, p.stderr);
+    assert.equal(checkLoads(patched, ['h3'])[0].origin, 'h2o-patched');
+    const penv = JSON.parse(fs.readFileSync(path.join(patched, 'summary.json'), 'utf8')).meta.environment;
+    assert.equal(penv.origin.path, H2O_PATCHED);
+    assert.match(penv.origin.version, /^h2o version 2\.3\.0-DEV with h2o-accept-hashkey-iv\.patch$/);
   });
 
   it("serves h1 and h2 from Debian's 2.2.5, and says it has no h3", async () => {
