@@ -14,12 +14,13 @@ say() { printf 'satbench setup: %s\n' "$*" >&2; }
 # chromium: the browser; iproute2: ip netns/veth/tuntap/tc; nftables: the
 # split-TCP PEP's TPROXY rules; iperf3: TCP bulk transfers; iputils-ping and
 # ethtool: checks and offload settings; fonts: so pages paint text;
-# libyaml and libssl: what the unpacked H2O below links against; curl,
+# dnsmasq-base: the DNS server of a replayed site archive; libyaml and
+# libssl: what the unpacked H2O below links against; curl,
 # cmake, g++, make, patch, pkg-config, libssl-dev, zlib1g-dev: to fetch and build
 # H2O with HTTP/3.
 apt_packages=(chromium iproute2 nftables iperf3 iputils-ping ethtool procps
               ca-certificates fonts-liberation libyaml-0-2 libssl3 openvpn
-              curl cmake g++ make patch pkg-config libssl-dev zlib1g-dev)
+              dnsmasq-base curl cmake g++ make patch pkg-config libssl-dev zlib1g-dev)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -63,10 +63,26 @@ export const ORIGIN_TCP_PORTS = Object.freeze([ORIGIN_HTTP_PORT, ORIGIN_PORT]);
 
 // Routes beyond the connected ones; `default` routes carry the TCP
 // initial windows of the end hosts.
+// The origins of a replayed site archive each get an address of their own
+// on the server (so Chromium opens its own connections per origin, as on
+// the Internet), from this block; gw routes it to the server.
+export const ORIGINS_SUBNET = '198.19.0.0/16';
+const MAX_ORIGINS = 250 * 250;
+
+/** Pure: the server address of an archive's `i`-th origin (0-based): 198.19.1.1, …, 198.19.1.250, 198.19.2.1, … */
+export function originAddress(i) {
+  if (!Number.isInteger(i) || i < 0 || i >= MAX_ORIGINS)
+    throw new UsageError(`origin ${i}: a site archive may have at most ${MAX_ORIGINS} origins`);
+  return `198.19.${1 + Math.floor(i / 250)}.${1 + (i % 250)}`;
+}
+
 export const ROUTES = {
   client: [{ to: 'default', via: '198.18.1.1', dev: 'lan0' }],
   st: [{ to: 'default', via: '198.18.2.2', dev: 'sat0' }],
-  gw: [{ to: '198.18.1.0/24', via: '198.18.2.1', dev: 'sat0' }],
+  gw: [
+    { to: '198.18.1.0/24', via: '198.18.2.1', dev: 'sat0' },
+    { to: ORIGINS_SUBNET, via: '198.18.3.2', dev: 'inet0' },
+  ],
   server: [{ to: 'default', via: '198.18.3.1', dev: 'inet0' }],
 };
 export const FORWARDING = ['st', 'gw'];

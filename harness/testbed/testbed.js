@@ -23,6 +23,7 @@ import {
   validateId,
 } from './addressing.js';
 import { pathBdpBytes } from './profiles.js';
+import { setResolver, removeResolver, leftoverResolvers } from './resolver.js';
 import { resolveLinkBackend, kernelHasNetem, hasTun, netemArgs, linkemConfig } from './link-backends.js';
 
 export { STATE_DIR, readState } from './state.js';
@@ -213,7 +214,9 @@ async function addRoutes(ns, plan) {
  * `signal` (default: the process's interruption) ends the build between
  * steps and any helper's wait for "ready"; a teardown waits for the step
  * in flight, so it sees everything the build made.
- * Returns {id, ns, backend, profile, state, dir, linkStats(), destroy(),
+ * `serverAddresses` are added to the server (an archive's origins).
+ * Returns {id, ns, backend, profile, state, dir, linkStats(),
+ * setResolver(node, nameserver) (removed with the testbed), destroy(),
  * detach()}.
  */
 export async function createTestbed({
@@ -223,6 +226,7 @@ export async function createTestbed({
   id,
   tcp,
   pcapDir,
+  serverAddresses = [],
   detached = false,
   signal = interruption,
 }) {
@@ -261,6 +265,10 @@ export async function createTestbed({
     () => configureNodes(ns, plan, profile),
     () => buildLinks(state, ns, profile, backend, { seed, pcapDir }),
     () => addRoutes(ns, plan),
+    // a replayed archive's origins (addressing.js originAddress)
+    async () => {
+      for (const a of serverAddresses) await ipn(ns.server, 'addr', 'add', `${a}/32`, 'dev', 'inet0');
+    },
   ];
   const build = (async () => {
     for (const step of steps) {
@@ -289,6 +297,7 @@ export async function createTestbed({
     state,
     dir: path.join(STATE_DIR, id),
     linkStats: () => linkStats(id),
+    setResolver: (node, nameserver) => setResolver(ns[node], nameserver),
     cpuTimes: () => cpuTimes(state),
     destroy: async () => {
       unregister();
@@ -407,6 +416,7 @@ async function removeTestbed(id) {
   }
   for (const n of Object.values(ns)) {
     if (present.has(n)) await run('ip', ['netns', 'del', n], { allowFail: true });
+    removeResolver(n);
   }
   fs.rmSync(path.join(STATE_DIR, id), { recursive: true, force: true });
 }
@@ -457,5 +467,9 @@ export async function cleanup({ all = false } = {}) {
   }
   const stray = strayStateEntries();
   for (const name of stray) removeStray(name);
+  // resolv.conf folders of testbeds that are gone (a SIGKILL between the
+  // namespaces' removal and theirs)
+  const live = new Set(kept.flatMap((tb) => Object.values(namespacesOf(tb.id))));
+  for (const n of leftoverResolvers()) if (!live.has(n)) removeResolver(n);
   return { removed, kept, stray };
 }

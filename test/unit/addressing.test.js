@@ -3,6 +3,7 @@ import { UsageError } from '../../harness/core/errors.js';
 import {
   LINK_PLAN,
   ROUTES,
+  originAddress,
   NODES,
   ADDRESSES,
   FORWARDING,
@@ -67,6 +68,19 @@ describe('address plan', () => {
     };
     assert.deepEqual(walk('client', ADDRESSES.server, 'server'), ['client', 'st', 'gw', 'server']);
     assert.deepEqual(walk('server', ADDRESSES.client, 'client'), ['server', 'gw', 'st', 'client']);
+    // A replayed archive's origins live on the server, each at its own address.
+    for (const i of [0, 249, 250, 1000])
+      assert.deepEqual(walk('client', originAddress(i), 'server'), ['client', 'st', 'gw', 'server'], originAddress(i));
+  });
+
+  it("numbers an archive's origins inside their block, and refuses too many", () => {
+    assert.equal(originAddress(0), '198.19.1.1');
+    assert.equal(originAddress(249), '198.19.1.250');
+    assert.equal(originAddress(250), '198.19.2.1');
+    const seen = new Set(Array.from({ length: 600 }, (_, i) => originAddress(i)));
+    assert.equal(seen.size, 600);
+    for (const a of seen) assert.ok(inPrefix(a, '198.19.0.0', 16), a);
+    assert.throws(() => originAddress(250 * 250), /at most 62500 origins/);
   });
 
   it('names namespaces with a per-testbed prefix and recognises only its own', () => {
