@@ -77,6 +77,20 @@ export function deriveMetrics(nav, paints, lcp, allResources) {
 
 // Pure: a record with no page load in it yet (ok:false, `error`): what a
 // load fills in, and what a run that never loaded keeps (pageload/run.js).
+/**
+ * Pure: how many connections Chromium opened to each origin
+ * (scheme://host[:port]), from the responses' connection ids (CDP
+ * Network.responseReceived); id 0 (none: a cache or a data URL) is not one.
+ */
+export function connectionsByOrigin(responses) {
+  const ids = {};
+  for (const { url, connectionId } of responses) {
+    if (!connectionId || !/^https?:/.test(url)) continue;
+    (ids[new URL(url).origin] ??= new Set()).add(connectionId);
+  }
+  return Object.fromEntries(Object.entries(ids).map(([o, s]) => [o, s.size]));
+}
+
 export function noLoad(error) {
   return {
     ok: false,
@@ -87,6 +101,7 @@ export function noLoad(error) {
     paints: [],
     lcp: null,
     resources: [],
+    connections: {},
     errors: [],
   };
 }
@@ -103,6 +118,12 @@ export async function loadPage({ clientNs, protocol, spki, serverAddr, timeoutMs
   try {
     await withChromium({ clientNs, protocol, spki, serverAddr, timeoutMs, signal }, async (browser) => {
       const page = await browser.newPage();
+      const responses = [];
+      const cdp = await page.createCDPSession();
+      await cdp.send('Network.enable');
+      cdp.on('Network.responseReceived', (e) =>
+        responses.push({ url: e.response.url, connectionId: e.response.connectionId }),
+      );
       page.on('requestfailed', (r) => record.errors.push({ url: r.url(), error: r.failure()?.errorText ?? 'failed' }));
       page.on('pageerror', (e) => record.errors.push({ error: `page: ${e.message}` }));
       const t0 = Date.now();
@@ -113,6 +134,7 @@ export async function loadPage({ clientNs, protocol, spki, serverAddr, timeoutMs
       record.paints = p.paints;
       record.lcp = p.lcp;
       record.resources = await page.evaluate(resources);
+      record.connections = connectionsByOrigin(responses);
     });
     const check = checkProtocol(protocol, record.navigation, record.resources);
     record.protocol_seen = check.seen;

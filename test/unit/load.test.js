@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { chromiumArgs, siteUrl } from '../../harness/browser/chromium.js';
-import { checkProtocol, checkStatus, deriveMetrics } from '../../harness/pageload/load.js';
+import { checkProtocol, checkStatus, connectionsByOrigin, deriveMetrics } from '../../harness/pageload/load.js';
 import { expandMatrix } from '../../harness/campaign/matrix.js';
 import { summarize, bootstrapMedianCi } from '../../harness/analysis/summary.js';
 import { renderReport, escapeHtml } from '../../reports/html.js';
@@ -79,6 +79,24 @@ describe('page-load runner decisions', () => {
     assert.deepEqual(mixed.seen.resources, { h3: 73, h2: 1 });
     const doc = checkProtocol('h3', nav({ nextHopProtocol: 'h2' }), res(2));
     assert.match(doc.error, /document over h2, not h3/);
+  });
+
+  it("counts the connections Chromium opened per origin from the responses' connection ids", () => {
+    const responses = [
+      { url: 'https://www.example.test/', connectionId: 7 },
+      { url: 'https://www.example.test/a.css', connectionId: 7 },
+      { url: 'https://cdn.example.test/x.js?v=1', connectionId: 9 },
+      { url: 'https://cdn.example.test/y.js', connectionId: 12 },
+      { url: 'http://www.example.test:8080/z', connectionId: 3 },
+      { url: 'https://www.example.test/cached.png', connectionId: 0 },
+      { url: 'data:image/png;base64,AAAA', connectionId: 0 },
+    ];
+    assert.deepEqual(connectionsByOrigin(responses), {
+      'https://www.example.test': 1,
+      'https://cdn.example.test': 2,
+      'http://www.example.test:8080': 1,
+    });
+    assert.deepEqual(connectionsByOrigin([]), {});
   });
 
   it('rejects an h1 run that was upgraded to HTTPS', () => {
