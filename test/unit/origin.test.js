@@ -58,9 +58,16 @@ describe('origin settings', () => {
       '2026-05-01T12:00:00.123Z h3 GET / 200 5120 u=0',
       '2026-05-01T12:00:00.200Z h3 GET /img/a.png 200 100 u=2,i',
       '2026-05-01T12:00:00.300Z h3 GET /missing 404 9',
+      '2026-05-01T12:00:00.400Z h3 GET https://cdn.example.test/x.js?v=2 404 0 u=1 unmatched',
+      '2026-05-01T12:00:00.500Z h2 GET https://www.example.test/y 404 0 unmatched',
       '',
     ].join('\n');
-    assert.deepEqual(summarizeOriginLog(ours), { requests: 3, protocols: { h3: 3 }, statuses: { 200: 2, 404: 1 } });
+    assert.deepEqual(summarizeOriginLog(ours), {
+      requests: 5,
+      protocols: { h3: 4, h2: 1 },
+      statuses: { 200: 2, 404: 3 },
+      unmatched: ['https://cdn.example.test/x.js?v=2', 'https://www.example.test/y'],
+    });
     const h2o = [
       '2026-11-24T06:19:36.123Z HTTP/2 GET / 200 16',
       '2026-11-24T06:19:36.125Z HTTP/1.1 GET / 304 -',
@@ -73,11 +80,13 @@ describe('origin settings', () => {
       path: '/',
       status: 304,
       bytes: 0,
+      unmatched: false,
     });
     assert.deepEqual(summarizeOriginLog(h2o), {
       requests: 3,
       protocols: { h2: 1, 'http/1.1': 1, h3: 1 },
       statuses: { 200: 2, 304: 1 },
+      unmatched: [],
     });
   });
 
