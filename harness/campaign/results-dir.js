@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
+import { refuseFileOnPath, makeDirs } from '../core/folders.js';
 import { readResults, rewriteResults, dropTornLine, RESULTS } from '../results/store.js';
 import { writeManifest, MANIFEST } from './manifest.js';
 import { groupKey, kindOf } from '../kinds/index.js';
@@ -23,28 +24,12 @@ export const runFolder = (outDir, what, name, run) =>
  * campaign (results.jsonl or campaign.json).
  */
 export function checkOutDir(dir) {
-  const full = path.resolve(dir);
-  for (let p = full; ; p = path.dirname(p)) {
-    if (fs.existsSync(p)) {
-      if (!fs.statSync(p).isDirectory())
-        throw new UsageError(`--out ${dir}: ${p === full ? '' : `${p} `}is a file, not a folder`);
-      break;
-    }
-    if (p === path.dirname(p)) break;
-  }
+  refuseFileOnPath(dir, '--out');
   for (const name of [RESULTS, MANIFEST]) {
     const file = path.join(dir, name);
     if (fs.existsSync(file))
       throw new UsageError(`${file} exists: continue it with --resume ${dir}, or pick another --out`);
   }
-}
-
-// mkdir -p one level at a time: node's recursive mkdir never returns where
-// the kernel refuses with ENOENT (under /proc, say).
-function makeDir(dir) {
-  const missing = [];
-  for (let p = path.resolve(dir); !fs.existsSync(p); p = path.dirname(p)) missing.unshift(p);
-  for (const p of missing) fs.mkdirSync(p);
 }
 
 /**
@@ -92,7 +77,7 @@ function openResultsDir(outDir, { resume = false, kind, manifest = null, onWarni
     for (const r of records) if (kindOf(r).name === kind && !cut.includes(r)) done.add(runId(kind, r.scenario, r.run));
   } else {
     checkOutDir(outDir);
-    makeDir(outDir);
+    makeDirs(outDir);
     if (manifest) writeManifest(outDir, manifest);
   }
   return { file, done };
