@@ -13,6 +13,7 @@ export const LAYERS = [
   ['harness/core/', 0],
   ['harness/testbed/', 1],
   ['harness/results/', 1],
+  ['harness/archive/', 1],
   ['harness/servers/', 2],
   ['harness/pep/', 2],
   ['harness/browser/', 2],

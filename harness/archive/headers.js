@@ -1,0 +1,26 @@
+// Response headers in an archive: [name, value] pairs as the server sent
+// them, less those that belong to one connection or that the replay server
+// computes itself.
+
+// Hop-by-hop headers, and content-length: the server frames the body it sends.
+export const DROPPED_HEADERS = ['connection', 'keep-alive', 'transfer-encoding', 'content-length'];
+
+// Pure: the headers an archive keeps. HTTP/2 and HTTP/3 pseudo-headers
+// (":status"), which some HAR writers list, go too.
+export const servedHeaders = (headers) =>
+  headers.filter(([name]) => !name.startsWith(':') && !DROPPED_HEADERS.includes(name.toLowerCase()));
+
+// Pure: the values of header `name` (any case) as one comma-separated value, or null.
+export function headerValue(headers, name) {
+  const values = headers.filter(([n]) => n.toLowerCase() === name).map(([, v]) => v);
+  return values.length ? values.join(', ') : null;
+}
+
+// Pure: [name, value] pairs from a headers object whose values join a
+// repeated header's lines with "\n" (as DevTools and puppeteer give them).
+export const headerPairs = (obj) =>
+  Object.entries(obj).flatMap(([name, value]) =>
+    String(value)
+      .split('\n')
+      .map((v) => [name, v]),
+  );
