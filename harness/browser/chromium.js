@@ -42,19 +42,24 @@ export const QUIET_CHROMIUM_FLAGS = [
   '--mute-audio',
 ];
 
-// Pure: Chromium's command line for one run of `protocol`.
-export function chromiumArgs(protocol, { userDataDir, spki, serverAddr = ADDRESSES.server }) {
-  const p = baseProtocol(protocol);
-  const args = [
+// Pure: what every Chromium satbench drives is started with: headless and
+// quiet, driven over a pipe, with its own profile folder.
+export function baseChromiumArgs(userDataDir) {
+  return [
     '--headless=new',
     ...QUIET_CHROMIUM_FLAGS,
     '--remote-debugging-pipe',
     `--user-data-dir=${userDataDir}`,
     '--window-size=1280,1024',
-    `--host-resolver-rules=MAP ${SITE_HOST} ${serverAddr}`,
-    // Cleartext h1 must stay cleartext: no automatic upgrade to HTTPS.
+    // Cleartext http must stay cleartext: no automatic upgrade to HTTPS.
     '--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,HttpsFirstModeV2ForTypicallySecureUsers',
   ];
+}
+
+// Pure: Chromium's command line for one run of `protocol`.
+export function chromiumArgs(protocol, { userDataDir, spki, serverAddr = ADDRESSES.server }) {
+  const p = baseProtocol(protocol);
+  const args = [...baseChromiumArgs(userDataDir), `--host-resolver-rules=MAP ${SITE_HOST} ${serverAddr}`];
   if (p !== 'h1') args.push(`--ignore-certificate-errors-spki-list=${spki}`);
   if (p === 'h3') args.push('--enable-quic', `--origin-to-force-quic-on=${SITE_HOST}:${ORIGIN_PORT}`);
   else args.push('--disable-quic');
@@ -62,9 +67,24 @@ export function chromiumArgs(protocol, { userDataDir, spki, serverAddr = ADDRESS
   return args;
 }
 
-// A fresh Chromium in the client namespace, driven over a pipe. `signal`
-// kills it (its process group), during the launch too.
-export function launchChromium({ clientNs, protocol, spki, serverAddr, userDataDir, timeoutMs = 120000, signal }) {
+// A fresh Chromium in the client namespace (without `clientNs`, on this
+// machine's own network), driven over a pipe, with the command line of a
+// run of `protocol`, or `args(userDataDir)` when given. `signal` kills it
+// (its process group), during the launch too.
+export function launchChromium({
+  clientNs,
+  protocol,
+  spki,
+  serverAddr,
+  args = (dir) => chromiumArgs(protocol, { userDataDir: dir, spki, serverAddr }),
+  userDataDir,
+  timeoutMs = 120000,
+  signal,
+}) {
+  // in the namespace: `ip netns exec NS chromium …`
+  const [executablePath, ...command] = clientNs
+    ? [which('ip'), 'netns', 'exec', clientNs, chromePath()]
+    : [chromePath()];
   return puppeteer.launch({
     signal,
     // satbench's own handlers tear the testbed down and record the run;
@@ -72,20 +92,13 @@ export function launchChromium({ clientNs, protocol, spki, serverAddr, userDataD
     handleSIGINT: false,
     handleSIGTERM: false,
     handleSIGHUP: false,
-    executablePath: which('ip'), // runs Chromium in the client namespace: `ip netns exec NS chromium …`
+    executablePath,
     ignoreDefaultArgs: true,
     pipe: true,
     // Chromium's temporary files (org.chromium.Chromium.*) go into its
     // profile folder, which is removed with it, not into /tmp for good.
     env: { ...process.env, TMPDIR: userDataDir },
-    args: [
-      'netns',
-      'exec',
-      clientNs,
-      chromePath(),
-      ...chromiumArgs(protocol, { userDataDir, spki, serverAddr }),
-      'about:blank',
-    ],
+    args: [...command, ...args(userDataDir), 'about:blank'],
     timeout: 30000,
     protocolTimeout: timeoutMs + 10000,
   });
@@ -212,7 +225,7 @@ function unlessAborted(promise, signal, late) {
  * launch throws.
  */
 export async function withChromium(
-  { clientNs, protocol, spki, serverAddr, timeoutMs = 120000, killAfterMs = timeoutMs + 5000, signal },
+  { clientNs, protocol, spki, serverAddr, args, timeoutMs = 120000, killAfterMs = timeoutMs + 5000, signal },
   use,
 ) {
   signal?.throwIfAborted();
@@ -224,7 +237,7 @@ export async function withChromium(
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
     browser = await unlessAborted(
-      launchChromium({ clientNs, protocol, spki, serverAddr, userDataDir, timeoutMs, signal: stop.signal }),
+      launchChromium({ clientNs, protocol, spki, serverAddr, args, userDataDir, timeoutMs, signal: stop.signal }),
       stop.signal,
       (late) => kill(late),
     );
