@@ -13,6 +13,8 @@ import * as bulk from './cli/bulk.js';
 import * as report from './cli/report.js';
 import * as compare from './cli/compare.js';
 import * as merge from './cli/merge.js';
+import * as record from './cli/record.js';
+import * as importHar from './cli/import-har.js';
 
 const HELP = `satbench — web page loads over emulated satellite links, in a real Chromium
 
@@ -28,6 +30,8 @@ Commands:
   compare BASELINE CURRENT    judge CURRENT against BASELINE and a budget (exit 1 on regression)
   merge DIR... --out DIR      join the shards of a matrix into one result and report
   bulk                        downloads over QUIC, TCP and Chromium, with and without PEPs: goodput over time
+  record URL --out DIR        store a live page, every response of every origin, as a site archive
+  import-har FILE --out DIR   make a site archive from a HAR file saved with content
 
 Run \`satbench COMMAND --help\` for a command's options.`;
 
@@ -42,6 +46,8 @@ const COMMANDS = {
   compare: [compare.compareCommand, compare.HELP],
   merge: [merge.mergeCommand, merge.HELP],
   bulk: [bulk.bulkCommand, bulk.HELP],
+  record: [record.recordCommand, record.HELP],
+  'import-har': [importHar.importHarCommand, importHar.HELP],
 };
 
 // -h or --help among a command's arguments (before a `--`).

@@ -16,6 +16,8 @@ import { HELP as PROFILES } from '../../harness/cli/profiles.js';
 import { HELP as REPORT } from '../../harness/cli/report.js';
 import { HELP as COMPARE } from '../../harness/cli/compare.js';
 import { HELP as MERGE } from '../../harness/cli/merge.js';
+import { HELP as RECORD } from '../../harness/cli/record.js';
+import { HELP as IMPORT_HAR } from '../../harness/cli/import-har.js';
 
 const outDir = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-cli-')), 'r');
 
@@ -142,7 +144,19 @@ describe('satbench checks input before privileges', function () {
   }
 
   it('has help for every command, beside its options: asked for, it is output (stdout, exit 0)', async () => {
-    for (const cmd of ['bench', 'bulk', 'testbed', 'doctor', 'cleanup', 'profiles', 'report', 'compare', 'merge']) {
+    for (const cmd of [
+      'bench',
+      'bulk',
+      'testbed',
+      'doctor',
+      'cleanup',
+      'profiles',
+      'report',
+      'compare',
+      'merge',
+      'record',
+      'import-har',
+    ]) {
       const variants = cmd === 'bench' ? [['-h'], ['--out', outDir(), '--help']] : [];
       for (const args of [[cmd, '--help'], ...variants.map((v) => [cmd, ...v])]) {
         const r = await unprivileged(args);
@@ -265,6 +279,8 @@ describe('every option of a usage line is explained in its help', () => {
     report: REPORT,
     compare: COMPARE,
     merge: MERGE,
+    record: RECORD,
+    'import-har': IMPORT_HAR,
   };
   it('finds the options of usage lines, and an unexplained one', () => {
     const help =

@@ -1,0 +1,51 @@
+// `satbench import-har FILE --out DIR`: a site archive from a HAR file.
+import fs from 'node:fs';
+import path from 'node:path';
+import { UsageError } from '../core/errors.js';
+import { harResponses } from '../archive/har.js';
+import { buildArchive } from '../archive/build.js';
+import { parse, help, note } from './args.js';
+import { archiveOut, saveArchive } from './archive.js';
+
+export const HELP = `Usage: satbench import-har FILE --out DIR
+  Make a site archive (sites/README.md, "Site archives") from a HAR 1.2 file with content,
+  as Chrome DevTools saves it (Network panel: "Save all as HAR with content"): the first
+  page's entries with their text and base64 bodies, each stored as it went on the wire
+  (compressed again where its content-encoding says gzip, br, deflate or zstd). Entries
+  without a body, failed ones, and those a service worker or Chromium's cache answered
+  (unless the network answered the same request too) are listed in archive.json's "missing".
+
+Options:
+  --out DIR   the archive's folder: new or empty`;
+
+function readHar(file) {
+  let text;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`${file}: cannot read it (${e.code === 'ENOENT' ? 'no such file' : (e.code ?? e.message)})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`${file}: not JSON (${e.message.split('\n')[0]})`);
+  }
+}
+
+export async function importHarCommand(argv) {
+  const { values: v, positionals } = parse(argv, { out: { type: 'string' } });
+  if (v.help) return help(HELP);
+  if (positionals.length !== 1)
+    throw new UsageError('import-har: name one HAR file (satbench import-har FILE --out DIR)');
+  const [file] = positionals;
+  const out = archiveOut(v.out, 'import-har');
+  const { page, responses, leftOut } = harResponses(readHar(file), file);
+  const built = buildArchive({
+    page,
+    source: { tool: 'import-har', from: path.basename(file) },
+    created: new Date().toISOString(),
+    responses,
+  });
+  saveArchive(out, built);
+  if (leftOut) note(`${leftOut} entries of the HAR's other pages left out (the archive is its first page's)`);
+}

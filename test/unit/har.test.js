@@ -1,0 +1,232 @@
+// import-har: a HAR 1.2 file as Chrome DevTools saves it with content,
+// turned into an archive (text and base64 bodies, bodies compressed again
+// under their content-encoding, redirects, entries without a body as
+// missing), and the command's input refused in one line, nothing written.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { UsageError } from '../../harness/core/errors.js';
+import { harResponses } from '../../harness/archive/har.js';
+import { buildArchive } from '../../harness/archive/build.js';
+import { readArchive } from '../../harness/archive/format.js';
+import { decodeBody } from '../../harness/archive/encoding.js';
+import { satbench } from '../integration/helpers.js';
+
+const usage = (pattern) => (e) => e instanceof UsageError && pattern.test(e.message) && !e.message.includes('\n');
+const PAGE = 'https://www.example.test/';
+const GIF = Buffer.from('GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00!', 'latin1');
+const JS = 'console.log("hello");\n'.repeat(50);
+
+// A HAR entry as DevTools writes it: headers as {name, value}, content.text decoded.
+const entry = (url, { status = 200, headers = [], content = {}, pageref = 'page_1', ...extra } = {}) => ({
+  pageref,
+  startedDateTime: '2026-01-02T03:04:05.000Z',
+  request: { method: 'GET', url, httpVersion: 'http/2.0', headers: [] },
+  response: {
+    status,
+    statusText: '',
+    httpVersion: 'http/2.0',
+    headers: headers.map(([name, value]) => ({ name, value })),
+    content: { size: 0, mimeType: 'x/y', ...content },
+    redirectURL: '',
+  },
+  ...extra,
+});
+
+const har = () => ({
+  log: {
+    version: '1.2',
+    creator: { name: 'WebInspector', version: '537.36' },
+    pages: [
+      { id: 'page_1', title: PAGE, startedDateTime: '2026-01-02T03:04:05.000Z' },
+      { id: 'page_2', title: 'https://other.test/' },
+    ],
+    entries: [
+      entry('http://www.example.test/', {
+        status: 301,
+        headers: [['location', PAGE]],
+        _resourceType: 'document',
+      }),
+      entry(PAGE, {
+        headers: [
+          [':status', '200'],
+          ['content-type', 'text/html; charset=utf-8'],
+          ['content-encoding', 'gzip'],
+          ['content-length', '123'],
+        ],
+        content: { size: 40, text: '<!doctype html><h1>Grüße</h1>' },
+        _resourceType: 'document',
+      }),
+      entry('https://cdn.example.test/app.js', {
+        headers: [['content-encoding', 'br']],
+        content: { size: JS.length, text: JS },
+        _resourceType: 'script',
+      }),
+      entry('https://cdn.example.test/a.gif', {
+        content: { size: GIF.length, text: GIF.toString('base64'), encoding: 'base64' },
+      }),
+      entry('https://cdn.example.test/empty.txt', { content: { size: 0 } }),
+      entry('https://cdn.example.test/lost.css', { content: { size: 512 } }),
+      entry('https://ads.example.test/x.js', { status: 0 }),
+      entry('https://cdn.example.test/b.js', { content: { size: 2, text: '{}' }, _fromCache: 'memory' }),
+      entry('https://other.test/', { pageref: 'page_2', content: { size: 2, text: 'hi' } }),
+    ],
+  },
+});
+// the ads entry failed: status 0 and DevTools' error
+const failedHar = () => {
+  const h = har();
+  h.log.entries[6].response._error = 'net::ERR_BLOCKED_BY_CLIENT';
+  return h;
+};
+
+describe('import-har', () => {
+  it("takes the first page's entries, its first document as the page", () => {
+    const { page, responses, leftOut } = harResponses(failedHar(), 'f.har');
+    assert.equal(page, 'http://www.example.test/');
+    assert.equal(responses.length, 8);
+    assert.equal(leftOut, 1);
+  });
+
+  it('stores text and base64 bodies as they went on the wire, redirects, and the missing with reasons', () => {
+    const { page, responses } = harResponses(failedHar(), 'f.har');
+    const { archive, bodies } = buildArchive({
+      page,
+      source: { tool: 'import-har', from: 'f.har' },
+      created: '2026-01-02T03:04:05.000Z',
+      responses,
+    });
+    const body = (url) => {
+      const e = archive.entries.find((x) => x.url === url);
+      return bodies.find(([n]) => n === e.body)[1];
+    };
+    assert.deepEqual(
+      archive.entries.map((e) => [e.status, e.url, e.body]),
+      [
+        [301, 'http://www.example.test/', null],
+        [200, PAGE, 'bodies/0001'],
+        [200, 'https://cdn.example.test/app.js', 'bodies/0002'],
+        [200, 'https://cdn.example.test/a.gif', 'bodies/0003'],
+        [200, 'https://cdn.example.test/empty.txt', 'bodies/0004'],
+      ],
+    );
+    assert.deepEqual(archive.entries[0].headers, [['location', PAGE]]);
+    // pseudo-headers and content-length go; content-encoding stays, and the body is gzip again
+    assert.deepEqual(archive.entries[1].headers, [
+      ['content-type', 'text/html; charset=utf-8'],
+      ['content-encoding', 'gzip'],
+    ]);
+    assert.equal(zlib.gunzipSync(body(PAGE)).toString('utf8'), '<!doctype html><h1>Grüße</h1>');
+    assert.equal(zlib.brotliDecompressSync(body('https://cdn.example.test/app.js')).toString(), JS);
+    assert.deepEqual(decodeBody(body('https://cdn.example.test/app.js'), 'br'), Buffer.from(JS));
+    assert.deepEqual(body('https://cdn.example.test/a.gif'), GIF);
+    assert.equal(body('https://cdn.example.test/empty.txt').length, 0);
+    assert.deepEqual(archive.missing, [
+      {
+        method: 'GET',
+        url: 'https://cdn.example.test/lost.css',
+        reason: 'the HAR has no content for its body (512 bytes)',
+      },
+      { method: 'GET', url: 'https://ads.example.test/x.js', reason: 'no response (net::ERR_BLOCKED_BY_CLIENT)' },
+      {
+        method: 'GET',
+        url: 'https://cdn.example.test/b.js',
+        reason: "served from Chromium's cache, not the network, and no response from the network has it",
+      },
+    ]);
+  });
+
+  it('without pages: every entry, the first document, else the first entry, is the page', () => {
+    const h = har();
+    delete h.log.pages;
+    h.log.entries = h.log.entries.slice(2, 4);
+    const { page, responses, leftOut } = harResponses(h, 'f.har');
+    assert.equal(page, 'https://cdn.example.test/app.js');
+    assert.equal(responses.length, 2);
+    assert.equal(leftOut, 0);
+  });
+
+  it('refuses a HAR saved without content, and a malformed one, naming the file and key', () => {
+    const bare = har();
+    for (const e of bare.log.entries) delete e.response.content.text;
+    const cases = [
+      [bare, /^f\.har: no entry has its body \(response\.content\.text\): save the HAR with content/],
+      [{}, /^f\.har: log: expected an object \(a HAR file\)$/],
+      [{ log: { entries: [] } }, /^f\.har: log\.entries: expected a non-empty array$/],
+      [
+        { log: { entries: [{ request: { url: PAGE } }] } },
+        /^f\.har: log\.entries\[0\]\.request: expected an object with method and url/,
+      ],
+      [
+        { log: { entries: [{ request: { method: 'GET', url: PAGE }, response: { status: 200 } }] } },
+        /^f\.har: log\.entries\[0\]\.response\.headers: expected an array of \{name, value\}$/,
+      ],
+      [
+        { log: { entries: [entry(PAGE, { content: { text: 'x', encoding: 'gzip' } })] } },
+        /^f\.har: log\.entries\[0\]\.response\.content\.encoding: expected "base64" or none, got "gzip"$/,
+      ],
+      [
+        { log: { entries: [entry(PAGE, { content: { text: 'not base64!', encoding: 'base64' } })] } },
+        /^f\.har: log\.entries\[0\]\.response\.content\.text: expected base64 text$/,
+      ],
+    ];
+    for (const [input, message] of cases) assert.throws(() => harResponses(input, 'f.har'), usage(message));
+  });
+
+  describe('satbench import-har', function () {
+    this.timeout(30000);
+    let dir;
+    before(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-har-'))));
+    after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const at = (...p) => path.join(dir, ...p);
+
+    it('writes the archive and says what it holds', async () => {
+      fs.writeFileSync(at('page.har'), JSON.stringify(failedHar()));
+      const r = await satbench(['import-har', at('page.har'), '--out', at('a')]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(
+        r.stderr,
+        /^wrote .*\/a\/archive\.json: 5 responses \(\d+ bytes of bodies\) from 4 origin\(s\), page http:\/\/www\.example\.test\/\n/,
+      );
+      assert.match(
+        r.stderr,
+        /\n3 request\(s\) cannot be replayed, listed under "missing":\n  GET https:\/\/cdn\.example\.test\/lost\.css: /,
+      );
+      assert.match(r.stderr, /\n1 entries of the HAR's other pages left out/);
+      const archive = readArchive(at('a'));
+      assert.deepEqual(archive.source, { tool: 'import-har', from: 'page.har' });
+      assert.ok(Date.parse(archive.created) > Date.parse('2026-01-01'));
+    });
+
+    it('bad input: one line, exit 2, nothing written', async () => {
+      const bare = har();
+      for (const e of bare.log.entries) delete e.response.content.text;
+      fs.writeFileSync(at('bare.har'), JSON.stringify(bare));
+      fs.writeFileSync(at('broken.har'), '{"log": ');
+      fs.mkdirSync(at('full'));
+      fs.writeFileSync(at('full', 'x'), '');
+      const cases = [
+        [[at('bare.har'), '--out', at('o1')], /bare\.har: no entry has its body/, at('o1')],
+        [[at('broken.har'), '--out', at('o2')], /broken\.har: not JSON \(/, at('o2')],
+        [[at('none.har'), '--out', at('o3')], /none\.har: cannot read it \(no such file\)$/, at('o3')],
+        [[at('bare.har')], /^satbench: import-har: name the archive's folder with --out DIR$/, null],
+        [['--out', at('o4')], /^satbench: import-har: name one HAR file/, at('o4')],
+        [
+          [at('bare.har'), '--out', at('full')],
+          /--out .*full: holds 1 file\(s\) \(x, …\); expected a new or empty folder$/,
+          null,
+        ],
+      ];
+      for (const [args, message, absent] of cases) {
+        const r = await satbench(['import-har', ...args]);
+        assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+        assert.match(r.stderr.trim(), message);
+        assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+        if (absent) assert.ok(!fs.existsSync(absent), `${absent} was written`);
+      }
+      assert.deepEqual(fs.readdirSync(at('full')), ['x']);
+    });
+  });
+});
