@@ -2,6 +2,8 @@
 //! root, then fetch over HTTP/1.1 cleartext, HTTP/1.1 and HTTP/2 over TLS,
 //! and HTTP/3, trusting the certificate `origin gen-cert` made.
 
+mod common;
+
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -9,17 +11,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Buf, Bytes};
+use common::{collect, fetch_h1, header, BIN, H3, T};
 use http::{Request, Response, StatusCode, Version};
-use http_body_util::{BodyExt, Empty};
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use http_body_util::Empty;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
 use satbench_transport::testkit::{
     free_tcp_and_udp_port, free_tcp_port, spawn_ready_on_fresh_ports, temp_dir, Running,
 };
-
-const BIN: &str = env!("CARGO_BIN_EXE_origin");
-const T: Duration = Duration::from_secs(10);
 
 struct Fixture {
     dir: PathBuf,
@@ -131,37 +130,7 @@ fn client_tls(dir: &Path, alpn: &[&[u8]]) -> rustls::ClientConfig {
 }
 
 fn request(method: &str, uri: &str) -> Request<Empty<Bytes>> {
-    Request::builder()
-        .method(method)
-        .uri(uri)
-        .header("host", "localhost")
-        .body(Empty::new())
-        .unwrap()
-}
-
-async fn collect(resp: Response<hyper::body::Incoming>) -> (Response<()>, Vec<u8>) {
-    let (parts, body) = resp.into_parts();
-    let bytes = body.collect().await.unwrap().to_bytes().to_vec();
-    (Response::from_parts(parts, ()), bytes)
-}
-
-fn header<'a>(r: &'a Response<()>, name: &str) -> &'a str {
-    r.headers()
-        .get(name)
-        .map(|v| v.to_str().unwrap())
-        .unwrap_or("")
-}
-
-/// HTTP/1.1 on an already connected stream: one request per connection.
-async fn fetch_h1<S>(io: S, method: &str, uri: &str) -> (Response<()>, Vec<u8>)
-where
-    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
-{
-    let (mut send, conn) = hyper::client::conn::http1::handshake(TokioIo::new(io))
-        .await
-        .unwrap();
-    tokio::spawn(conn);
-    collect(send.send_request(request(method, uri)).await.unwrap()).await
+    common::request(method, uri, "localhost")
 }
 
 async fn tls_connect(
@@ -177,77 +146,25 @@ async fn tls_connect(
 }
 
 async fn fetch_h3(f: &Fixture, paths: &[&str]) -> Vec<(Response<()>, Vec<u8>)> {
-    let mut tls = client_tls(&f.dir, &[b"h3"]);
-    tls.enable_early_data = false;
-    let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls).unwrap();
-    let mut endpoint = quinn::Endpoint::client(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).unwrap();
-    endpoint.set_default_client_config(quinn::ClientConfig::new(Arc::new(quic)));
-    let conn = endpoint
-        .connect(f.https, "localhost")
-        .unwrap()
-        .await
-        .unwrap();
-    let (mut driver, mut send) = h3::client::new(h3_quinn::Connection::new(conn))
-        .await
-        .unwrap();
-    let drive = tokio::spawn(async move { std::future::poll_fn(|cx| driver.poll_close(cx)).await });
+    let socket = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    let mut h3 = H3::connect(client_tls(&f.dir, &[]), socket, f.https, "localhost").await;
     let mut out = Vec::new();
     for path in paths {
         let req = Request::get(format!("https://localhost:{}{path}", f.https.port()))
             .body(())
             .unwrap();
-        let mut stream = send.send_request(req).await.unwrap();
-        stream.finish().await.unwrap();
-        let resp = stream.recv_response().await.unwrap();
-        let mut body = Vec::new();
-        while let Some(mut chunk) = stream.recv_data().await.unwrap() {
-            while chunk.has_remaining() {
-                let c = chunk.chunk();
-                body.extend_from_slice(c);
-                let n = c.len();
-                chunk.advance(n);
-            }
-        }
-        out.push((resp, body));
+        out.push(h3.fetch(req).await);
     }
-    drop(send);
-    drive.abort();
-    endpoint.close(0u32.into(), b"done");
+    h3.close();
     out
 }
 
 /// An HTTP/3 client connection to the fixture through `via` (a relay, or
-/// the fixture's own address): (endpoint, request sender, connection
-/// driver task).
-async fn h3_client(
-    f: &Fixture,
-    via: SocketAddr,
-) -> (
-    quinn::Endpoint,
-    h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>,
-    tokio::task::JoinHandle<()>,
-) {
-    let mut tls = client_tls(&f.dir, &[b"h3"]);
-    tls.enable_early_data = false;
-    let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls).unwrap();
+/// the fixture's own address).
+async fn h3_client(f: &Fixture, via: SocketAddr) -> H3 {
     let socket = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
     large_receive_buffer(&socket);
-    let mut endpoint = quinn::Endpoint::new(
-        quinn::EndpointConfig::default(),
-        None,
-        socket,
-        Arc::new(quinn::TokioRuntime),
-    )
-    .unwrap();
-    endpoint.set_default_client_config(quinn::ClientConfig::new(Arc::new(quic)));
-    let conn = endpoint.connect(via, "localhost").unwrap().await.unwrap();
-    let (mut driver, send) = h3::client::new(h3_quinn::Connection::new(conn))
-        .await
-        .unwrap();
-    let drive = tokio::spawn(async move {
-        let _ = std::future::poll_fn(|cx| driver.poll_close(cx)).await;
-    });
-    (endpoint, send, drive)
+    H3::connect(client_tls(&f.dir, &[]), socket, via, "localhost").await
 }
 
 fn terminate(f: &mut Fixture) -> std::process::ExitStatus {
@@ -260,7 +177,7 @@ async fn alt_svc_tcp_leaves_it_off_h3() {
     let mut f = start_with("alt-svc-tcp", "1000000", &["--alt-svc", "tcp"]);
     tokio::time::timeout(T, async {
         let tcp = tokio::net::TcpStream::connect(f.http).await.unwrap();
-        let (r, _) = fetch_h1(tcp, "GET", "/").await;
+        let (r, _) = fetch_h1(tcp, request("GET", "/")).await;
         assert_eq!(header(&r, "alt-svc"), format!("h3=\":{}\"", f.https.port()));
         let got = fetch_h3(&f, &["/", "/nope"]).await;
         assert_eq!(got[0].0.status(), StatusCode::OK);
@@ -282,7 +199,7 @@ async fn serves_over_h1_h2_and_h3() {
     tokio::time::timeout(T, async {
         // HTTP/1.1 cleartext
         let tcp = tokio::net::TcpStream::connect(f.http).await.unwrap();
-        let (r, body) = fetch_h1(tcp, "GET", "/img/a.png").await;
+        let (r, body) = fetch_h1(tcp, request("GET", "/img/a.png")).await;
         assert_eq!(r.status(), StatusCode::OK);
         assert_eq!(r.version(), Version::HTTP_11);
         assert_eq!(header(&r, "content-type"), "image/png");
@@ -293,23 +210,19 @@ async fn serves_over_h1_h2_and_h3() {
         assert!(body == f.png, "h1 body differs");
 
         let tcp = tokio::net::TcpStream::connect(f.http).await.unwrap();
-        let (r, body) = fetch_h1(tcp, "HEAD", "/").await;
+        let (r, body) = fetch_h1(tcp, request("HEAD", "/")).await;
         assert_eq!(r.status(), StatusCode::OK);
         assert_eq!(header(&r, "content-length"), "32");
         assert!(body.is_empty());
 
         let tcp = tokio::net::TcpStream::connect(f.http).await.unwrap();
-        let (r, _) = fetch_h1(tcp, "GET", "/%2e%2e/%2e%2e/etc/passwd").await;
+        let (r, _) = fetch_h1(tcp, request("GET", "/%2e%2e/%2e%2e/etc/passwd")).await;
         assert_eq!(r.status(), StatusCode::BAD_REQUEST);
 
         // HTTP/2 over TLS (ALPN h2 preferred)
         let tls = tls_connect(&f, &[b"h2", b"http/1.1"]).await;
         assert_eq!(tls.get_ref().1.alpn_protocol(), Some(&b"h2"[..]));
-        let (mut send, conn) =
-            hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(tls))
-                .await
-                .unwrap();
-        tokio::spawn(conn);
+        let mut send = common::h2(tls).await;
         let uri = format!("https://localhost:{}", f.https.port());
         let (r, body) = collect(
             send.send_request(request("GET", &format!("{uri}/style.css")))
@@ -341,7 +254,7 @@ async fn serves_over_h1_h2_and_h3() {
         // HTTP/1.1 over TLS
         let tls = tls_connect(&f, &[b"http/1.1"]).await;
         assert_eq!(tls.get_ref().1.alpn_protocol(), Some(&b"http/1.1"[..]));
-        let (r, body) = fetch_h1(tls, "GET", "/").await;
+        let (r, body) = fetch_h1(tls, request("GET", "/")).await;
         assert_eq!(
             (r.status(), r.version()),
             (StatusCode::OK, Version::HTTP_11)
@@ -553,7 +466,8 @@ async fn busy_connection(
 
     let order = tokio::time::timeout(T, async {
         let relay = slow_downlink(f.https, 20e6).await;
-        let (endpoint, mut send, drive) = h3_client(&f, relay).await;
+        let h3 = h3_client(&f, relay).await;
+        let mut send = h3.send.clone();
         let start = std::time::Instant::now();
         let mut readers = Vec::new();
         for i in 0..=LOW {
@@ -585,8 +499,7 @@ async fn busy_connection(
             done.push(r.await.unwrap());
         }
         drop(send);
-        drive.abort();
-        endpoint.close(0u32.into(), b"done");
+        h3.close();
         done.sort();
         done
     })
