@@ -1,7 +1,9 @@
 //! Certificates: the testbed's self-signed ECDSA P-256 certificate (small,
-//! so the server's QUIC handshake flight stays small), the SPKI pin
-//! Chromium takes, reading PEM files, and the TLS 1.3 server configuration
-//! every QUIC server of the workspace starts from.
+//! so the server's QUIC handshake flight stays small; or one for a key
+//! already made), the SPKI pin Chromium takes and a client verifier that
+//! trusts a pin as Chromium is told to (`SpkiPinned`), reading PEM files,
+//! and the TLS 1.3 server configuration every QUIC server of the workspace
+//! starts from.
 
 use std::net::IpAddr;
 use std::path::Path;
@@ -9,8 +11,12 @@ use std::sync::Arc;
 
 use base64::Engine;
 use rcgen::{CertificateParams, DnType, KeyPair, PublicKeyData, SanType, PKCS_ECDSA_P256_SHA256};
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::WebPkiSupportedAlgorithms;
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls::server::ParsedCertificate;
+use rustls::{DigitallySignedStruct, SignatureScheme};
 
 pub struct Generated {
     pub cert_pem: String,
@@ -31,6 +37,22 @@ pub fn spki_pin(spki_der: &[u8]) -> String {
 pub fn generate(names: &[String], ips: &[IpAddr]) -> Result<Generated, String> {
     let key = KeyPair::generate_for(&PKCS_ECDSA_P256_SHA256)
         .map_err(|e| format!("key generation: {e}"))?;
+    self_signed(names, ips, &key)
+}
+
+/// A self-signed certificate for `names` and `ips` carrying the key in
+/// `key_pem` (PKCS#8 PEM) instead of a new one: every certificate made with
+/// one key has the same SPKI pin. Errors name what failed, not the file.
+pub fn generate_with_key(
+    names: &[String],
+    ips: &[IpAddr],
+    key_pem: &str,
+) -> Result<Generated, String> {
+    let key = KeyPair::from_pem(key_pem).map_err(|e| format!("not a usable key: {e}"))?;
+    self_signed(names, ips, &key)
+}
+
+fn self_signed(names: &[String], ips: &[IpAddr], key: &KeyPair) -> Result<Generated, String> {
     // names that are IP addresses become IP SANs (rcgen does that)
     let mut params = CertificateParams::new(names.to_vec()).map_err(|e| format!("--name: {e}"))?;
     for ip in ips {
@@ -45,7 +67,7 @@ pub fn generate(names: &[String], ips: &[IpAddr]) -> Result<Generated, String> {
         .distinguished_name
         .push(DnType::OrganizationName, "satbench testbed");
     let cert = params
-        .self_signed(&key)
+        .self_signed(key)
         .map_err(|e| format!("certificate: {e}"))?;
     let spki_der = key.subject_public_key_info();
     Ok(Generated {
@@ -127,6 +149,73 @@ pub fn tls13_server(
         .map_err(err)
 }
 
+/// A client's trust in one key: the server's end-entity certificate must
+/// carry the key whose SPKI pin is `pin` (what Chromium's
+/// `--ignore-certificate-errors-spki-list` takes), be made for the name
+/// dialled when that is a DNS name (no name, no check: an IP address
+/// sends no SNI), and the handshake must be signed with that key. No
+/// chain, no validity dates: a replayed site's origins present a
+/// certificate per host, all with one key, made at start-up.
+#[derive(Debug)]
+pub struct SpkiPinned {
+    pin: String,
+    algs: WebPkiSupportedAlgorithms,
+}
+
+impl SpkiPinned {
+    pub fn new(pin: String) -> SpkiPinned {
+        SpkiPinned {
+            pin,
+            algs: provider().signature_verification_algorithms,
+        }
+    }
+}
+
+impl ServerCertVerifier for SpkiPinned {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        _ocsp: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        let parsed = ParsedCertificate::try_from(end_entity)?;
+        if spki_pin(parsed.subject_public_key_info().as_ref()) != self.pin {
+            return Err(rustls::Error::General(format!(
+                "the server's key is not the pinned one ({})",
+                self.pin
+            )));
+        }
+        if let ServerName::DnsName(_) = server_name {
+            rustls::client::verify_server_name(&parsed, server_name)?;
+        }
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algs)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algs)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.algs.supported_schemes()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +254,37 @@ mod tests {
         assert_eq!(g.cert_der.windows(6).filter(|w| *w == localhost).count(), 1);
         // a small certificate keeps the QUIC server flight small
         assert!(g.cert_der.len() < 600, "{} bytes", g.cert_der.len());
+    }
+
+    #[test]
+    fn certificates_made_with_one_key_share_its_pin() {
+        let first = generate(&["a.test".into()], &[]).unwrap();
+        let other = generate_with_key(&["b.test".into()], &[], &first.key_pem).unwrap();
+        assert_eq!(other.spki_pin, first.spki_pin);
+        assert!(other.cert_der.windows(6).any(|w| w == b"b.test"));
+        assert!(!other.cert_der.windows(6).any(|w| w == b"a.test"));
+        let bad = generate_with_key(&["b.test".into()], &[], "nothing").err();
+        assert!(bad.unwrap().starts_with("not a usable key: "));
+    }
+
+    #[test]
+    fn spki_pinned_trusts_the_key_for_its_names() {
+        let g = generate(&["a.test".into()], &[]).unwrap();
+        let cert = CertificateDer::from(g.cert_der.clone());
+        let verify = |pin: &str, name: &str| {
+            let name = ServerName::try_from(name.to_string()).unwrap();
+            SpkiPinned::new(pin.to_string())
+                .verify_server_cert(&cert, &[], &name, &[], UnixTime::now())
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(verify(&g.spki_pin, "a.test"), Ok(()));
+        assert_eq!(verify(&g.spki_pin, "127.0.0.1"), Ok(()), "no name to check");
+        assert!(verify(&g.spki_pin, "b.test").is_err());
+        let other = generate(&["a.test".into()], &[]).unwrap().spki_pin;
+        assert!(verify(&other, "a.test")
+            .unwrap_err()
+            .contains("not the pinned one"));
     }
 
     #[test]
