@@ -28,12 +28,15 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Serve DIR: HTTP/1.1 on IP:http-port/tcp, HTTP/1.1 and HTTP/2 over TLS
-    /// on IP:https-port/tcp (ALPN h2, http/1.1), HTTP/3 on IP:https-port/udp
+    /// Serve a site directory (--root) or a site archive (--archive): HTTP/1.1
+    /// on IP:http-port/tcp, HTTP/1.1 and HTTP/2 over TLS on IP:https-port/tcp
+    /// (ALPN h2, http/1.1), HTTP/3 on IP:https-port/udp, for each --addr
     #[command(
-        after_help = "Prints `ready` once all three listen; exits 0 on SIGTERM or SIGINT, 2 on an \
-                      error. HTTP/3 responses are sent in the order the requests' RFC 9218 \
-                      priorities ask for (see --h3-priorities)."
+        after_help = "Prints `ready` once every listener listens; exits 0 on SIGTERM or SIGINT, 2 \
+                      on an error. HTTP/3 responses are sent in the order the requests' RFC 9218 \
+                      priorities ask for (see --h3-priorities). With --archive every host of the \
+                      archive is served on every address, each with its own certificate for the \
+                      key of --key (see sites/origin/README.md)."
     )]
     Serve(Box<ServeFlags>),
     /// Write DIR/cert.pem, DIR/key.pem (ECDSA P-256) and DIR/spki.txt (base64
@@ -45,20 +48,25 @@ pub enum Command {
 #[derive(Args, Debug)]
 pub struct ServeFlags {
     /// The site's directory
-    #[arg(long, value_name = "DIR")]
-    root: PathBuf,
-    /// The address all three listeners bind
-    #[arg(long, value_name = "IP")]
-    addr: IpAddr,
+    #[arg(long, value_name = "DIR", required_unless_present = "archive")]
+    root: Option<PathBuf>,
+    /// A site archive (DIR/archive.json and its body files): every host it
+    /// recorded, by SNI and Host
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["root", "cert"])]
+    archive: Option<PathBuf>,
+    /// An address the three listeners bind; repeatable, or comma-separated
+    #[arg(long, value_name = "IP[,IP2…]", value_delimiter = ',', required = true)]
+    addr: Vec<IpAddr>,
     #[arg(long, value_name = "PORT", default_value_t = 80)]
     http_port: u16,
     /// TCP (TLS) and UDP (QUIC)
     #[arg(long, value_name = "PORT", default_value_t = 443)]
     https_port: u16,
-    /// PEM certificate chain
-    #[arg(long, value_name = "FILE")]
-    cert: PathBuf,
-    /// PEM private key
+    /// PEM certificate chain (--root only: an archive's are made per host)
+    #[arg(long, value_name = "FILE", required_unless_present = "archive")]
+    cert: Option<PathBuf>,
+    /// PEM private key (PKCS#8 with --archive: every host's certificate
+    /// carries it)
     #[arg(long, value_name = "FILE")]
     key: PathBuf,
     /// The request log, appended (default stderr)
@@ -110,13 +118,22 @@ pub struct GenCertArgs {
     pub out: PathBuf,
 }
 
+/// What is served.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// A site directory (`--root`) with its certificate chain (`--cert`).
+    Root { root: PathBuf, cert: PathBuf },
+    /// A site archive (`--archive`).
+    Archive(PathBuf),
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServeArgs {
-    pub root: PathBuf,
-    pub addr: IpAddr,
+    pub source: Source,
+    /// Each address gets all three listeners; at least one, no repeats.
+    pub addrs: Vec<IpAddr>,
     pub http_port: u16,
     pub https_port: u16,
-    pub cert: PathBuf,
     pub key: PathBuf,
     pub log: Option<PathBuf>,
     pub quic: QuicOptions,
@@ -128,12 +145,25 @@ pub struct ServeArgs {
 
 impl ServeFlags {
     pub fn settings(self) -> Result<ServeArgs, String> {
+        let source = match (self.archive, self.root, self.cert) {
+            (Some(dir), _, _) => Source::Archive(dir),
+            (None, Some(root), Some(cert)) => Source::Root { root, cert },
+            // clap requires both without --archive
+            _ => return Err("--root and --cert are required without --archive".into()),
+        };
+        let addrs = self.addr;
+        if let Some(a) = addrs
+            .iter()
+            .enumerate()
+            .find_map(|(i, a)| addrs[..i].contains(a).then_some(a))
+        {
+            return Err(format!("--addr: {a} given twice"));
+        }
         Ok(ServeArgs {
-            root: self.root,
-            addr: self.addr,
+            source,
+            addrs,
             http_port: self.http_port,
             https_port: self.https_port,
-            cert: self.cert,
             key: self.key,
             log: self.log,
             quic: self.quic.options()?,
@@ -208,8 +238,14 @@ mod tests {
     #[test]
     fn serve_with_defaults() {
         let s = serve("--root /srv --addr 198.18.3.2 --cert c.pem --key k.pem").unwrap();
-        assert_eq!(s.root, PathBuf::from("/srv"));
-        assert_eq!(s.addr.to_string(), "198.18.3.2");
+        assert_eq!(
+            s.source,
+            Source::Root {
+                root: PathBuf::from("/srv"),
+                cert: PathBuf::from("c.pem")
+            }
+        );
+        assert_eq!(s.addrs, vec!["198.18.3.2".parse::<IpAddr>().unwrap()]);
         assert_eq!((s.http_port, s.https_port), (80, 443));
         assert_eq!(s.log, None);
         assert_eq!(s.quic, QuicOptions::default());
@@ -246,7 +282,36 @@ mod tests {
         let s =
             serve("--root /a --root /b --addr ::1 --cert c --key k --quic-cc bbr --quic-cc cubic");
         let s = s.unwrap();
-        assert_eq!((s.root, s.quic.cc), (PathBuf::from("/b"), Cc::Cubic));
+        let Source::Root { root, .. } = s.source else {
+            panic!("{:?}", s.source)
+        };
+        assert_eq!((root, s.quic.cc), (PathBuf::from("/b"), Cc::Cubic));
+    }
+
+    #[test]
+    fn serve_an_archive_on_several_addresses() {
+        let s = serve("--archive /a --addr 198.18.3.2 --addr 198.18.3.3,198.18.3.4 --key k.pem");
+        let s = s.unwrap();
+        assert_eq!(s.source, Source::Archive(PathBuf::from("/a")));
+        let addrs: Vec<String> = s.addrs.iter().map(|a| a.to_string()).collect();
+        assert_eq!(addrs, ["198.18.3.2", "198.18.3.3", "198.18.3.4"]);
+        assert_eq!(s.key, PathBuf::from("k.pem"));
+        let err = |a: &str| serve(a).unwrap_err();
+        assert_eq!(
+            err("--archive /a --root /r --addr ::1 --key k"),
+            "--archive: not with --root"
+        );
+        assert_eq!(
+            err("--archive /a --addr ::1 --cert c --key k"),
+            "--archive: not with --cert"
+        );
+        assert_eq!(
+            err("--archive /a --addr ::1,::2,::1 --key k"),
+            "--addr: ::1 given twice"
+        );
+        assert!(err("--archive /a --key k").starts_with("--addr is required"));
+        assert!(err("--addr ::1 --key k").starts_with("--root is required (so are --cert)"));
+        assert!(err("--archive /a --addr ::1").starts_with("--key is required"));
     }
 
     #[test]

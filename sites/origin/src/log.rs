@@ -1,8 +1,14 @@
 //! The request log: one line per request,
-//! `TIME PROTOCOL METHOD PATH STATUS BYTES [PRIORITY]`, e.g.
+//! `TIME PROTOCOL METHOD PATH STATUS BYTES [PRIORITY] [unmatched]`, e.g.
 //! `2026-05-01T12:00:00.123Z h3 GET /img/a.png 200 5120 u=2,i`.
 //! PRIORITY (HTTP/3 only, when the client gave one) is the RFC 9218
 //! priority the response was sent with, `u=N` or `u=N,i`.
+//!
+//! Serving an archive (`--archive`), PATH is the whole request URL as the
+//! matching rule built it, `scheme://host[:port]/path?query` (so requests
+//! can be told apart by origin), and a request no entry matched is a 404
+//! whose line ends with the word `unmatched` (after the priority, if any):
+//! `… h2 GET https://cdn.example.net/x.js 404 23 unmatched`.
 
 use std::io::Write;
 use std::sync::Mutex;
@@ -29,39 +35,43 @@ fn clean(s: &str) -> String {
     out
 }
 
-pub fn format_line(
-    t: SystemTime,
-    protocol: &str,
-    method: &str,
-    path: &str,
-    status: u16,
-    bytes: u64,
-) -> String {
-    format_line_with_priority(t, protocol, method, path, status, bytes, None)
+/// One request, as its log line says it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Line<'a> {
+    pub protocol: &'a str,
+    pub method: &'a str,
+    /// The path, or with an archive the whole URL.
+    pub path: &'a str,
+    pub status: u16,
+    pub bytes: u64,
+    /// The RFC 9218 priority the client asked for (HTTP/3).
+    pub priority: Option<String>,
+    /// No archive entry matched.
+    pub unmatched: bool,
 }
 
-/// `format_line` with the optional seventh field, the response's priority.
-pub fn format_line_with_priority(
-    t: SystemTime,
-    protocol: &str,
-    method: &str,
-    path: &str,
-    status: u16,
-    bytes: u64,
-    priority: Option<&str>,
-) -> String {
-    let mut line = format!(
-        "{} {protocol} {} {} {status} {bytes}",
-        rfc3339_millis(t),
-        clean(method),
-        clean(path)
-    );
-    if let Some(p) = priority {
-        line.push(' ');
-        line.push_str(&clean(p));
+impl Line<'_> {
+    /// The line as written at `t`, with its newline.
+    pub fn format(&self, t: SystemTime) -> String {
+        let mut line = format!(
+            "{} {} {} {} {} {}",
+            rfc3339_millis(t),
+            self.protocol,
+            clean(self.method),
+            clean(self.path),
+            self.status,
+            self.bytes
+        );
+        if let Some(p) = &self.priority {
+            line.push(' ');
+            line.push_str(&clean(p));
+        }
+        if self.unmatched {
+            line.push_str(" unmatched");
+        }
+        line.push('\n');
+        line
     }
-    line.push('\n');
-    line
 }
 
 /// Where the lines go: a file (appended) or stderr. Each line is written
@@ -87,31 +97,11 @@ impl RequestLog {
         })
     }
 
-    pub fn request(&self, protocol: &str, method: &str, path: &str, status: u16, bytes: u64) {
-        self.request_with_priority(protocol, method, path, status, bytes, None);
-    }
-
-    /// `request` with the response's priority as a seventh field, if any.
-    pub fn request_with_priority(
-        &self,
-        protocol: &str,
-        method: &str,
-        path: &str,
-        status: u16,
-        bytes: u64,
-        priority: Option<&str>,
-    ) {
-        let line = format_line_with_priority(
-            SystemTime::now(),
-            protocol,
-            method,
-            path,
-            status,
-            bytes,
-            priority,
-        );
+    /// Writes `line`, stamped now.
+    pub fn request(&self, line: &Line) {
+        let text = line.format(SystemTime::now());
         if let Ok(mut out) = self.out.lock() {
-            let _ = out.write_all(line.as_bytes());
+            let _ = out.write_all(text.as_bytes());
             let _ = out.flush();
         }
     }
@@ -122,23 +112,55 @@ mod tests {
     use super::*;
     use std::time::UNIX_EPOCH;
 
+    fn line<'a>(protocol: &'a str, method: &'a str, path: &'a str, status: u16) -> Line<'a> {
+        Line {
+            protocol,
+            method,
+            path,
+            status,
+            bytes: 42,
+            ..Line::default()
+        }
+    }
+
     #[test]
     fn formats_lines() {
+        let f = |l: Line| l.format(UNIX_EPOCH);
         assert_eq!(
-            format_line(UNIX_EPOCH, "h2", "GET", "/a b\n", 200, 42),
+            f(line("h2", "GET", "/a b\n", 200)),
             "1970-01-01T00:00:00.000Z h2 GET /a%20b%0A 200 42\n"
         );
         assert_eq!(
-            format_line(UNIX_EPOCH, "h3", "HEAD", "", 404, 0),
-            "1970-01-01T00:00:00.000Z h3 HEAD - 404 0\n"
+            f(line("h3", "HEAD", "", 404)),
+            "1970-01-01T00:00:00.000Z h3 HEAD - 404 42\n"
+        );
+        let prio = |p: &str| Line {
+            priority: Some(p.into()),
+            ..line("h3", "GET", "/a.css", 200)
+        };
+        assert_eq!(
+            f(prio("u=0")),
+            "1970-01-01T00:00:00.000Z h3 GET /a.css 200 42 u=0\n"
         );
         assert_eq!(
-            format_line_with_priority(UNIX_EPOCH, "h3", "GET", "/a.css", 200, 9, Some("u=0")),
-            "1970-01-01T00:00:00.000Z h3 GET /a.css 200 9 u=0\n"
+            f(prio("u=2,i")),
+            "1970-01-01T00:00:00.000Z h3 GET /a.css 200 42 u=2,i\n"
+        );
+        // an archive's request: the URL, and unmatched last
+        let url = "https://cdn.a.test/x.js?v=1";
+        assert_eq!(
+            f(Line {
+                unmatched: true,
+                ..line("http/1.1", "GET", url, 404)
+            }),
+            format!("1970-01-01T00:00:00.000Z http/1.1 GET {url} 404 42 unmatched\n")
         );
         assert_eq!(
-            format_line_with_priority(UNIX_EPOCH, "h3", "GET", "/", 200, 9, Some("u=2,i")),
-            "1970-01-01T00:00:00.000Z h3 GET / 200 9 u=2,i\n"
+            f(Line {
+                unmatched: true,
+                ..prio("u=3,i")
+            }),
+            "1970-01-01T00:00:00.000Z h3 GET /a.css 200 42 u=3,i unmatched\n"
         );
     }
 }

@@ -1,4 +1,6 @@
-//! The I/O edges: three listeners that carry `site::decide` to the wire.
+//! The I/O edges: per address (`--addr`, repeatable), three listeners
+//! that carry the site's decisions (`site::decide` for a directory,
+//! `Archive::decide` for an archive; `Site` picks) to the wire.
 //!
 //! - `IP:http-port/tcp`: HTTP/1.1 cleartext (hyper)
 //! - `IP:https-port/tcp`: TLS (tokio-rustls), then HTTP/2 if ALPN said `h2`,
@@ -6,6 +8,8 @@
 //! - `IP:https-port/udp`: QUIC (quinn) carrying HTTP/3 (h3), through our
 //!   own h3↔quinn adapter (`h3_quinn_prio`) so each response is sent with
 //!   the priority the request asked for (RFC 9218, see `priority`)
+//!
+//! TLS and QUIC take their certificate by SNI from `vhost::HostCerts`.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -19,38 +23,88 @@ use hyper::body::Incoming;
 use hyper::server::conn::{http1, http2};
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use satbench_transport::cert;
 use satbench_transport::process::{say_ready, Shutdown};
 use tokio::io::AsyncReadExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsAcceptor;
 
+use crate::archive::{Archive, Url};
 use crate::body::{ResponseBody, CHUNK};
-use crate::cli::ServeArgs;
+use crate::cli::{ServeArgs, Source};
 use crate::h3_quinn_prio::{self, StreamPriorities};
-use crate::log::RequestLog;
+use crate::log::{Line, RequestLog};
 use crate::priority::{self, Policy};
 use crate::site::{self, AltSvc, Body, Decision};
+use crate::vhost::HostCerts;
 
-/// The site being served and where its requests are logged; shared by the
-/// three listeners.
+/// Where responses come from: a site directory (canonical, see
+/// `site::stat_confined`) or a site archive. The listeners do not care.
+pub enum Content {
+    Dir(PathBuf),
+    Archive(Archive),
+}
+
+/// A request as a listener hands it over.
+pub struct Asked<'a> {
+    pub method: &'a str,
+    /// The listener's: `http` (cleartext) or `https` (TLS, QUIC).
+    pub scheme: &'static str,
+    /// `:authority`, or the Host header.
+    pub authority: Option<&'a str>,
+    /// As received (percent-encoded), without the query.
+    pub path: &'a str,
+    pub query: Option<&'a str>,
+}
+
+impl<'a> Asked<'a> {
+    pub fn of<T>(req: &'a Request<T>, scheme: &'static str) -> Asked<'a> {
+        let uri = req.uri();
+        let host = || req.headers().get(http::header::HOST)?.to_str().ok();
+        Asked {
+            method: req.method().as_str(),
+            scheme,
+            authority: uri.authority().map(|a| a.as_str()).or_else(host),
+            path: uri.path(),
+            query: uri.query(),
+        }
+    }
+}
+
+/// A decision ready to send: the file it sends, opened, and the PATH
+/// field of its log line.
+struct Prepared {
+    d: Decision,
+    file: Option<tokio::fs::File>,
+    logged: String,
+}
+
+/// What is served and where its requests are logged; shared by every
+/// listener.
 pub struct Site {
-    root: PathBuf,
+    content: Content,
     log: RequestLog,
     alt_svc: String,
     /// Which responses carry `alt_svc`.
     alt_svc_on: AltSvc,
+    http_port: u16,
+    https_port: u16,
 }
 
 impl Site {
-    /// `root` must be canonical (see `site::stat_confined`).
-    pub fn new(root: PathBuf, log: RequestLog, https_port: u16, alt_svc_on: AltSvc) -> Site {
+    pub fn new(
+        content: Content,
+        log: RequestLog,
+        (http_port, https_port): (u16, u16),
+        alt_svc_on: AltSvc,
+    ) -> Site {
         Site {
-            root,
+            content,
             log,
             alt_svc: format!("h3=\":{https_port}\""),
             alt_svc_on,
+            http_port,
+            https_port,
         }
     }
 
@@ -59,47 +113,68 @@ impl Site {
         self.alt_svc_on.on(tcp).then_some(self.alt_svc.as_str())
     }
 
-    fn decide(&self, method: &str, path: &str, tcp: bool) -> Decision {
-        let root = self.root.as_path();
+    /// The decision and the log's PATH field: the path for a directory,
+    /// the URL the matching rule built for an archive.
+    fn decide(&self, a: &Asked, tcp: bool) -> (Decision, String) {
         let alt_svc = self.alt_svc(tcp);
-        site::decide(
-            method,
-            path,
-            root,
-            |p| site::stat_confined(root, p),
-            alt_svc,
-        )
+        match &self.content {
+            Content::Dir(root) => {
+                let stat = |p: &Path| site::stat_confined(root, p);
+                let d = site::decide(a.method, a.path, root, stat, alt_svc);
+                (d, a.path.to_string())
+            }
+            Content::Archive(archive) => {
+                let port = match a.scheme {
+                    "http" => self.http_port,
+                    _ => self.https_port,
+                };
+                let url = Url::of_request(a.scheme, a.authority, a.path, a.query, port);
+                (archive.decide(a.method, &url, alt_svc), url.to_string())
+            }
+        }
     }
 
-    /// The decision and, when it sends a file, the opened file. A file that
-    /// cannot be opened after all turns the decision into a 404 or 500.
-    async fn prepare(
-        &self,
-        method: &str,
-        path: &str,
-        tcp: bool,
-    ) -> (Decision, Option<tokio::fs::File>) {
-        let d = self.decide(method, path, tcp);
+    /// The decision with, when it sends a file, the opened file. A file
+    /// that cannot be opened after all turns the decision into a 404 or 500.
+    async fn prepare(&self, a: &Asked<'_>, tcp: bool) -> Prepared {
+        let (d, logged) = self.decide(a, tcp);
         let Body::File {
             path: file_path, ..
         } = &d.body
         else {
-            return (d, None);
+            return Prepared {
+                d,
+                file: None,
+                logged,
+            };
         };
-        match tokio::fs::File::open(file_path).await {
+        let (d, file) = match tokio::fs::File::open(file_path).await {
             Ok(f) => (d, Some(f)),
             Err(e) => {
                 let gone = e.kind() == std::io::ErrorKind::NotFound;
                 (site::unreadable(false, gone, self.alt_svc(tcp)), None)
             }
-        }
+        };
+        Prepared { d, file, logged }
+    }
+
+    fn log_request(&self, protocol: &str, a: &Asked, p: &Prepared, priority: Option<String>) {
+        self.log.request(&Line {
+            protocol,
+            method: a.method,
+            path: &p.logged,
+            status: p.d.status,
+            bytes: p.d.bytes,
+            priority,
+            unmatched: p.d.unmatched,
+        });
     }
 }
 
 fn response_head(d: &Decision) -> http::response::Builder {
     let mut b = Response::builder().status(d.status);
     for (name, value) in &d.headers {
-        b = b.header(*name, value.as_str());
+        b = b.header(name.as_ref(), value.as_str());
     }
     b
 }
@@ -107,18 +182,18 @@ fn response_head(d: &Decision) -> http::response::Builder {
 async fn handle_hyper(
     site: Arc<Site>,
     protocol: &'static str,
+    scheme: &'static str,
     req: Request<Incoming>,
 ) -> Result<Response<ResponseBody>, Infallible> {
-    let method = req.method().as_str();
-    let path = req.uri().path();
-    let (d, file) = site.prepare(method, path, true).await;
-    site.log.request(protocol, method, path, d.status, d.bytes);
-    let body = match (&d.body, file) {
+    let a = Asked::of(&req, scheme);
+    let p = site.prepare(&a, true).await;
+    site.log_request(protocol, &a, &p, None);
+    let body = match (&p.d.body, p.file) {
         (Body::File { len, .. }, Some(f)) => ResponseBody::file(f, *len),
         (Body::Text(t), _) => ResponseBody::Bytes(Some(Bytes::from_static(t.as_bytes()))),
         _ => ResponseBody::Empty,
     };
-    Ok(response_head(&d).body(body).unwrap_or_else(|_| {
+    Ok(response_head(&p.d).body(body).unwrap_or_else(|_| {
         let mut r = Response::new(ResponseBody::Empty);
         *r.status_mut() = http::StatusCode::INTERNAL_SERVER_ERROR;
         r
@@ -141,8 +216,9 @@ async fn accept(listener: &TcpListener) -> TcpStream {
 async fn serve_http1(
     stream: impl hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
     site: Arc<Site>,
+    scheme: &'static str,
 ) {
-    let svc = service_fn(move |req| handle_hyper(site.clone(), "http/1.1", req));
+    let svc = service_fn(move |req| handle_hyper(site.clone(), "http/1.1", scheme, req));
     let _ = http1::Builder::new()
         .keep_alive(true)
         .serve_connection(stream, svc)
@@ -153,7 +229,7 @@ async fn serve_http1(
 pub async fn serve_http(listener: TcpListener, site: Arc<Site>) {
     loop {
         let stream = accept(&listener).await;
-        tokio::spawn(serve_http1(TokioIo::new(stream), site.clone()));
+        tokio::spawn(serve_http1(TokioIo::new(stream), site.clone(), "http"));
     }
 }
 
@@ -167,13 +243,13 @@ pub async fn serve_https(listener: TcpListener, acceptor: TlsAcceptor, site: Arc
                 return;
             };
             if tls.get_ref().1.alpn_protocol() == Some(b"h2") {
-                let svc = service_fn(move |req| handle_hyper(site.clone(), "h2", req));
+                let svc = service_fn(move |req| handle_hyper(site.clone(), "h2", "https", req));
                 let _ = http2::Builder::new(TokioExecutor::new())
                     .max_concurrent_streams(100)
                     .serve_connection(TokioIo::new(tls), svc)
                     .await;
             } else {
-                serve_http1(TokioIo::new(tls), site).await;
+                serve_http1(TokioIo::new(tls), site, "https").await;
             }
         });
     }
@@ -214,24 +290,16 @@ async fn handle_h3(site: Arc<Site>, priorities: StreamPriorities, resolver: H3Re
         stream.id().into_inner(),
         priority::from_headers(req.headers()),
     );
-    let method = req.method().as_str();
-    let path = req.uri().path();
-    let (d, file) = site.prepare(method, path, false).await;
-    site.log.request_with_priority(
-        "h3",
-        method,
-        path,
-        d.status,
-        d.bytes,
-        asked.map(|p| p.to_string()).as_deref(),
-    );
-    let Ok(head) = response_head(&d).body(()) else {
+    let a = Asked::of(&req, "https");
+    let p = site.prepare(&a, false).await;
+    site.log_request("h3", &a, &p, asked.map(|p| p.to_string()));
+    let Ok(head) = response_head(&p.d).body(()) else {
         return;
     };
     if stream.send_response(head).await.is_err() {
         return;
     }
-    let sent = match (&d.body, file) {
+    let sent = match (&p.d.body, p.file) {
         (Body::Text(t), _) => stream
             .send_data(Bytes::from_static(t.as_bytes()))
             .await
@@ -276,67 +344,117 @@ pub fn check_root(root: &Path) -> Result<PathBuf, String> {
     }
 }
 
-/// rustls configurations (ring provider): TCP with ALPN h2 and http/1.1,
-/// QUIC (TLS 1.3 only) with ALPN h3.
+/// rustls configurations (ring provider), both with `certs` choosing the
+/// certificate by SNI: TCP with ALPN h2 and http/1.1, QUIC (TLS 1.3 only)
+/// with ALPN h3.
 pub fn tls_configs(
-    certs: Vec<CertificateDer<'static>>,
-    key: PrivateKeyDer<'static>,
+    certs: Arc<HostCerts>,
     key_path: &Path,
 ) -> Result<(rustls::ServerConfig, rustls::ServerConfig), String> {
-    let err = |e: rustls::Error| format!("--key {}: {e}", key_path.display());
-    let mut tcp = rustls::ServerConfig::builder_with_provider(cert::provider())
-        .with_safe_default_protocol_versions()
-        .map_err(err)?
-        .with_no_client_auth()
-        .with_single_cert(certs.clone(), key.clone_key())
-        .map_err(err)?;
-    tcp.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-    let mut quic = cert::tls13_server(certs, key, key_path)?;
-    quic.alpn_protocols = vec![b"h3".to_vec()];
+    let config = |versions: &[&'static rustls::SupportedProtocolVersion], alpn: &[&[u8]]| {
+        let mut c = rustls::ServerConfig::builder_with_provider(cert::provider())
+            .with_protocol_versions(versions)
+            .map_err(|e| format!("--key {}: {e}", key_path.display()))?
+            .with_no_client_auth()
+            .with_cert_resolver(certs.clone());
+        c.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+        Ok::<_, String>(c)
+    };
+    let tcp = config(rustls::DEFAULT_VERSIONS, &[b"h2", b"http/1.1"])?;
+    let quic = config(&[&rustls::version::TLS13], &[b"h3"])?;
     Ok((tcp, quic))
 }
 
-/// Bind everything, print `ready`, serve until SIGTERM or SIGINT.
-/// Errors are one line naming the problem.
-pub async fn run(args: ServeArgs) -> Result<(), String> {
-    let root = check_root(&args.root)?;
-    let (certs, key) = cert::load_cert_and_key(&args.cert, &args.key)?;
-    let (tcp_tls, quic_tls) = tls_configs(certs, key, &args.key)?;
-    let log = match &args.log {
-        Some(p) => RequestLog::file(p).map_err(|e| format!("--log {}: {e}", p.display()))?,
-        None => RequestLog::stderr(),
-    };
-    let site = Arc::new(Site::new(root, log, args.https_port, args.alt_svc));
+/// The content and its certificates: a directory with `--cert`, or an
+/// archive with a certificate per host for `--key`.
+fn content(args: &ServeArgs) -> Result<(Content, HostCerts), String> {
+    match &args.source {
+        Source::Root { root, cert } => {
+            let root = check_root(root)?;
+            let (certs, key) = cert::load_cert_and_key(cert, &args.key)?;
+            Ok((
+                Content::Dir(root),
+                HostCerts::single(certs, key, &args.key)?,
+            ))
+        }
+        Source::Archive(dir) => {
+            let archive = Archive::read(dir)?;
+            let certs = HostCerts::per_host(&archive.https_hosts(), &args.key)?;
+            Ok((Content::Archive(archive), certs))
+        }
+    }
+}
 
-    let quic_crypto = quinn::crypto::rustls::QuicServerConfig::try_from(quic_tls)
-        .map_err(|e| format!("--cert {}: unusable for QUIC: {e}", args.cert.display()))?;
-    let mut quic_config = quinn::ServerConfig::with_crypto(Arc::new(quic_crypto));
-    quic_config.transport_config(Arc::new(args.quic.transport_config()));
+/// One address's listeners.
+struct Listeners {
+    http: TcpListener,
+    https: TcpListener,
+    quic: quinn::Endpoint,
+}
 
-    let http_addr = SocketAddr::new(args.addr, args.http_port);
-    let https_addr = SocketAddr::new(args.addr, args.https_port);
+async fn bind(
+    addr: std::net::IpAddr,
+    args: &ServeArgs,
+    quic_config: &quinn::ServerConfig,
+) -> Result<Listeners, String> {
+    let http_addr = SocketAddr::new(addr, args.http_port);
+    let https_addr = SocketAddr::new(addr, args.https_port);
     let http = TcpListener::bind(http_addr)
         .await
         .map_err(|e| format!("bind {http_addr}: {e}"))?;
     let https = TcpListener::bind(https_addr)
         .await
         .map_err(|e| format!("bind {https_addr}: {e}"))?;
-    let endpoint = quinn::Endpoint::server(quic_config, https_addr)
+    // an endpoint per address: its replies leave from the address the
+    // client sent to
+    let quic = quinn::Endpoint::server(quic_config.clone(), https_addr)
         .map_err(|e| format!("bind {https_addr}/udp: {e}"))?;
+    Ok(Listeners { http, https, quic })
+}
+
+/// Bind everything, print `ready`, serve until SIGTERM or SIGINT.
+/// Errors are one line naming the problem.
+pub async fn run(args: ServeArgs) -> Result<(), String> {
+    let (content, certs) = content(&args)?;
+    let (tcp_tls, quic_tls) = tls_configs(Arc::new(certs), &args.key)?;
+    let log = match &args.log {
+        Some(p) => RequestLog::file(p).map_err(|e| format!("--log {}: {e}", p.display()))?,
+        None => RequestLog::stderr(),
+    };
+    let ports = (args.http_port, args.https_port);
+    let site = Arc::new(Site::new(content, log, ports, args.alt_svc));
+
+    let quic_crypto = quinn::crypto::rustls::QuicServerConfig::try_from(quic_tls)
+        .map_err(|e| format!("--key {}: unusable for QUIC: {e}", args.key.display()))?;
+    let mut quic_config = quinn::ServerConfig::with_crypto(Arc::new(quic_crypto));
+    quic_config.transport_config(Arc::new(args.quic.transport_config()));
+
+    let mut listeners = Vec::new();
+    for addr in &args.addrs {
+        listeners.push(bind(*addr, &args, &quic_config).await?);
+    }
 
     let shutdown = Shutdown::listen()?;
 
-    tokio::spawn(serve_http(http, site.clone()));
-    tokio::spawn(serve_https(
-        https,
-        TlsAcceptor::from(Arc::new(tcp_tls)),
-        site.clone(),
-    ));
-    tokio::spawn(serve_h3(endpoint.clone(), site.clone(), args.h3_priorities));
+    let acceptor = TlsAcceptor::from(Arc::new(tcp_tls));
+    let mut endpoints = Vec::new();
+    for l in listeners {
+        tokio::spawn(serve_http(l.http, site.clone()));
+        tokio::spawn(serve_https(l.https, acceptor.clone(), site.clone()));
+        tokio::spawn(serve_h3(l.quic.clone(), site.clone(), args.h3_priorities));
+        endpoints.push(l.quic);
+    }
 
     say_ready();
     shutdown.requested().await;
-    endpoint.close(0u32.into(), b"shutting down");
-    let _ = tokio::time::timeout(Duration::from_millis(200), endpoint.wait_idle()).await;
+    for e in &endpoints {
+        e.close(0u32.into(), b"shutting down");
+    }
+    let idle = async {
+        for e in &endpoints {
+            e.wait_idle().await;
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_millis(200), idle).await;
     Ok(())
 }

@@ -5,6 +5,7 @@
 //! the status, the headers and what the body is. The listeners (HTTP/1.1,
 //! HTTP/2, HTTP/3) only carry this decision to the wire.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 /// What `stat` says about a path under the root.
@@ -36,14 +37,20 @@ pub enum Body {
     File { path: PathBuf, len: u64 },
 }
 
+/// Response headers, names in lower case, in the order to send them (a
+/// name may repeat).
+pub type Headers = Vec<(Cow<'static, str>, String)>;
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decision {
     pub status: u16,
-    /// Header names in lower case, in the order to send them.
-    pub headers: Vec<(&'static str, String)>,
+    pub headers: Headers,
     pub body: Body,
     /// Body bytes this response sends (0 for HEAD): what the request log says.
     pub bytes: u64,
+    /// The request matched nothing the server holds (`--archive` only: the
+    /// request log marks it `unmatched`).
+    pub unmatched: bool,
 }
 
 impl Decision {
@@ -179,31 +186,44 @@ impl AltSvc {
 }
 
 /// Headers every response carries, whatever its status.
-fn common_headers(
-    content_type: &str,
-    len: u64,
-    alt_svc: Option<&str>,
-) -> Vec<(&'static str, String)> {
-    let mut h = vec![
-        ("content-type", content_type.to_string()),
-        ("content-length", len.to_string()),
-        ("cache-control", "no-store".to_string()),
-        // Resource Timing keeps its detailed timestamps for every object.
-        ("timing-allow-origin", "*".to_string()),
+fn common_headers(content_type: &str, len: u64, alt_svc: Option<&str>) -> Headers {
+    let mut h: Headers = vec![
+        ("content-type".into(), content_type.to_string()),
+        ("cache-control".into(), "no-store".to_string()),
     ];
-    if let Some(v) = alt_svc {
-        h.push(("alt-svc", v.to_string()));
-    }
+    server_headers(&mut h, Some(len), alt_svc);
     h
 }
 
-fn text_response(status: u16, text: &'static str, head: bool, alt_svc: Option<&str>) -> Decision {
+/// What the server itself adds to every response, of a site directory or
+/// an archive: `content-length` (`len`; None for a status that has no
+/// body), `timing-allow-origin: *` (Resource Timing keeps its detailed
+/// timestamps for every object, cross-origin ones too) and Alt-Svc, if
+/// given.
+pub fn server_headers(h: &mut Headers, len: Option<u64>, alt_svc: Option<&str>) {
+    if let Some(len) = len {
+        h.push(("content-length".into(), len.to_string()));
+    }
+    h.push(("timing-allow-origin".into(), "*".to_string()));
+    if let Some(v) = alt_svc {
+        h.push(("alt-svc".into(), v.to_string()));
+    }
+}
+
+/// A short text response (errors), with the common headers.
+pub fn text_response(
+    status: u16,
+    text: &'static str,
+    head: bool,
+    alt_svc: Option<&str>,
+) -> Decision {
     let len = text.len() as u64;
     Decision {
         status,
         headers: common_headers("text/plain; charset=utf-8", len, alt_svc),
         body: if head { Body::None } else { Body::Text(text) },
         bytes: if head { 0 } else { len },
+        unmatched: false,
     }
 }
 
@@ -234,7 +254,7 @@ pub fn decide(
         "HEAD" => true,
         _ => {
             let mut d = text_response(405, NOT_ALLOWED_TEXT, false, alt_svc);
-            d.headers.push(("allow", "GET, HEAD".to_string()));
+            d.headers.push(("allow".into(), "GET, HEAD".to_string()));
             return d;
         }
     };
@@ -258,6 +278,7 @@ pub fn decide(
                 Body::File { path, len }
             },
             bytes: if head { 0 } else { len },
+            unmatched: false,
         },
         Entry::Dir | Entry::Missing => text_response(404, NOT_FOUND_TEXT, head, alt_svc),
     }
