@@ -15,13 +15,17 @@ use satbench_transport::quic_keys;
     version,
     about = "A QUIC PEP: accepts QUIC connections on --listen (UDP, that address only) and \
              relays each over its own QUIC connection to --next-hop, the only place it \
-             connects to",
+             connects to; with --transparent (over the --tunnel), to each connection's own \
+             destination",
     long_about = "A QUIC PEP: accepts QUIC connections on --listen (UDP, that address only) \
                   and relays each over its own QUIC connection to --next-hop, the only place \
                   it connects to. Every stream is relayed both ways with the same stream ID \
                   on both sides; FIN, RESET_STREAM, STOP_SENDING and CONNECTION_CLOSE cross \
                   with their error codes. Run one in the terminal (st) and one in the \
-                  gateway (gw).",
+                  gateway (gw). With --transparent (and --tunnel) at both, Proxy-ST takes \
+                  QUIC to any address that TPROXY hands it and presents a certificate for \
+                  the name each client asks for; Proxy-GW connects to that address with \
+                  that name, within --allow-dst.",
     after_help = "Prints `ready` once listening; exits 0 on SIGTERM or SIGINT, 2 on an error.",
     after_long_help = transport_help(),
     args_override_self = true
@@ -36,16 +40,45 @@ pub struct Cli {
     /// PEM private key of --cert
     #[arg(long, value_name = "FILE")]
     key: PathBuf,
-    /// Where every connection is relayed to (IP:PORT)
-    #[arg(long, value_name = "IP:PORT", value_parser = socket_addr)]
-    next_hop: SocketAddr,
+    /// Where every connection is relayed to (IP:PORT); not with --transparent
+    /// at gw, which dials each connection's own destination
+    #[arg(long, value_name = "IP:PORT", value_parser = socket_addr,
+          required_unless_present = "transparent")]
+    next_hop: Option<SocketAddr>,
     /// The name the next hop's certificate must carry
-    #[arg(long, value_name = "NAME", value_parser = host_name)]
-    next_hop_name: String,
+    #[arg(long, value_name = "NAME", value_parser = host_name,
+          required_unless_present = "transparent")]
+    next_hop_name: Option<String>,
     /// PEM certificate of the next hop: exactly that certificate is trusted
     /// (no system trust store)
-    #[arg(long, value_name = "FILE")]
-    next_hop_ca: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "next_hop_spki")]
+    next_hop_ca: Option<PathBuf>,
+    /// Instead of --next-hop-ca: trust any certificate of the next hop that
+    /// carries this key (base64 of the SHA-256 of its SubjectPublicKeyInfo,
+    /// as Chromium's --ignore-certificate-errors-spki-list), for the name
+    /// dialled (not checked when that is an IP address); validity dates
+    /// are not checked
+    #[arg(long, value_name = "PIN", value_parser = spki_pin, conflicts_with = "next_hop_ca")]
+    next_hop_spki: Option<String>,
+    /// Many destinations, each client connection's own (needs --tunnel).
+    /// At st: the listener is transparent (IP_TRANSPARENT; nftables TPROXY
+    /// hands it QUIC to any address on --listen's port, which is taken as
+    /// the original port); each client gets a certificate for the name it
+    /// asks for (SNI), made from --key and kept, or --cert when it names
+    /// none; its original address and that name cross the tunnel. At gw:
+    /// each client connection goes to that address with that name, within
+    /// --allow-dst
+    #[arg(long)]
+    transparent: bool,
+    /// With --transparent at st: take every client connection as addressed
+    /// to IP:PORT instead of its original destination (no TPROXY needed;
+    /// for tests)
+    #[arg(long, value_name = "IP:PORT", value_parser = socket_addr_v4)]
+    transparent_to: Option<SocketAddrV4>,
+    /// With --transparent at gw: the networks client connections may go
+    /// to, comma-separated; repeatable [default: 198.18.0.0/15]
+    #[arg(long, value_name = "NET,…", value_parser = networks)]
+    allow_dst: Vec<Networks>,
     /// Which side is the satellite hop (st: the connect side, gw: the accept
     /// side); it starts from the PEP setting cc=newreno,initial-window=100.
     /// Also the default --label
@@ -176,9 +209,11 @@ pub struct Config {
     pub listen: SocketAddr,
     pub cert: PathBuf,
     pub key: PathBuf,
-    pub next_hop: SocketAddr,
-    pub next_hop_name: String,
-    pub next_hop_ca: PathBuf,
+    /// The one next hop and its name; None at a `--transparent` Proxy-GW.
+    pub next_hop: Option<(SocketAddr, String)>,
+    pub trust: Trust,
+    /// `--transparent`: each client connection's own destination.
+    pub transparent: Option<Transparent>,
     pub role: Option<Role>,
     pub label: String,
     pub mode: Mode,
@@ -199,6 +234,24 @@ pub struct Config {
     pub threads: Option<usize>,
 }
 
+/// How the next hop's certificate is trusted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Trust {
+    /// `--next-hop-ca`: exactly that certificate.
+    Cert(PathBuf),
+    /// `--next-hop-spki`: any certificate with that key, for the name dialled.
+    Spki(String),
+}
+
+/// `--transparent`: at st where a client connection goes, at gw where it may go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Transparent {
+    /// st: `--transparent-to`, instead of the original destination.
+    pub to: Option<SocketAddrV4>,
+    /// gw: `--allow-dst`.
+    pub allow: Vec<Ipv4Net>,
+}
+
 /// QPEP's settings: at st where TCP comes in, at gw where it may go.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Qpep {
@@ -213,7 +266,8 @@ pub struct Qpep {
     pub spares: usize,
 }
 
-/// The testbed's addresses: nothing else is reached by default.
+/// The testbed's addresses (198.19.0.0/16, an archive's origins, among
+/// them): nothing else is reached by default (`--qpep-allow`, `--allow-dst`).
 pub const DEFAULT_QPEP_ALLOW: &str = "198.18.0.0/15";
 
 pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
@@ -269,6 +323,18 @@ fn threads(v: &str) -> Result<usize, String> {
     Ok(n)
 }
 
+/// Pure: an SPKI pin as Chromium takes it: base64 of a SHA-256 (44
+/// characters, the last `=`).
+fn spki_pin(v: &str) -> Result<String, String> {
+    let b64 = |c: char| c.is_ascii_alphanumeric() || c == '+' || c == '/';
+    match v.len() == 44 && v.ends_with('=') && v[..43].chars().all(b64) {
+        true => Ok(v.to_string()),
+        false => Err(format!(
+            "expected base64 of a SHA-256 (44 characters, like spki.txt), got '{v}'"
+        )),
+    }
+}
+
 fn host_name(v: &str) -> Result<String, String> {
     rustls_pki_types::ServerName::try_from(v)
         .map(|_| v.to_string())
@@ -305,6 +371,49 @@ fn alpn_list(v: &str) -> Result<Alpn, String> {
 }
 
 impl Cli {
+    /// `--transparent` and the flags that go with it, checked against the
+    /// end (`gw`: `--tunnel --role gw`).
+    fn transparent_config(&self, gw: bool) -> Result<Option<Transparent>, String> {
+        let st = self.tunnel && self.role == Some(Role::St);
+        if !self.transparent {
+            if self.transparent_to.is_some() || !self.allow_dst.is_empty() {
+                return Err("--transparent-to and --allow-dst go with --transparent".into());
+            }
+            return Ok(None);
+        }
+        if !st && !gw {
+            return Err(
+                "--transparent needs --tunnel and --role (st or gw): only the \
+                 tunnel carries each client connection's destination to Proxy-GW"
+                    .into(),
+            );
+        }
+        if st && !self.allow_dst.is_empty() {
+            return Err("--allow-dst is for --transparent --role gw".into());
+        }
+        if gw && self.transparent_to.is_some() {
+            return Err("--transparent-to is for --transparent --role st".into());
+        }
+        if gw && (self.next_hop.is_some() || self.next_hop_name.is_some()) {
+            return Err(
+                "--next-hop and --next-hop-name: Proxy-GW with --transparent dials \
+                 each client connection's own destination"
+                    .into(),
+            );
+        }
+        if gw && self.spare {
+            return Err("--spare: with --transparent no destination is known ahead".into());
+        }
+        let allow = match self.allow_dst.is_empty() {
+            true => vec![DEFAULT_QPEP_ALLOW.parse()?],
+            false => self.allow_dst.iter().flat_map(|n| n.0.clone()).collect(),
+        };
+        Ok(Some(Transparent {
+            to: self.transparent_to,
+            allow,
+        }))
+    }
+
     /// The settings the flags ask for; errors name the flag.
     pub fn config(self) -> Result<Config, String> {
         let (mut accept, mut connect) = (QuicOptions::default(), QuicOptions::default());
@@ -344,23 +453,36 @@ impl Cli {
                     .into(),
             );
         }
+        let transparent = self.transparent_config(gw_tunnel)?;
         let allow = match self.qpep_allow.is_empty() {
             true => vec![DEFAULT_QPEP_ALLOW.parse()?],
             false => self.qpep_allow.into_iter().flat_map(|n| n.0).collect(),
         };
-        if self.listen == self.next_hop {
+        if self.next_hop.is_some_and(|n| n == self.listen) {
             return Err(format!(
                 "--next-hop {}: the proxy's own --listen address",
-                self.next_hop
+                self.listen
             ));
         }
+        let next_hop = match (self.next_hop, self.next_hop_name) {
+            (Some(addr), Some(name)) => Some((addr, name)),
+            // clap asks for both unless --transparent, which needs neither at gw
+            (None, None) if gw_tunnel && transparent.is_some() => None,
+            (None, _) => return Err("--next-hop is required (Proxy-GW's address)".into()),
+            (_, None) => return Err("--next-hop-name is required (Proxy-GW's name)".into()),
+        };
+        let trust = match (self.next_hop_ca, self.next_hop_spki) {
+            (_, Some(pin)) => Trust::Spki(pin),
+            (Some(ca), None) => Trust::Cert(ca),
+            (None, None) => return Err("--next-hop-ca or --next-hop-spki is required".into()),
+        };
         Ok(Config {
             listen: self.listen,
             cert: self.cert,
             key: self.key,
-            next_hop: self.next_hop,
-            next_hop_name: self.next_hop_name,
-            next_hop_ca: self.next_hop_ca,
+            next_hop,
+            trust,
+            transparent,
             label: self
                 .label
                 .unwrap_or_else(|| self.role.map_or("quic-pep", Role::name).to_string()),
@@ -466,11 +588,105 @@ mod tests {
         assert!(error("--role st --tunnel --qpep-listen [::1]:9").contains("IPv4:PORT"));
     }
 
+    const PIN: &str = "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=";
+
+    #[test]
+    fn transparent_st_names_each_destination_and_gw_dials_it() {
+        let st = config("--role st --tunnel --transparent");
+        assert_eq!(
+            st.transparent,
+            Some(Transparent {
+                to: None,
+                allow: vec![DEFAULT_QPEP_ALLOW.parse().unwrap()]
+            })
+        );
+        assert!(st.next_hop.is_some(), "Proxy-GW");
+        let st = config("--role st --tunnel --transparent --transparent-to 127.0.0.1:9");
+        assert_eq!(
+            st.transparent.unwrap().to.unwrap().to_string(),
+            "127.0.0.1:9"
+        );
+        // Proxy-GW needs no next hop, only the origins' key
+        let gw = parse(&format!(
+            "--listen 198.18.2.2:443 --cert c.pem --key k.pem --role gw --tunnel --transparent \
+             --next-hop-spki {PIN} --allow-dst 198.19.0.0/16 --allow-dst 198.18.3.2"
+        ))
+        .unwrap();
+        assert_eq!(gw.next_hop, None);
+        assert_eq!(gw.trust, Trust::Spki(PIN.into()));
+        let allow: Vec<String> = gw
+            .transparent
+            .unwrap()
+            .allow
+            .iter()
+            .map(|n| n.to_string())
+            .collect();
+        assert_eq!(allow, ["198.19.0.0/16", "198.18.3.2/32"]);
+    }
+
+    #[test]
+    fn transparent_is_refused_where_it_cannot_work() {
+        let gw =
+            "--listen 198.18.2.2:443 --cert c.pem --key k.pem --role gw --tunnel --transparent";
+        let gw_err = |extra: &str| parse(&format!("{gw} {extra}")).unwrap_err();
+        assert!(error("--transparent").contains("--transparent needs --tunnel"));
+        assert!(error("--role st --transparent").contains("--transparent needs --tunnel"));
+        assert!(
+            error("--role st --tunnel --transparent --allow-dst 10.0.0.0/8")
+                .contains("--allow-dst is for")
+        );
+        assert!(error("--role st --tunnel --transparent-to 127.0.0.1:9").contains("go with"));
+        assert!(error("--allow-dst 10.0.0.0/8").contains("go with --transparent"));
+        assert!(gw_err(&format!(
+            "--next-hop-spki {PIN} --transparent-to 127.0.0.1:9"
+        ))
+        .contains("--transparent-to is for"));
+        assert!(
+            gw_err(&format!("--next-hop-spki {PIN} --next-hop 198.18.3.2:443"))
+                .contains("dials each client connection's own destination")
+        );
+        assert!(gw_err(&format!("--next-hop-spki {PIN} --spare")).contains("--spare"));
+        assert!(gw_err("").contains("--next-hop-ca"), "{}", gw_err(""));
+        // Proxy-ST still needs Proxy-GW
+        let st =
+            "--listen 198.18.1.1:443 --cert c.pem --key k.pem --role st --tunnel --transparent";
+        let e = parse(&format!("{st} --next-hop-ca gw.pem")).unwrap_err();
+        assert!(e.contains("--next-hop is required"), "{e}");
+        let e = parse(&format!(
+            "{st} --next-hop-ca gw.pem --next-hop 198.18.2.2:443"
+        ))
+        .unwrap_err();
+        assert!(e.contains("--next-hop-name is required"), "{e}");
+    }
+
+    #[test]
+    fn the_next_hop_is_trusted_by_its_certificate_or_its_key() {
+        let c = parse(&format!(
+            "{} --next-hop-spki {PIN}",
+            BASE.replace(" --next-hop-ca gw.pem", "")
+        ))
+        .unwrap();
+        assert_eq!(c.trust, Trust::Spki(PIN.into()));
+        let e = error(&format!("--next-hop-spki {PIN}"));
+        assert_eq!(e, "--next-hop-ca: not with --next-hop-spki");
+        let e = error("--next-hop-spki abc");
+        assert!(
+            e.starts_with("--next-hop-spki: expected base64 of a SHA-256"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn defaults() {
         let c = config("");
         assert_eq!(c.listen.to_string(), "198.18.1.1:443");
-        assert_eq!(c.next_hop.to_string(), "198.18.2.2:443");
+        let (hop, name) = c.next_hop.clone().unwrap();
+        assert_eq!(
+            (hop.to_string(), name.as_str()),
+            ("198.18.2.2:443".into(), "pep-gw.satbench.test")
+        );
+        assert_eq!(c.trust, Trust::Cert("gw.pem".into()));
+        assert_eq!(c.transparent, None);
         assert_eq!(c.mode, Mode::Parallel);
         assert_eq!(c.alpn, vec![b"h3".to_vec()]);
         assert_eq!(c.accept, QuicOptions::default());

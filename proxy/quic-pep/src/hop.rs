@@ -29,56 +29,83 @@ pub struct Upstream {
 
 pub struct NextHop {
     endpoint: quinn::Endpoint,
-    pub addr: SocketAddr,
-    pub name: String,
+    /// The one next hop and the name its certificate carries; None at a
+    /// `--transparent` Proxy-GW, which dials each client connection's own
+    /// destination (`connect_to`).
+    pub fixed: Option<(SocketAddr, String)>,
     tls: rustls::ClientConfig,
     pub transport: SideTransport,
 }
 
 impl NextHop {
-    /// Binds an ephemeral UDP port (any address of the family of `addr`);
-    /// the endpoint has no server configuration, so it accepts nothing.
+    /// Binds an ephemeral UDP port (any address of the family of the fixed
+    /// next hop, else IPv4); the endpoint has no server configuration, so
+    /// it accepts nothing.
     pub fn new(
-        addr: SocketAddr,
-        name: String,
+        fixed: Option<(SocketAddr, String)>,
         tls: rustls::ClientConfig,
         transport: SideTransport,
     ) -> Result<NextHop, String> {
-        let bind: SocketAddr = if addr.is_ipv4() {
-            (Ipv4Addr::UNSPECIFIED, 0).into()
-        } else {
-            (Ipv6Addr::UNSPECIFIED, 0).into()
+        let bind: SocketAddr = match &fixed {
+            Some((a, _)) if a.is_ipv6() => (Ipv6Addr::UNSPECIFIED, 0).into(),
+            _ => (Ipv4Addr::UNSPECIFIED, 0).into(),
         };
-        let endpoint = quinn::Endpoint::client(bind)
-            .map_err(|e| format!("next hop {addr}: cannot bind a UDP socket: {e}"))?;
+        let endpoint = quinn::Endpoint::client(bind).map_err(|e| {
+            let to = fixed
+                .as_ref()
+                .map_or("next hop".into(), |(a, _)| format!("next hop {a}"));
+            format!("{to}: cannot bind a UDP socket: {e}")
+        })?;
         Ok(NextHop {
             endpoint,
-            addr,
-            name,
+            fixed,
             tls,
             transport,
         })
     }
 
+    fn fixed(&self) -> Result<(SocketAddr, &str), Ended> {
+        self.fixed
+            .as_ref()
+            .map(|(a, n)| (*a, n.as_str()))
+            .ok_or_else(|| Ended::Failed("no --next-hop".into()))
+    }
+
     /// A connection to the next hop for client connection `conn`, offering
     /// `alpn`. Errors are how the attempt ended.
     pub async fn connect(&self, alpn: Vec<Vec<u8>>, conn: u64) -> Result<Upstream, Ended> {
+        let (addr, name) = self.fixed()?;
+        self.connect_to(addr, name, alpn, conn).await
+    }
+
+    /// As `connect`, to `addr` with the server name `name` (an IP address:
+    /// no SNI).
+    pub async fn connect_to(
+        &self,
+        addr: SocketAddr,
+        name: &str,
+        alpn: Vec<Vec<u8>>,
+        conn: u64,
+    ) -> Result<Upstream, Ended> {
         let t = self.transport.config(conn).map_err(Ended::Failed)?;
-        self.connect_with(alpn, t).await
+        self.connect_with(addr, name, alpn, t).await
     }
 
     /// The standing tunnel to Proxy-GW (`--tunnel`): the tunnel's ALPN and
     /// transport (`tunnel::transport`).
     pub async fn connect_tunnel(&self) -> Result<Connection, Ended> {
+        let (addr, name) = self.fixed()?;
         let t = crate::tunnel::transport(&self.transport, true).map_err(Ended::Failed)?;
         Ok(self
-            .connect_with(vec![crate::tunnel::ALPN.to_vec()], t)
+            .connect_with(addr, name, vec![crate::tunnel::ALPN.to_vec()], t)
             .await?
             .conn)
     }
 
     async fn connect_with(
         &self,
+        addr: SocketAddr,
+        name: &str,
         alpn: Vec<Vec<u8>>,
         transport: quinn::TransportConfig,
     ) -> Result<Upstream, Ended> {
@@ -89,7 +116,7 @@ impl NextHop {
         cfg.transport_config(Arc::new(transport));
         let connecting = self
             .endpoint
-            .connect_with(cfg, self.addr, &self.name)
+            .connect_with(cfg, addr, name)
             .map_err(|e| Ended::Failed(format!("connect: {e}")))?;
         let c = connecting.await.map_err(|e| Ended::from(&e))?;
         Ok(Upstream {

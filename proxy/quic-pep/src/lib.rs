@@ -10,7 +10,8 @@
 //! connection to the next hop), `relay` (one client connection), `proxy`
 //! (the listening side), `stats` and `log`. `tunnel`: the standing ST↔GW
 //! connection (`--tunnel`), its framing and ordering as plain code;
-//! `qpep`: TCP carried over it (QPEP, `--qpep-listen`).
+//! `qpep`: TCP carried over it (QPEP, `--qpep-listen`); `transparent`:
+//! where a client connection goes with `--transparent` (plain decisions).
 
 pub mod cli;
 pub mod close;
@@ -25,5 +26,6 @@ pub mod streams;
 pub mod tcp_spares;
 pub mod tls;
 pub mod tparams;
+pub mod transparent;
 pub mod transport;
 pub mod tunnel;

@@ -15,6 +15,11 @@
 //!   relayed unchanged, see the same limits end to end. quinn 0.11 does not
 //!   show a client's ClientHello before it is accepted (quinn issue #2024),
 //!   so the next hop is offered `--alpn` rather than the client's own list.
+//!
+//! `--transparent` (with the tunnel): Proxy-ST's listener is a transparent
+//! socket that TPROXY hands QUIC to any address; each client connection's
+//! destination (`transparent::destination`) and the name it asked for go to
+//! Proxy-GW in its Open, which dials them (`transparent::dial_target`).
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -32,7 +37,9 @@ use crate::relay;
 use crate::stats::Stats;
 use crate::streams::Side;
 use crate::tls;
+use crate::transparent;
 use crate::transport::{QlogDir, SideTransport};
+use crate::tunnel::frame::Target;
 use crate::tunnel::{self, Tunnel};
 
 pub struct Proxy {
@@ -56,8 +63,12 @@ impl Proxy {
     /// Loads certificates, sizes the windows under the memory cap and binds
     /// both endpoints. Must run inside a tokio runtime.
     pub fn bind(cfg: Config, log: Arc<Log>) -> Result<Arc<Proxy>, String> {
-        let server_tls = tls::server_tls(&cfg.cert, &cfg.key)?;
-        let client_tls = tls::client_tls(tls::load_pinned(&cfg.next_hop_ca)?)?;
+        let st_transparent = cfg.transparent.is_some() && cfg.role == Some(Role::St);
+        let server_tls = match st_transparent {
+            true => tls::server_tls_per_name(Arc::new(tls::PerName::new(&cfg.cert, &cfg.key)?)),
+            false => tls::server_tls(&cfg.cert, &cfg.key)?,
+        };
+        let client_tls = tls::client_tls_for(&cfg.trust)?;
         let mut accept = SideTransport::new(Side::Near, cfg.accept.clone());
         let mut connect = SideTransport::new(Side::Far, cfg.connect.clone());
         let mtu = u64::from(cfg.accept.initial_mtu.max(cfg.connect.initial_mtu)).max(1500);
@@ -90,7 +101,7 @@ impl Proxy {
             accept.qlog = Some(q.clone());
             connect.qlog = Some(q);
         }
-        let hop = NextHop::new(cfg.next_hop, cfg.next_hop_name.clone(), client_tls, connect)?;
+        let hop = NextHop::new(cfg.next_hop.clone(), client_tls, connect)?;
         let mut server =
             quinn::ServerConfig::with_crypto(tls::with_alpn(&server_tls, cfg.alpn.clone()));
         // Every connection is accepted with its own config (`server_config`);
@@ -104,14 +115,20 @@ impl Proxy {
         // only bounds what quinn queues before we see them.
         server.max_incoming(cfg.max_connections.saturating_mul(2).max(16));
         let qpep_listener = qpep::listen(&cfg.qpep)?;
-        let endpoint = quinn::Endpoint::server(server, cfg.listen)
-            .map_err(|e| format!("--listen {}: {e}", cfg.listen))?;
+        let endpoint = match st_transparent {
+            true => transparent_endpoint(server, cfg.listen)?,
+            false => quinn::Endpoint::server(server, cfg.listen)
+                .map_err(|e| format!("--listen {}: {e}", cfg.listen))?,
+        };
         log.line(&format!(
-            "listening on {}/udp, next hop {} ({}), mode {}, alpn {}, client side: {}, next hop side: {}, \
+            "listening on {}/udp{}, next hop {}, mode {}, alpn {}, client side: {}, next hop side: {}, \
              max {} connections of at most {} bytes",
             cfg.listen,
-            cfg.next_hop,
-            cfg.next_hop_name,
+            match st_transparent {
+                true => " (transparent: any destination TPROXY hands it)",
+                false => "",
+            },
+            next_hop_text(&cfg),
             mode_name(cfg.mode),
             alpn_list(&cfg.alpn),
             accept.describe(),
@@ -247,7 +264,7 @@ impl Proxy {
                 self.stats.relayed.fetch_add(1, Relaxed);
                 self.log.line(&format!(
                     "conn {id} relayed {remote} -> {} alpn={} next_hop_limits={} setup_ms={}",
-                    self.cfg.next_hop,
+                    far.conn.remote_address(),
                     far.alpn
                         .as_deref()
                         .map_or("-".into(), |a| String::from_utf8_lossy(a).into_owned()),
@@ -414,9 +431,9 @@ impl Proxy {
         self.stats.tunnel.up(&conn, started.elapsed());
         self.log.line(&format!("tunnel from {remote} up"));
         let p = self.clone();
-        let dial: tunnel::Dialer = Arc::new(move |id, alpn| {
+        let dial: tunnel::Dialer = Arc::new(move |id, alpn, to| {
             let p = p.clone();
-            Box::pin(async move { p.hop.connect(vec![alpn], id).await.map(|u| u.conn) })
+            Box::pin(async move { p.dial_origin(id, alpn, to).await })
         });
         // `--spare`: an origin connection ready for the next client
         // connection, first with the ALPN clients are most likely to agree on.
@@ -425,9 +442,15 @@ impl Proxy {
             Some(alpn) => {
                 spare.prepare(alpn.clone());
                 let spare = spare.clone();
-                Arc::new(move |id, alpn| {
-                    let spare = spare.clone();
-                    Box::pin(async move { spare.take(id, alpn).await })
+                Arc::new(move |id, alpn, to| {
+                    let (spare, dial) = (spare.clone(), dial.clone());
+                    Box::pin(async move {
+                        match to {
+                            None => spare.take(id, alpn).await,
+                            // refused by dial_origin: the spare is the fixed next hop's
+                            to => dial(id, alpn, to).await,
+                        }
+                    })
                 })
             }
             None => dial,
@@ -456,12 +479,44 @@ impl Proxy {
         )
     }
 
+    /// Proxy-GW: the origin connection of one client connection: the
+    /// destination it names with `--transparent`, else `--next-hop`.
+    async fn dial_origin(
+        &self,
+        id: u64,
+        alpn: Vec<u8>,
+        to: Option<Target>,
+    ) -> Result<quinn::Connection, Ended> {
+        let target =
+            transparent::dial_target(self.cfg.transparent.as_ref(), to.as_ref(), self.cfg.listen)
+                .map_err(Ended::Failed)?;
+        let up = match target {
+            Some((addr, name)) => self.hop.connect_to(addr, &name, vec![alpn], id).await,
+            None => self.hop.connect(vec![alpn], id).await,
+        };
+        up.map(|u| u.conn)
+    }
+
     /// Proxy-ST with `--tunnel`: the client is accepted at once and
     /// carried over the standing tunnel (held for a while if the tunnel is
     /// being dialled).
     async fn over_tunnel(&self, id: u64, incoming: Incoming) -> String {
         let remote = incoming.remote_address();
         let started = Instant::now();
+        // `--transparent`: where the client meant to go
+        let dst = match &self.cfg.transparent {
+            Some(tr) => {
+                match transparent::destination(tr.to, incoming.local_ip(), self.cfg.listen) {
+                    Ok(d) => Some(d),
+                    Err(why) => {
+                        self.stats.failed.fetch_add(1, Relaxed);
+                        self.refuse(incoming);
+                        return format!("conn {id} from {remote} refused: {why}");
+                    }
+                }
+            }
+            None => None,
+        };
         let t = match tunnel::dial::wait_up(self.tunnel.subscribe()).await {
             Some(t) => t,
             None => {
@@ -485,14 +540,28 @@ impl Proxy {
             }
         };
         let alpn = tls::negotiated_alpn(near.handshake_data()).unwrap_or_default();
+        let to = dst.map(|addr| Target {
+            addr,
+            name: tls::server_name(near.handshake_data()).unwrap_or_default(),
+        });
         self.stats.accepted.fetch_add(1, Relaxed);
         self.stats.relayed.fetch_add(1, Relaxed);
+        if let Some(t) = &to {
+            self.stats
+                .destinations
+                .count(std::net::SocketAddr::V4(t.addr), &t.name);
+        }
         self.log.line(&format!(
-            "conn {id} carried over the tunnel from {remote} alpn={} setup_ms={}",
+            "conn {id} carried over the tunnel from {remote}{} alpn={} setup_ms={}",
+            to.as_ref().map_or(String::new(), |t| format!(
+                " to {} name={}",
+                t.addr,
+                tunnel::or_dash(&t.name)
+            )),
             String::from_utf8_lossy(&alpn),
             started.elapsed().as_millis()
         ));
-        let out = t.carry_client(id, near, alpn).await;
+        let out = t.carry_client(id, near, alpn, to).await;
         self.stats.closed.fetch_add(1, Relaxed);
         format!("conn {id} {}", out.describe())
     }
@@ -507,6 +576,50 @@ impl Proxy {
 
     pub fn mode_name(&self) -> &'static str {
         mode_name(self.cfg.mode)
+    }
+}
+
+/// Proxy-ST with `--transparent`: the listening socket may receive what
+/// TPROXY hands it for any address, and send from that address
+/// (IP_TRANSPARENT).
+fn transparent_endpoint(
+    server: quinn::ServerConfig,
+    listen: std::net::SocketAddr,
+) -> Result<quinn::Endpoint, String> {
+    let what = format!("--listen {listen}");
+    let socket = std::net::UdpSocket::bind(listen).map_err(|e| format!("{what}: {e}"))?;
+    satbench_transport::tcp::set_transparent(&socket)
+        .map_err(|e| format!("{what}: IP_TRANSPARENT: {e} (needs CAP_NET_ADMIN)"))?;
+    let runtime = quinn::default_runtime().ok_or_else(|| format!("{what}: no async runtime"))?;
+    quinn::Endpoint::new(
+        quinn::EndpointConfig::default(),
+        Some(server),
+        socket,
+        runtime,
+    )
+    .map_err(|e| format!("{what}: {e}"))
+}
+
+/// Where connections go, for the start-up line.
+fn next_hop_text(cfg: &Config) -> String {
+    let trust = match &cfg.trust {
+        crate::cli::Trust::Cert(p) => format!("certificate {}", p.display()),
+        crate::cli::Trust::Spki(pin) => format!("key {pin}"),
+    };
+    match (&cfg.next_hop, &cfg.transparent) {
+        (Some((a, n)), _) if matches!(cfg.trust, crate::cli::Trust::Cert(_)) => {
+            format!("{a} ({n})")
+        }
+        (Some((a, n)), _) => format!("{a} ({n}, trusting {trust})"),
+        (None, Some(t)) => format!(
+            "each client connection's own destination within {} (trusting {trust})",
+            t.allow
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        (None, None) => "none".into(),
     }
 }
 

@@ -62,6 +62,49 @@ pub struct Stats {
     pub counters: Counters,
     pub tunnel: TunnelStats,
     pub qpep: QpepStats,
+    /// `--transparent`: client connections by destination.
+    pub destinations: Destinations,
+}
+
+/// `--transparent`: client connections by destination address (ST: carried
+/// over the tunnel; GW: connected to it), with the names they asked for.
+/// At most `MAX_DESTINATIONS` addresses and `MAX_NAMES` names each are
+/// listed; the connections beyond are counted in `unlisted`.
+#[derive(Debug, Default)]
+pub struct Destinations {
+    by_addr: std::sync::Mutex<std::collections::BTreeMap<String, (u64, Vec<String>)>>,
+    unlisted: AtomicU64,
+}
+
+pub const MAX_DESTINATIONS: usize = 1024;
+pub const MAX_NAMES: usize = 16;
+
+impl Destinations {
+    /// One more client connection to `addr`, which asked for `name` (empty: none).
+    pub fn count(&self, addr: std::net::SocketAddr, name: &str) {
+        let mut m = self.by_addr.lock().unwrap_or_else(|p| p.into_inner());
+        let key = addr.to_string();
+        if !m.contains_key(&key) && m.len() >= MAX_DESTINATIONS {
+            self.unlisted.fetch_add(1, Relaxed);
+            return;
+        }
+        let (n, names) = m.entry(key).or_default();
+        *n += 1;
+        if !name.is_empty() && !names.iter().any(|x| x == name) && names.len() < MAX_NAMES {
+            names.push(name.to_string());
+        }
+    }
+
+    /// `{"198.19.1.1:443": {"connections": 2, "names": ["a.test"]}, …}`
+    /// and how many were not listed.
+    pub fn json(&self) -> (Value, u64) {
+        let m = self.by_addr.lock().unwrap_or_else(|p| p.into_inner());
+        let by: serde_json::Map<String, Value> = m
+            .iter()
+            .map(|(a, (n, names))| (a.clone(), json!({ "connections": n, "names": names })))
+            .collect();
+        (Value::Object(by), self.unlisted.load(Relaxed))
+    }
 }
 
 /// QPEP: TCP connections carried over the tunnel. At st: accepted = handed
@@ -160,6 +203,7 @@ impl TunnelStats {
 impl Stats {
     pub fn json(&self, label: &str, mode: &str) -> Value {
         let c = &self.counters;
+        let (destinations, unlisted) = self.destinations.json();
         json!({
             "label": label,
             "mode": mode,
@@ -178,6 +222,8 @@ impl Stats {
             "stream_id_mismatches": c.id_mismatches.load(Relaxed),
             "tunnel": self.tunnel.json(),
             "qpep": self.qpep.json(),
+            "destinations": destinations,
+            "destinations_unlisted": unlisted,
         })
     }
 
@@ -245,6 +291,39 @@ mod tests {
         assert_eq!(
             (total.resets.load(Relaxed), total.stops.load(Relaxed)),
             (1, 1)
+        );
+    }
+
+    #[test]
+    fn destinations_count_connections_and_names_up_to_a_cap() {
+        let d = Destinations::default();
+        let a: std::net::SocketAddr = "198.19.1.1:443".parse().unwrap();
+        d.count(a, "a.test");
+        d.count(a, "a.test");
+        d.count(a, "www.a.test");
+        d.count("198.19.1.2:443".parse().unwrap(), "");
+        let (j, unlisted) = d.json();
+        assert_eq!(
+            j,
+            json!({
+                "198.19.1.1:443": {"connections": 3, "names": ["a.test", "www.a.test"]},
+                "198.19.1.2:443": {"connections": 1, "names": []},
+            })
+        );
+        assert_eq!(unlisted, 0);
+        for i in 0..MAX_DESTINATIONS + 5 {
+            let ip = std::net::Ipv4Addr::from(0xc613_0000 + i as u32);
+            d.count((ip, 443).into(), &format!("n{i}"));
+        }
+        for i in 0..MAX_NAMES + 3 {
+            d.count(a, &format!("x{i}"));
+        }
+        let (j, unlisted) = d.json();
+        assert_eq!(j.as_object().unwrap().len(), MAX_DESTINATIONS);
+        assert!(unlisted > 0);
+        assert_eq!(
+            j["198.19.1.1:443"]["names"].as_array().unwrap().len(),
+            MAX_NAMES
         );
     }
 

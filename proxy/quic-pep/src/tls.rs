@@ -1,11 +1,14 @@
-//! TLS for both sides: the certificate the proxy presents to clients, a
-//! client configuration that trusts exactly one certificate (the next
-//! hop's, from `--next-hop-ca`), and `Capture`, which hands the relay the
-//! next hop's transport parameters (quinn keeps them to itself).
+//! TLS for both sides: the certificate the proxy presents to clients (one,
+//! or with `--transparent` one per name, `PerName`), a client
+//! configuration that trusts exactly one certificate (the next hop's, from
+//! `--next-hop-ca`) or one key (`--next-hop-spki`, `cert::SpkiPinned`), and
+//! `Capture`, which hands the relay the next hop's transport parameters
+//! (quinn keeps them to itself).
 
 use std::any::Any;
+use std::collections::{HashMap, VecDeque};
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use quinn::crypto::rustls::{QuicClientConfig, QuicServerConfig};
 use quinn::crypto::{self, ExportKeyingMaterialError, HeaderKey, KeyPair, Keys, PacketKey};
@@ -15,8 +18,12 @@ use quinn_proto::TransportError;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::client::WebPkiServerVerifier;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::server::{ClientHello, ResolvesServerCert};
+use rustls::sign::{CertifiedKey, SigningKey};
 use rustls::{DigitallySignedStruct, SignatureScheme};
 use satbench_transport::cert;
+
+use crate::cli::Trust;
 
 /// The server side: `--cert` and `--key`, TLS 1.3 only (QUIC). ALPN is set
 /// per connection by `with_alpn`.
@@ -111,14 +118,157 @@ impl ServerCertVerifier for Pinned {
 /// The client side towards the next hop: TLS 1.3, trusting only `pinned`.
 /// ALPN is set per connection.
 pub fn client_tls(pinned: CertificateDer<'static>) -> Result<rustls::ClientConfig, String> {
-    Ok(
-        rustls::ClientConfig::builder_with_provider(cert::provider())
-            .with_protocol_versions(&[&rustls::version::TLS13])
-            .map_err(|e| format!("TLS: {e}"))?
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(Pinned::new(pinned)?))
-            .with_no_client_auth(),
-    )
+    Ok(client_tls_with(Arc::new(Pinned::new(pinned)?)))
+}
+
+/// The client side towards the next hop, trusting what `trust` names.
+pub fn client_tls_for(trust: &Trust) -> Result<rustls::ClientConfig, String> {
+    match trust {
+        Trust::Cert(path) => client_tls(load_pinned(path)?),
+        // any certificate with that key, for the name dialled (`cert::SpkiPinned`)
+        Trust::Spki(pin) => Ok(client_tls_with(Arc::new(cert::SpkiPinned::new(
+            pin.clone(),
+        )))),
+    }
+}
+
+fn client_tls_with(verifier: Arc<dyn ServerCertVerifier>) -> rustls::ClientConfig {
+    rustls::ClientConfig::builder_with_provider(cert::provider())
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .expect("the ring provider supports TLS 1.3")
+        .dangerous()
+        .with_custom_certificate_verifier(verifier)
+        .with_no_client_auth()
+}
+
+/// Certificates by name, made once each: at most `cap` names are kept,
+/// the oldest made forgotten first (a client names what it likes).
+pub struct Issued<V> {
+    cap: usize,
+    by_name: HashMap<String, V>,
+    order: VecDeque<String>,
+    /// How many were made (a name forgotten and asked for again counts twice).
+    pub made: u64,
+}
+
+impl<V: Clone> Issued<V> {
+    pub fn new(cap: usize) -> Issued<V> {
+        Issued {
+            cap: cap.max(1),
+            by_name: HashMap::new(),
+            order: VecDeque::new(),
+            made: 0,
+        }
+    }
+
+    /// The value kept for `name`, else what `make` gives (kept if Some).
+    pub fn get_or_make(&mut self, name: &str, make: impl FnOnce() -> Option<V>) -> Option<V> {
+        if let Some(v) = self.by_name.get(name) {
+            return Some(v.clone());
+        }
+        let v = make()?;
+        self.made += 1;
+        if self.order.len() >= self.cap {
+            if let Some(old) = self.order.pop_front() {
+                self.by_name.remove(&old);
+            }
+        }
+        self.order.push_back(name.to_string());
+        self.by_name.insert(name.to_string(), v.clone());
+        Some(v)
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_name.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_name.is_empty()
+    }
+}
+
+/// Names whose certificates Proxy-ST keeps (`--transparent`).
+pub const ISSUED_NAMES: usize = 4096;
+
+/// Proxy-ST with `--transparent`: presents, for the name each client asks
+/// for (SNI), a self-signed certificate made with `--key` (so one SPKI pin
+/// covers them all), made once per name; `--cert` to a client that names
+/// none.
+pub struct PerName {
+    key_pem: String,
+    key: Arc<dyn SigningKey>,
+    fallback: Arc<CertifiedKey>,
+    issued: Mutex<Issued<Arc<CertifiedKey>>>,
+}
+
+impl std::fmt::Debug for PerName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PerName")
+    }
+}
+
+impl PerName {
+    /// From `--cert` and `--key`; fails now if the key cannot make
+    /// certificates.
+    pub fn new(cert_path: &Path, key_path: &Path) -> Result<PerName, String> {
+        let (certs, key_der) = cert::load_cert_and_key(cert_path, key_path)?;
+        let err = |e: &dyn std::fmt::Display| format!("--key {}: {e}", key_path.display());
+        let key_pem = std::fs::read_to_string(key_path).map_err(|e| err(&e))?;
+        let key = cert::provider()
+            .key_provider
+            .load_private_key(key_der)
+            .map_err(|e| err(&e))?;
+        let p = PerName {
+            fallback: Arc::new(CertifiedKey::new(certs, key.clone())),
+            key_pem,
+            key,
+            issued: Mutex::new(Issued::new(ISSUED_NAMES)),
+        };
+        p.make("quic-pep.invalid")
+            .map_err(|e| err(&format!("cannot make certificates with it: {e}")))?;
+        Ok(p)
+    }
+
+    fn make(&self, name: &str) -> Result<Arc<CertifiedKey>, String> {
+        let g = cert::generate_with_key(&[name.to_string()], &[], &self.key_pem)?;
+        Ok(Arc::new(CertifiedKey::new(
+            vec![CertificateDer::from(g.cert_der)],
+            self.key.clone(),
+        )))
+    }
+
+    /// The certificate for `name`, made now or kept from before.
+    pub fn for_name(&self, name: &str) -> Arc<CertifiedKey> {
+        let name = name.to_ascii_lowercase();
+        let mut issued = self.issued.lock().unwrap_or_else(|p| p.into_inner());
+        issued
+            .get_or_make(&name, || self.make(&name).ok())
+            .unwrap_or_else(|| self.fallback.clone())
+    }
+
+    /// Certificates made so far.
+    pub fn made(&self) -> u64 {
+        self.issued.lock().map_or(0, |i| i.made)
+    }
+}
+
+impl ResolvesServerCert for PerName {
+    fn resolve(&self, hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        Some(match hello.server_name() {
+            Some(name) => self.for_name(name),
+            None => self.fallback.clone(),
+        })
+    }
+}
+
+/// The server side with `--transparent`: TLS 1.3, a certificate per name
+/// (`PerName`). ALPN is set per connection by `with_alpn`.
+pub fn server_tls_per_name(resolver: Arc<PerName>) -> rustls::ServerConfig {
+    rustls::ServerConfig::builder_with_provider(cert::provider())
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .expect("the ring provider supports TLS 1.3")
+        .with_no_client_auth()
+        .with_cert_resolver(resolver)
 }
 
 /// Where `Capture` puts the server's transport parameters (wire encoding).
@@ -229,9 +379,18 @@ pub fn negotiated_alpn(data: Option<Box<dyn Any>>) -> Option<Vec<u8>> {
         .protocol
 }
 
+/// The name (SNI) a client asked for in its handshake.
+pub fn server_name(data: Option<Box<dyn Any>>) -> Option<String> {
+    data?
+        .downcast::<crypto::rustls::HandshakeData>()
+        .ok()?
+        .server_name
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rustls::server::ParsedCertificate;
 
     fn dir(tag: &str) -> std::path::PathBuf {
         let d = std::env::temp_dir().join(format!("quic-pep-tls-{tag}-{}", std::process::id()));
@@ -262,6 +421,82 @@ mod tests {
         // the pinned certificate under another name still fails the name check
         let other = ServerName::try_from("b.test").unwrap();
         assert!(v.verify_server_cert(&a_der, &[], &other, &[], now).is_err());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn issued_names_are_made_once_and_the_oldest_forgotten_first() {
+        let mut made = Vec::new();
+        let mut c = Issued::new(2);
+        let mut get = |c: &mut Issued<String>, n: &str| {
+            c.get_or_make(n, || {
+                made.push(n.to_string());
+                Some(format!("cert-{n}"))
+            })
+        };
+        assert_eq!(get(&mut c, "a.test").as_deref(), Some("cert-a.test"));
+        assert_eq!(get(&mut c, "a.test").as_deref(), Some("cert-a.test"));
+        get(&mut c, "b.test");
+        get(&mut c, "c.test"); // a.test goes
+        assert_eq!(c.len(), 2);
+        get(&mut c, "b.test");
+        get(&mut c, "a.test"); // made again; b.test goes
+        assert_eq!(made, ["a.test", "b.test", "c.test", "a.test"]);
+        assert_eq!(c.made, 4);
+        // nothing made, nothing kept
+        assert_eq!(c.get_or_make("d.test", || None), None);
+        assert_eq!((c.len(), c.made), (2, 4));
+    }
+
+    /// The certificate a server resolver presents for `name`, parsed.
+    fn presented(p: &PerName, name: &str) -> (CertificateDer<'static>, String) {
+        let ck = p.for_name(name);
+        let der = ck.cert[0].clone();
+        let pin = {
+            let parsed = ParsedCertificate::try_from(&der).unwrap();
+            cert::spki_pin(parsed.subject_public_key_info().as_ref())
+        };
+        (der, pin)
+    }
+
+    #[test]
+    fn per_name_certificates_carry_the_one_key_and_are_kept() {
+        let d = dir("per-name");
+        let st = cert::generate(&["st.test".into()], &[]).unwrap();
+        cert::write(&d, &st).unwrap();
+        let p = PerName::new(&d.join("cert.pem"), &d.join("key.pem")).unwrap();
+        let made = p.made();
+        let (a, pin_a) = presented(&p, "a.test");
+        let (b, pin_b) = presented(&p, "cdn.b.test");
+        assert_eq!(
+            (pin_a.as_str(), pin_b.as_str()),
+            (st.spki_pin.as_str(), st.spki_pin.as_str())
+        );
+        assert_ne!(a, b);
+        // each is made for its own name, and only that
+        let now = UnixTime::now();
+        let v = cert::SpkiPinned::new(st.spki_pin.clone());
+        let name = |n: &'static str| ServerName::try_from(n).unwrap();
+        assert!(v
+            .verify_server_cert(&a, &[], &name("a.test"), &[], now)
+            .is_ok());
+        assert!(v
+            .verify_server_cert(&b, &[], &name("cdn.b.test"), &[], now)
+            .is_ok());
+        assert!(v
+            .verify_server_cert(&a, &[], &name("cdn.b.test"), &[], now)
+            .is_err());
+        // asked again: the same certificate, not a new one
+        assert_eq!(presented(&p, "a.test").0, a);
+        assert_eq!(p.made(), made + 2);
+        // a key that cannot make certificates fails at start, naming --key
+        std::fs::write(
+            d.join("bad.pem"),
+            "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
+        )
+        .unwrap();
+        let e = PerName::new(&d.join("cert.pem"), &d.join("bad.pem")).unwrap_err();
+        assert!(e.starts_with("--key "), "{e}");
         std::fs::remove_dir_all(&d).unwrap();
     }
 

@@ -17,7 +17,9 @@
 //! bidi/uni), so the type travels with the ID and cannot disagree with it.
 //! Varints are QUIC's (RFC 9000 §16). The control stream then carries
 //! messages `type (varint) | length (varint) | body`, at most `MAX_MESSAGE`
-//! bytes of body.
+//! bytes of body. An Open that names its client connection's destination
+//! (`--transparent`) is a message of its own type, so a Proxy-GW that
+//! dials one fixed next hop never mistakes it for a plain Open.
 
 use std::fmt;
 use std::net::{Ipv4Addr, SocketAddrV4};
@@ -47,11 +49,36 @@ pub enum Header {
 /// The bytes after the type byte of a TCP header.
 pub const TCP_DST_LEN: usize = 6;
 
+/// Where a client connection goes (`--transparent`): the address it was
+/// sent to and the name it asked for (its SNI; empty when it sent none).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub addr: SocketAddrV4,
+    pub name: String,
+}
+
+/// A destination's name is a DNS name: at most this many bytes.
+pub const MAX_NAME: usize = 255;
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.name.is_empty() {
+            true => write!(f, "{} (no name)", self.addr),
+            false => write!(f, "{} ({})", self.addr, self.name),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Message {
     /// Proxy-ST accepted client connection `conn`, which agreed on `alpn`:
-    /// Proxy-GW connects to the origin with that ALPN.
-    Open { conn: u64, alpn: Vec<u8> },
+    /// Proxy-GW connects to the origin with that ALPN; to `to` when it is
+    /// given (`--transparent`), else to its own next hop.
+    Open {
+        conn: u64,
+        alpn: Vec<u8>,
+        to: Option<Target>,
+    },
     /// Client connection `conn` ended on the sender's side: the receiver
     /// closes its own side with this application code and reason.
     Close {
@@ -68,6 +95,8 @@ pub enum Message {
 const OPEN: u64 = 0;
 const CLOSE: u64 = 1;
 const RESET: u64 = 2;
+/// An Open with its destination: conn | alpn | IPv4 (4) | port (2) | name.
+const OPEN_TO: u64 = 3;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FrameError {
@@ -194,10 +223,19 @@ impl Message {
     pub fn encode(&self) -> Vec<u8> {
         let mut body = Vec::new();
         let t = match self {
-            Message::Open { conn, alpn } => {
+            Message::Open { conn, alpn, to } => {
                 varint::encode(&mut body, *conn);
                 put_bytes(&mut body, alpn);
-                OPEN
+                match to {
+                    None => OPEN,
+                    Some(t) => {
+                        body.extend_from_slice(&t.addr.ip().octets());
+                        body.extend_from_slice(&t.addr.port().to_be_bytes());
+                        let name = t.name.as_bytes();
+                        put_bytes(&mut body, &name[..name.len().min(MAX_NAME)]);
+                        OPEN_TO
+                    }
+                }
             }
             Message::Close { conn, code, reason } => {
                 varint::encode(&mut body, *conn);
@@ -242,6 +280,12 @@ impl Message {
             OPEN => Message::Open {
                 conn: c.varint()?,
                 alpn: c.bytes()?,
+                to: None,
+            },
+            OPEN_TO => Message::Open {
+                conn: c.varint()?,
+                alpn: c.bytes()?,
+                to: Some(c.target()?),
             },
             CLOSE => Message::Close {
                 conn: c.varint()?,
@@ -284,6 +328,30 @@ impl Body<'_> {
         let (v, n) = get_bytes(&self.b[self.at..]).map_err(Body::short)?;
         self.at += n;
         Ok(v)
+    }
+
+    fn fixed<const N: usize>(&mut self) -> Result<[u8; N], FrameError> {
+        let v = self
+            .b
+            .get(self.at..self.at + N)
+            .ok_or(FrameError::Bad("control message body too short"))?;
+        self.at += N;
+        Ok(v.try_into().expect("N bytes"))
+    }
+
+    fn target(&mut self) -> Result<Target, FrameError> {
+        let ip = Ipv4Addr::from(self.fixed::<4>()?);
+        let port = u16::from_be_bytes(self.fixed::<2>()?);
+        let name = self.bytes()?;
+        if name.len() > MAX_NAME {
+            return Err(FrameError::Bad("destination name too long"));
+        }
+        let name =
+            String::from_utf8(name).map_err(|_| FrameError::Bad("destination name not UTF-8"))?;
+        Ok(Target {
+            addr: SocketAddrV4::new(ip, port),
+            name,
+        })
     }
 }
 
@@ -399,10 +467,28 @@ mod tests {
             Message::Open {
                 conn: 1,
                 alpn: b"h3".to_vec(),
+                to: None,
             },
             Message::Open {
                 conn: 2,
                 alpn: vec![],
+                to: None,
+            },
+            Message::Open {
+                conn: 7,
+                alpn: b"h3".to_vec(),
+                to: Some(Target {
+                    addr: "198.19.1.2:443".parse().unwrap(),
+                    name: "cdn.example.test".into(),
+                }),
+            },
+            Message::Open {
+                conn: 8,
+                alpn: b"h3".to_vec(),
+                to: Some(Target {
+                    addr: "198.19.250.250:8443".parse().unwrap(),
+                    name: String::new(),
+                }),
             },
             Message::Close {
                 conn: 3,
@@ -432,6 +518,65 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn an_open_with_a_destination_has_its_own_type() {
+        let plain = Message::Open {
+            conn: 1,
+            alpn: b"h3".to_vec(),
+            to: None,
+        };
+        assert_eq!(plain.encode(), [0, 4, 1, 2, b'h', b'3']);
+        let to = Message::Open {
+            conn: 1,
+            alpn: b"h3".to_vec(),
+            to: Some(Target {
+                addr: "198.19.1.1:443".parse().unwrap(),
+                name: "a.test".into(),
+            }),
+        };
+        let mut want = vec![3, 17, 1, 2, b'h', b'3', 198, 19, 1, 1, 1, 187, 6];
+        want.extend_from_slice(b"a.test");
+        assert_eq!(to.encode(), want);
+        // a name that is not UTF-8, or longer than a DNS name may be
+        let mut bad = vec![3, 11, 1, 0, 198, 19, 1, 1, 1, 187, 2, 0xff, 0xfe];
+        assert_eq!(
+            Message::decode(&bad),
+            Err(FrameError::Bad("destination name not UTF-8"))
+        );
+        bad.truncate(10); // cut inside the address
+        bad[1] = 8;
+        assert!(matches!(Message::decode(&bad), Err(FrameError::Bad(_))));
+        let mut long = vec![3];
+        let mut body = vec![1, 0, 198, 19, 1, 1, 1, 187];
+        varint::encode(&mut body, 300);
+        body.extend_from_slice(&[b'a'; 300]);
+        varint::encode(&mut long, body.len() as u64);
+        long.extend_from_slice(&body);
+        assert_eq!(
+            Message::decode(&long),
+            Err(FrameError::Bad("destination name too long"))
+        );
+        // the sender cuts its own to fit
+        let cut = Message::Open {
+            conn: 1,
+            alpn: vec![],
+            to: Some(Target {
+                addr: "198.19.1.1:443".parse().unwrap(),
+                name: "a".repeat(400),
+            }),
+        };
+        let (back, _) = Message::decode(&cut.encode()).unwrap();
+        assert!(matches!(back, Message::Open { to: Some(t), .. } if t.name.len() == MAX_NAME));
+        assert_eq!(
+            Target {
+                addr: "198.19.1.1:443".parse().unwrap(),
+                name: "a.test".into()
+            }
+            .to_string(),
+            "198.19.1.1:443 (a.test)"
+        );
     }
 
     #[test]

@@ -31,7 +31,7 @@ use crate::log::Log;
 use crate::relay::{self, Accepted, Opened, Outcome, Tracker, DRAIN};
 use crate::stats::{Counters, Pair, Stats};
 use crate::streams::{Dir, Initiator, Kind, Mirror, Side};
-use frame::{FrameError, Header, Message};
+use frame::{FrameError, Header, Message, Target};
 use order::{ClosedIds, Insert, Reorder};
 
 /// The tunnel's ALPN: Proxy-GW in `--tunnel` mode accepts nothing else.
@@ -107,8 +107,10 @@ pub struct Tunnel {
 }
 
 /// What Proxy-GW does with an Open: connect to the origin for one client
-/// connection with that ALPN.
-pub type Dialer = Arc<dyn Fn(u64, Vec<u8>) -> BoxFuture<Result<Connection, Ended>> + Send + Sync>;
+/// connection with that ALPN, at the destination it names if it names one
+/// (`--transparent`).
+pub type Dialer =
+    Arc<dyn Fn(u64, Vec<u8>, Option<Target>) -> BoxFuture<Result<Connection, Ended>> + Send + Sync>;
 
 /// What Proxy-GW does with a TCP stream (QPEP, `crate::qpep::Gw`): the
 /// original destination and both halves of the stream.
@@ -264,16 +266,19 @@ impl Tunnel {
     }
 
     /// Proxy-ST: carries client connection `id` (already accepted, with
-    /// ALPN `alpn`) until it or its origin side ends.
+    /// ALPN `alpn`, going to `to` with `--transparent`) until it or its
+    /// origin side ends.
     pub async fn carry_client(
         self: &Arc<Self>,
         id: u64,
         near: Connection,
         alpn: Vec<u8>,
+        to: Option<Target>,
     ) -> Outcome {
         let c = self.client(id, true).expect("a new client id");
         self.stats.tunnel.clients.fetch_add(1, Relaxed);
-        self.send_control(&Message::Open { conn: id, alpn }).await;
+        self.send_control(&Message::Open { conn: id, alpn, to })
+            .await;
         self.carry(c, near).await
     }
 
@@ -440,7 +445,7 @@ impl Tunnel {
                 }
             };
             match m {
-                Message::Open { conn, alpn } => {
+                Message::Open { conn, alpn, to } => {
                     let (End::Gw, Some(d)) = (self.end, dialer.as_ref()) else {
                         return self.bad("Open sent to Proxy-ST");
                     };
@@ -450,7 +455,7 @@ impl Tunnel {
                     if c.opened.swap(true, Relaxed) {
                         return self.bad("Open twice");
                     }
-                    tokio::spawn(self.clone().origin(c, d.clone(), alpn));
+                    tokio::spawn(self.clone().origin(c, d.clone(), alpn, to));
                 }
                 Message::Close { conn, code, reason } => match self.client(conn, false) {
                     Some(c) => {
@@ -471,12 +476,19 @@ impl Tunnel {
     }
 
     /// Proxy-GW: the origin connection of client connection `c`, then the relay.
-    async fn origin(self: Arc<Self>, c: Arc<Client>, dial: Dialer, alpn: Vec<u8>) {
+    async fn origin(
+        self: Arc<Self>,
+        c: Arc<Client>,
+        dial: Dialer,
+        alpn: Vec<u8>,
+        to: Option<Target>,
+    ) {
         let started = Instant::now();
         self.stats.tunnel.clients.fetch_add(1, Relaxed);
         let mut remote = c.remote_close.subscribe();
+        let name = to.as_ref().map(|t| t.name.clone());
         let conn = tokio::select! {
-            r = dial(c.id, alpn) => r,
+            r = dial(c.id, alpn, to) => r,
             _ = async { remote.wait_for(|v| v.is_some()).await.is_ok() } => {
                 self.forget(&c);
                 return;
@@ -486,10 +498,14 @@ impl Tunnel {
             Ok(origin) => {
                 self.stats.relayed.fetch_add(1, Relaxed);
                 self.stats.active.fetch_add(1, Relaxed);
+                if let Some(name) = &name {
+                    self.stats.destinations.count(origin.remote_address(), name);
+                }
                 self.log.line(&format!(
-                    "conn {} relayed over the tunnel to {} setup_ms={}",
+                    "conn {} relayed over the tunnel to {}{} setup_ms={}",
                     c.id,
                     origin.remote_address(),
+                    name.map_or(String::new(), |n| format!(" name={}", or_dash(&n))),
                     started.elapsed().as_millis()
                 ));
                 let out = self.carry(c.clone(), origin).await;
@@ -517,6 +533,14 @@ impl Tunnel {
                 self.forget(&c);
             }
         }
+    }
+}
+
+/// A name for a log line: `-` when there is none.
+pub fn or_dash(name: &str) -> &str {
+    match name.is_empty() {
+        true => "-",
+        false => name,
     }
 }
 

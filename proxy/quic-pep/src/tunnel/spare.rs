@@ -40,7 +40,7 @@ impl Spare {
     /// Starts dialling a spare for `alpn`, replacing any other.
     pub fn prepare(&self, alpn: Vec<u8>) {
         let n = self.next.fetch_add(1, Relaxed);
-        let h = tokio::spawn((self.dial)(n, alpn.clone()));
+        let h = tokio::spawn((self.dial)(n, alpn.clone(), None));
         if let Some((_, old)) = self.slot.lock().unwrap().replace((alpn, h)) {
             old.abort();
         }
@@ -64,7 +64,7 @@ impl Spare {
                 h.abort();
             }
         }
-        (self.dial)(id, alpn).await
+        (self.dial)(id, alpn, None).await
     }
 }
 

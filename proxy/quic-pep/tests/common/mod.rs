@@ -37,6 +37,21 @@ impl Pep {
         next_name: &str,
         extra: &[&str],
     ) -> Pep {
+        let next = [
+            "--next-hop",
+            &next_hop.to_string(),
+            "--next-hop-name",
+            next_name,
+            "--next-hop-ca",
+            next_cert.join("cert.pem").to_str().unwrap(),
+        ]
+        .map(String::from);
+        let next: Vec<&str> = next.iter().map(String::as_str).collect();
+        Pep::start_with(dir, label, certs, &[&next, extra].concat())
+    }
+
+    /// As `start`, with the next hop (or none) among `args`.
+    pub fn start_with(dir: &Path, label: &str, certs: &Path, args: &[&str]) -> Pep {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, free_udp_port()));
         let log = dir.join(format!("{label}.log"));
         let stats = dir.join(format!("{label}.stats.json"));
@@ -44,16 +59,6 @@ impl Pep {
         cmd.args(["--listen", &addr.to_string()])
             .args(["--cert", certs.join("cert.pem").to_str().unwrap()])
             .args(["--key", certs.join("key.pem").to_str().unwrap()])
-            .args([
-                "--next-hop",
-                &next_hop.to_string(),
-                "--next-hop-name",
-                next_name,
-            ])
-            .args([
-                "--next-hop-ca",
-                next_cert.join("cert.pem").to_str().unwrap(),
-            ])
             .args([
                 "--label",
                 label,
@@ -68,7 +73,7 @@ impl Pep {
                 "--connect-side",
                 "idle-timeout-ms=5000",
             ])
-            .args(extra)
+            .args(args)
             // One malloc arena: glibc otherwise opens one per thread that
             // first allocates under contention, and a new arena late in a
             // soak reads as a leak in VmRSS.
@@ -169,20 +174,35 @@ pub async fn server(
 ) -> (SocketAddr, Events, quinn::Endpoint) {
     let certs = gen_cert(dir, "origin.test");
     let base = tls::server_tls(&certs.join("cert.pem"), &certs.join("key.pem")).unwrap();
+    serve(&base, alpn, transport, server_conn)
+}
+
+/// A loopback QUIC server presenting `base` with `alpn`; each connection
+/// goes to `each` with the server's events.
+pub fn serve<F, Fut>(
+    base: &rustls::ServerConfig,
+    alpn: &[&str],
+    transport: quinn::TransportConfig,
+    each: F,
+) -> (SocketAddr, Events, quinn::Endpoint)
+where
+    F: Fn(quinn::Connection, Events) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
     let mut cfg = quinn::ServerConfig::with_crypto(tls::with_alpn(
-        &base,
+        base,
         alpn.iter().map(|a| a.as_bytes().to_vec()).collect(),
     ));
     cfg.transport_config(Arc::new(transport));
     let ep = quinn::Endpoint::server(cfg, (Ipv4Addr::LOCALHOST, 0).into()).unwrap();
     let events = Events::default();
-    let (e2, ep2) = (events.clone(), ep.clone());
+    let (e2, ep2, each) = (events.clone(), ep.clone(), Arc::new(each));
     tokio::spawn(async move {
         while let Some(i) = ep2.accept().await {
-            let events = e2.clone();
+            let (events, each) = (e2.clone(), each.clone());
             tokio::spawn(async move {
                 let Ok(conn) = i.await else { return };
-                server_conn(conn, events).await;
+                each(conn, events).await;
             });
         }
     });
