@@ -5,8 +5,16 @@
 // separately: client hop (st's accept side), satellite hop (st's connect
 // side and gw's accept side), server hop (gw's connect side).
 //
-// The plain functions (hop settings → CLI) are unit-tested;
-// `startQuicPepChain` makes the certificates and starts the two proxies.
+// With `transparent`, the chain carries client connections to many origins
+// at once: nftables TPROXY in st hands Proxy-ST the client's QUIC to any
+// address (UDP ORIGIN_PORT), Proxy-ST answers from that address with a
+// certificate for the name asked for (made from its one key, so one SPKI
+// pin covers every origin), and Proxy-GW dials each connection's own
+// destination, trusting the origins by their shared key.
+//
+// The plain functions (hop settings → CLI, the transparent nft ruleset)
+// are unit-tested; `startQuicPepChain` makes the certificates and starts
+// the two proxies.
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
@@ -15,6 +23,7 @@ import { makeCertificate } from '../core/certificates.js';
 import { QUIC_KEYS, quicSideText } from '../core/quic-options.js';
 import { alive, requestStats, startProcess } from '../testbed/testbed.js';
 import { ADDRESSES, LINK_PLAN, ORIGIN_PORT, SITE_HOST } from '../testbed/addressing.js';
+import { applyTproxy, tproxyRules } from './tcp-chain.js';
 
 const lan = LINK_PLAN.find((l) => l.name === 'lan');
 const sat = LINK_PLAN.find((l) => l.name === 'sat');
@@ -137,7 +146,9 @@ export function resolveHops(hops = {}, profile = null, { sat = {}, ground = {}, 
  * Pure: the two proxies' command lines (without the binary).
  * files: { st: {cert, key, log, stats}, gw: {cert, key, log, stats} };
  * next: Proxy-GW's next hop {addr, port, name, ca} (the origin by default);
- * extra: more arguments per role, {st: [...], gw: [...]} (QPEP's).
+ * extra: more arguments per role, {st: [...], gw: [...]} (QPEP's);
+ * transparent: transparentPlan's result (many origins: Proxy-GW then has
+ * no next hop of its own and no spare), or null.
  */
 export function chainArgs({
   hops,
@@ -151,8 +162,13 @@ export function chainArgs({
   tunnel = 'warm',
   spare = h3,
   extra = {},
+  transparent = null,
 }) {
   const h = resolveHops(hops);
+  if (transparent && tunnel !== 'warm')
+    throw new UsageError(
+      `QUIC PEP transparent: needs the standing tunnel (tunnel 'warm'), which carries each client connection's destination to Proxy-GW; got ${JSON.stringify(tunnel)}`,
+    );
   const common = (role, acceptHop, connectHop) => {
     const f = files[role];
     const a = [
@@ -183,18 +199,21 @@ export function chainArgs({
     return a;
   };
   const gwNext = { addr: ADDRESSES.server, port: ORIGIN_PORT, name: siteHost, ca: originCertPath, ...next };
+  // transparent: Proxy-GW dials each connection's own destination, and no
+  // destination is known ahead for a spare
+  const gwTo = transparent
+    ? transparent.args.gw
+    : [
+        ...(tunnel === 'warm' && spare ? ['--spare'] : []),
+        '--next-hop',
+        `${gwNext.addr}:${gwNext.port}`,
+        '--next-hop-name',
+        gwNext.name,
+        '--next-hop-ca',
+        gwNext.ca,
+      ];
   return {
-    gw: [
-      ...common('gw', 'satellite', 'server'),
-      ...(tunnel === 'warm' && spare ? ['--spare'] : []),
-      '--next-hop',
-      `${gwNext.addr}:${gwNext.port}`,
-      '--next-hop-name',
-      gwNext.name,
-      '--next-hop-ca',
-      gwNext.ca,
-      ...(extra.gw ?? []),
-    ],
+    gw: [...common('gw', 'satellite', 'server'), ...gwTo, ...(extra.gw ?? [])],
     st: [
       ...common('st', 'client', h.satelliteReturn ? 'satelliteReturn' : 'satellite'),
       '--next-hop',
@@ -203,8 +222,60 @@ export function chainArgs({
       GW_NAME,
       '--next-hop-ca',
       files.gw.cert,
+      ...(transparent?.args.st ?? []),
       ...(extra.st ?? []),
     ],
+  };
+}
+
+// TPROXY of the transparent chain's QUIC in st: its own mark, routing
+// table and nft table (the split-TCP PEP has 0x1/100, QPEP 0x2/101).
+export const QUIC_TPROXY = { mark: 0x3, table: 102, nftTable: 'satbench_quic_pep' };
+
+// An SPKI pin as Chromium takes it (origin gen-cert's spki.txt).
+const SPKI_PIN = /^[A-Za-z0-9+/]{43}=$/;
+
+/**
+ * Pure: st's nftables table for the transparent chain. QUIC from the
+ * client (UDP `port` arriving on lan0, for an address that is not st's)
+ * is marked for local delivery and handed to Proxy-ST's transparent
+ * socket at `listen` (IP:PORT, the same port, which Proxy-ST takes as the
+ * original one); what TPROXY cannot hand over (Proxy-ST not listening) is
+ * dropped rather than routed past the PEP.
+ */
+export function transparentNftRuleset({ listen, port = PEP_QUIC_PORT, tproxy = QUIC_TPROXY }) {
+  const mark = `0x${tproxy.mark.toString(16)}`;
+  const match = `iifname "${lan.dev}" meta l4proto udp fib daddr type != local udp dport ${port}`;
+  return `table ip ${tproxy.nftTable} {
+  chain prerouting {
+    type filter hook prerouting priority mangle; policy accept;
+    ${match} meta mark set ${mark} tproxy ip to ${listen} accept
+    ${match} drop
+  }
+}
+`;
+}
+
+/**
+ * Pure: what `transparent` adds to the chain: the proxies' arguments
+ * (Proxy-ST's transparent listener; Proxy-GW's trust in the origins' key
+ * `originSpki` and the networks it may dial, `allowDst`) and st's TPROXY
+ * (nft ruleset and policy routing).
+ */
+export function transparentPlan({ originSpki, allowDst = null }) {
+  if (typeof originSpki !== 'string' || !SPKI_PIN.test(originSpki))
+    throw new UsageError(
+      `QUIC PEP transparent: originSpki must be the origins' SPKI pin (base64 of a SHA-256, as spki.txt), got ${JSON.stringify(originSpki)}`,
+    );
+  const listen = `${PEP_ADDRESSES.st}:${PEP_QUIC_PORT}`;
+  const allow = allowDst ? ['--allow-dst', [allowDst].flat().join(',')] : [];
+  return {
+    args: {
+      st: ['--transparent'],
+      gw: ['--transparent', '--next-hop-spki', originSpki, ...allow],
+    },
+    st: { nft: transparentNftRuleset({ listen }), rules: tproxyRules(QUIC_TPROXY) },
+    settings: { nft_table: QUIC_TPROXY.nftTable, listen, port: PEP_QUIC_PORT, origin_spki: originSpki },
   };
 }
 
@@ -258,10 +329,24 @@ const TUNNEL_UP_MS = 20000;
  * dialled ahead (satbulk would trace the idle one). `extra`: more
  * arguments per role, {st: [...], gw: [...]} (QPEP's, pep/qpep-chain.js).
  *
+ * `transparent` (default false): many origins at once, each client
+ * connection going to its own (a replayed archive's, on addressing.js
+ * originAddress(i)): TPROXY in st (transparentPlan; its table goes with
+ * st's namespace at teardown and `satbench cleanup`) hands Proxy-ST the
+ * client's QUIC to any address; Proxy-ST presents, for each name asked
+ * for, a certificate made from its key (pin: `spki`); Proxy-GW dials each
+ * destination, trusting the origins' shared key `originSpki` (required),
+ * within `allowDst` (networks; default quic-pep's, 198.18.0.0/15, which
+ * holds the origins' 198.19.0.0/16). Needs `tunnel` 'warm'; no spare.
+ * The origin certificate `next` and `originCertPath` are then unused.
+ *
  * Returns { serverAddr (= addr), port, ca, spki, settings, logs, qlogDir,
  * stats(), beforeLoad(), tunnelAtLoad() }: point the client at serverAddr:port and have it trust ca (or
- * Chromium the spki pin); stats() returns both proxies' counters,
- * {st: {connections (relayed), accepted, failed, active, streams, bytes, …},
+ * Chromium the spki pin); with `transparent`, serverAddr and addr are
+ * null (the client uses each origin's own address) and `settings.transparent`
+ * says how it intercepts. stats() returns both proxies' counters,
+ * {st: {connections (relayed), accepted, failed, active, streams, bytes,
+ * destinations (transparent: by address, with the names asked for), …},
  * gw: {…}}, fresh while they run, their last file after teardown.
  */
 export async function startQuicPepChain(
@@ -281,8 +366,13 @@ export async function startQuicPepChain(
     tunnel = 'warm',
     spare = h3,
     extra = {},
+    transparent = false,
+    originSpki = null,
+    allowDst = null,
   } = {},
 ) {
+  const through = transparent ? transparentPlan({ originSpki, allowDst }) : null;
+  if (through) spare = false;
   fs.mkdirSync(dir, { recursive: true });
   const bin = binPath('quic-pep');
   const files = {};
@@ -313,7 +403,10 @@ export async function startQuicPepChain(
     tunnel,
     spare,
     extra,
+    transparent: through,
   });
+  // Before Proxy-ST listens: from here on the client's QUIC reaches it or nothing.
+  if (through) await applyTproxy(tb.ns.st, through.st);
   // gw first, so st's first connection finds it
   for (const role of ['gw', 'st']) {
     await startProcess(tb.state, `quic-pep-${role}`, ['ip', 'netns', 'exec', tb.ns[role], bin, ...args[role]], {
@@ -347,12 +440,19 @@ export async function startQuicPepChain(
   }
   let atLoad = { mode: tunnel };
   return {
-    serverAddr: PEP_ADDRESSES.st,
-    addr: PEP_ADDRESSES.st,
+    serverAddr: through ? null : PEP_ADDRESSES.st,
+    addr: through ? null : PEP_ADDRESSES.st,
     port: PEP_QUIC_PORT,
     ca: files.st.cert,
     spki: files.st.spki,
-    settings: { hops: resolved, h3, alpn, tunnel, spare: tunnel === 'warm' && spare },
+    settings: {
+      hops: resolved,
+      h3,
+      alpn,
+      tunnel,
+      spare: tunnel === 'warm' && spare,
+      ...(through ? { transparent: through.settings } : {}),
+    },
     qlogDir,
     logs: { st: files.st.log, gw: files.gw.log },
     stats,

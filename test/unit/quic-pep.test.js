@@ -3,13 +3,18 @@ import {
   DEFAULT_HOPS,
   GW_NAME,
   PEP_ADDRESSES,
+  QUIC_TPROXY,
   chainArgs,
   linkBdpBytes,
   resolveHops,
+  transparentNftRuleset,
+  transparentPlan,
   tunnelAtLoad,
   tunnelInitialWindow,
   tunnelUp,
 } from '../../harness/pep/quic-chain.js';
+import { TPROXY } from '../../harness/pep/tcp-chain.js';
+import { QPEP_TPROXY } from '../../harness/pep/qpep-chain.js';
 import { parsePepOptions, parsePepTunnel, chainSat, checkPepOptions } from '../../harness/pep/options.js';
 import { pepRecord } from '../../harness/pep/chain.js';
 import { parseProfile, withDefaultLimits } from '../../harness/testbed/profiles.js';
@@ -232,6 +237,67 @@ describe('QUIC PEP chain plan', () => {
       argOf(plain.st, '--connect-side'),
       'cc=newreno,initial-window=100',
       'the paper setting without a profile',
+    );
+  });
+});
+
+describe('QUIC PEP chain, transparent (many origins)', () => {
+  const pin = '47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=';
+  const base = { hops: {}, files, originCertPath: '/o.pem', siteHost: 'satbench.test' };
+
+  it("intercepts the client's QUIC to any address in st, and drops what it cannot hand over", () => {
+    assert.equal(
+      transparentNftRuleset({ listen: '198.18.1.1:443' }),
+      `table ip satbench_quic_pep {
+  chain prerouting {
+    type filter hook prerouting priority mangle; policy accept;
+    iifname "lan0" meta l4proto udp fib daddr type != local udp dport 443 meta mark set 0x3 tproxy ip to 198.18.1.1:443 accept
+    iifname "lan0" meta l4proto udp fib daddr type != local udp dport 443 drop
+  }
+}
+`,
+    );
+    // its own mark, routing table and nft table: never the split-TCP PEP's or QPEP's
+    for (const other of [TPROXY, QPEP_TPROXY]) {
+      assert.notEqual(QUIC_TPROXY.mark, other.mark);
+      assert.notEqual(QUIC_TPROXY.table, other.table);
+      assert.notEqual(QUIC_TPROXY.nftTable, other.nftTable);
+    }
+    const plan = transparentPlan({ originSpki: pin });
+    assert.deepEqual(plan.st.rules, [
+      ['rule', 'add', 'fwmark', '0x3', 'lookup', '102'],
+      ['route', 'add', 'local', '0.0.0.0/0', 'dev', 'lo', 'table', '102'],
+    ]);
+    assert.deepEqual(plan.settings, {
+      nft_table: 'satbench_quic_pep',
+      listen: '198.18.1.1:443',
+      port: 443,
+      origin_spki: pin,
+    });
+  });
+
+  it("gives Proxy-ST a transparent listener and Proxy-GW the origins' key instead of one next hop", () => {
+    const t = transparentPlan({ originSpki: pin, allowDst: ['198.19.0.0/16', '198.18.3.2'] });
+    const { st, gw } = chainArgs({ ...base, transparent: t });
+    assert.ok(st.includes('--transparent') && st.includes('--tunnel'));
+    assert.equal(argOf(st, '--listen'), '198.18.1.1:443', 'where TPROXY hands it the QUIC');
+    assert.equal(argOf(st, '--next-hop'), '198.18.2.2:443', 'Proxy-GW, as always');
+    assert.ok(gw.includes('--transparent'));
+    assert.equal(argOf(gw, '--next-hop-spki'), pin);
+    assert.equal(argOf(gw, '--allow-dst'), '198.19.0.0/16,198.18.3.2');
+    for (const flag of ['--next-hop', '--next-hop-name', '--next-hop-ca', '--spare'])
+      assert.ok(!gw.includes(flag), `gw has no ${flag}`);
+    assert.ok(!chainArgs({ ...base, transparent: transparentPlan({ originSpki: pin }) }).gw.includes('--allow-dst'));
+    // without it, nothing changes
+    assert.deepEqual(chainArgs({ ...base, transparent: null }), chainArgs(base));
+  });
+
+  it('refuses what cannot work, in one line', () => {
+    assert.throws(() => transparentPlan({}), /originSpki must be the origins' SPKI pin/);
+    assert.throws(() => transparentPlan({ originSpki: 'abc' }), /got "abc"/);
+    assert.throws(
+      () => chainArgs({ ...base, tunnel: 'per-connection', transparent: transparentPlan({ originSpki: pin }) }),
+      /^UsageError: QUIC PEP transparent: needs the standing tunnel/,
     );
   });
 });
