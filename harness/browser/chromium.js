@@ -56,12 +56,28 @@ export function baseChromiumArgs(userDataDir) {
   ];
 }
 
+/**
+ * Pure: where a run's Chromium goes: the page's URL and the host names it
+ * reaches, each with its address; `mapHosts`: Chromium maps them itself
+ * (--host-resolver-rules), else the namespace's DNS answers them. A
+ * reference site: SITE_HOST at `serverAddr` (the origin, or Proxy-ST).
+ */
+export function siteTarget(protocol, serverAddr = ADDRESSES.server) {
+  return { url: siteUrl(protocol), hosts: [{ name: SITE_HOST, address: serverAddr }], mapHosts: true };
+}
+
 // Pure: Chromium's command line for one run of `protocol`.
-export function chromiumArgs(protocol, { userDataDir, spki, serverAddr = ADDRESSES.server }) {
+export function chromiumArgs(protocol, { userDataDir, spki, serverAddr, target = siteTarget(protocol, serverAddr) }) {
   const p = baseProtocol(protocol);
-  const args = [...baseChromiumArgs(userDataDir), `--host-resolver-rules=MAP ${SITE_HOST} ${serverAddr}`];
+  const args = [...baseChromiumArgs(userDataDir)];
+  if (target.mapHosts)
+    args.push(`--host-resolver-rules=${target.hosts.map((h) => `MAP ${h.name} ${h.address}`).join(', ')}`);
   if (p !== 'h1') args.push(`--ignore-certificate-errors-spki-list=${spki}`);
-  if (p === 'h3') args.push('--enable-quic', `--origin-to-force-quic-on=${SITE_HOST}:${ORIGIN_PORT}`);
+  if (p === 'h3')
+    args.push(
+      '--enable-quic',
+      `--origin-to-force-quic-on=${target.hosts.map((h) => `${h.name}:${ORIGIN_PORT}`).join(',')}`,
+    );
   else args.push('--disable-quic');
   if (p === 'h1s') args.push('--disable-http2');
   return args;
@@ -76,7 +92,8 @@ export function launchChromium({
   protocol,
   spki,
   serverAddr,
-  args = (dir) => chromiumArgs(protocol, { userDataDir: dir, spki, serverAddr }),
+  target,
+  args = (dir) => chromiumArgs(protocol, { userDataDir: dir, spki, serverAddr, target }),
   userDataDir,
   timeoutMs = 120000,
   signal,
@@ -225,7 +242,7 @@ function unlessAborted(promise, signal, late) {
  * launch throws.
  */
 export async function withChromium(
-  { clientNs, protocol, spki, serverAddr, args, timeoutMs = 120000, killAfterMs = timeoutMs + 5000, signal },
+  { clientNs, protocol, spki, serverAddr, target, args, timeoutMs = 120000, killAfterMs = timeoutMs + 5000, signal },
   use,
 ) {
   signal?.throwIfAborted();
@@ -237,7 +254,17 @@ export async function withChromium(
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
     browser = await unlessAborted(
-      launchChromium({ clientNs, protocol, spki, serverAddr, args, userDataDir, timeoutMs, signal: stop.signal }),
+      launchChromium({
+        clientNs,
+        protocol,
+        spki,
+        serverAddr,
+        target,
+        args,
+        userDataDir,
+        timeoutMs,
+        signal: stop.signal,
+      }),
       stop.signal,
       (late) => kill(late),
     );

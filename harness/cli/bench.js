@@ -14,7 +14,7 @@ import { campaignCommand, matrixAxes, CAMPAIGN_OPTIONS } from './campaign.js';
 export const HELP = `Usage: satbench bench [--preset NAME] [--profile LIST] [--loss LIST] [--protocol LIST]
                       [--site NAME|DIR] [-n RUNS] [--out DIR] [--resume DIR] [--seed N]
                       [--link auto|linkem|netem] [--timeout SECONDS] [--origin rust|h2o|h2o-patched]
-                      [--quic LIST] [--h3-priorities P] [--alt-svc WHERE] [--cc NAME] [--initcwnd N] [--pep-preset NAME]
+                      [--quic LIST] [--h3-priorities P] [--alt-svc WHERE] [--dns WHERE] [--cc NAME] [--initcwnd N] [--pep-preset NAME]
                       [--pep-sat LIST] [--pep-ground LIST] [--pep-tunnel MODE] [--qlog] [--shard I/N]
                       [--lighthouse] [--json]
   Load a page in a fresh Chromium over every scenario of the matrix (profiles × losses ×
@@ -33,7 +33,9 @@ Options:
                     h1, h1s, h2 also with -qpep (h1-qpep, h1s-qpep, h2-qpep): QPEP, their TCP
                     connections carried over the QUIC PEP's standing tunnel (HTTP/3 there is h3-pep)
   --site NAME|DIR   a reference site (kepler, deutschmann-small, deutschmann-large,
-                    kuhn-a, kuhn-b) or a directory with an index.html
+                    kuhn-a, kuhn-b), a directory with an index.html, or a site archive
+                    (satbench record / import-har): every origin it recorded replayed by our
+                    origin, each at an address of its own, over h1s, h2, h3 (h1 for an http page)
   -n RUNS           runs per scenario
   --out DIR         where results go (default out/bench-TIMESTAMP); a failed run's helper logs
                     (linkem, the origin, both proxies) are kept in DIR/logs/SCENARIO-runN/
@@ -61,6 +63,9 @@ Options:
                     prioritize and requests every image at once) or tcp (only TCP ones; over h3
                     Chromium then keeps at most 6 images in flight, as in Kosek et al.'s
                     testbed; the ifip2022 preset's choice)
+  --dns WHERE       a site archive's DNS server: gw (the default: every lookup crosses the
+                    satellite link), st (a resolver on the terminal's side) or none (Chromium
+                    maps the names itself, no lookups)
   --cc NAME         TCP congestion control of the end hosts (default cubic; newreno = reno)
   --initcwnd N      TCP initial congestion and receive window of the end hosts (default 10)
   --pep-preset NAME for the -pep protocols over TCP, the split-TCP PEP's preset: paper (the
@@ -93,6 +98,7 @@ const OPTIONS = {
   lighthouse: { type: 'boolean' },
   'h3-priorities': { type: 'string' },
   'alt-svc': { type: 'string' },
+  dns: { type: 'string' },
   qlog: { type: 'boolean' },
 };
 
@@ -117,6 +123,7 @@ export function benchInput(v) {
     pep: { ...pepOptions(v), qlog: Boolean(v.qlog) },
     h3Priorities: v['h3-priorities'] ?? null,
     altSvc: v['alt-svc'] ?? preset.altSvc ?? null,
+    dns: v.dns ?? null,
     shard: v.shard ? parseShard(v.shard) : null,
     lighthouse: Boolean(v.lighthouse),
   };

@@ -13,7 +13,9 @@ import { gatherEnvironment } from '../campaign/environment.js';
 import { readResults } from '../results/store.js';
 import { writeOutputs } from '../analysis/outputs.js';
 import { ensureSite, listSites } from '../../sites/generate.js';
-import { checkBench } from './matrix.js';
+import { checkBench, DEFAULT_ARCHIVE_DNS } from './matrix.js';
+import { isArchive } from '../archive/format.js';
+import { archiveSite } from './archive-site.js';
 import { pageloadRun, describeRun } from './run.js';
 
 /**
@@ -36,6 +38,7 @@ export async function bench(
     quic = {},
     h3Priorities = null,
     altSvc = null,
+    dns = null,
     tcp,
     pep = {},
     shard = null,
@@ -43,14 +46,23 @@ export async function bench(
     profiles = profileCache(),
   },
 ) {
-  await checkBench(matrix, { origin, quic, pep, h3Priorities, altSvc }, { profiles });
+  await checkBench(matrix, { origin, quic, pep, h3Priorities, altSvc, dns }, { profiles });
   const { file, done } = openResults(outDir, { resume, kind: 'pageload', manifest, onWarning: onProgress });
   const siteDirs = {};
-  for (const s of matrix.sites) siteDirs[s] = listSites().includes(s) ? await ensureSite(s) : path.resolve(s);
+  const archives = {};
+  for (const s of matrix.sites) {
+    siteDirs[s] = listSites().includes(s) ? await ensureSite(s) : path.resolve(s);
+    if (!listSites().includes(s) && isArchive(siteDirs[s])) archives[s] = archiveSite(siteDirs[s]);
+  }
   const plan = scenarioResolver({
     settings: { link, seed, timeoutMs, origin, quic, h3Priorities, altSvc, tcp, pep },
     profiles,
-    facts: (s) => ({ siteDir: siteDirs[s.site], pepKind: pepKind(s.protocol) }),
+    facts: (s) => ({
+      siteDir: siteDirs[s.site],
+      pepKind: pepKind(s.protocol),
+      archive: archives[s.site] ?? null,
+      dns: archives[s.site] ? (dns ?? DEFAULT_ARCHIVE_DNS) : null,
+    }),
   });
   await runCampaign({
     kind: 'pageload',
@@ -71,6 +83,7 @@ export async function bench(
     quic,
     h3_priorities: h3Priorities ?? 'rfc9218',
     alt_svc: altSvc ?? 'all',
+    ...(Object.keys(archives).length ? { dns: dns ?? DEFAULT_ARCHIVE_DNS } : {}),
     tcp: tcp ?? null,
     pep,
     matrix,

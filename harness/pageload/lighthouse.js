@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { siteUrl, withChromium } from '../browser/chromium.js';
+import { withChromium } from '../browser/chromium.js';
 import { LIGHTHOUSE_DIR } from '../results/store.js';
 
 // The audits the report shows (ms, except CLS).
@@ -87,19 +87,19 @@ export async function auditPage(page, url, { dir, name, timeoutMs }) {
 }
 
 /**
- * A separate load of the scenario's page in a fresh Chromium in the client
+ * A separate load of `target` (chromium.js siteTarget) in a fresh Chromium in the client
  * namespace, audited by Lighthouse. Never throws: a failure is the entry's
  * `error`. Paths in the entry are relative to `outDir`.
  */
-export async function runLighthouse({ clientNs, protocol, spki, serverAddr, timeoutMs = 120000, outDir, scenario }) {
+export async function runLighthouse({ clientNs, protocol, spki, target, timeoutMs = 120000, outDir, scenario }) {
   const started = Date.now();
   try {
     // Lighthouse waits for load, then for quiet network and CPU: allow it more than one load.
     const browserTimeout = { timeoutMs: 3 * timeoutMs, killAfterMs: 3 * timeoutMs };
-    const r = await withChromium({ clientNs, protocol, spki, serverAddr, ...browserTimeout }, async (browser) => {
+    const r = await withChromium({ clientNs, protocol, spki, target, ...browserTimeout }, async (browser) => {
       const page = await browser.newPage();
       const dir = path.join(outDir, LIGHTHOUSE_DIR);
-      return auditPage(page, siteUrl(protocol), { dir, name: reportSlug(scenario), timeoutMs });
+      return auditPage(page, target.url, { dir, name: reportSlug(scenario), timeoutMs });
     });
     return {
       ...r,

@@ -4,14 +4,19 @@
 // (is this run valid? what are its metrics?) is in the plain functions
 // below; `loadPage` is the I/O.
 import { NEXT_HOP, baseProtocol } from '../core/protocols.js';
-import { siteUrl, withChromium } from '../browser/chromium.js';
+import { siteTarget, withChromium } from '../browser/chromium.js';
 import navigation from './page/navigation.js';
 import paint from './page/paint.js';
 import resources from './page/resources.js';
 
 // Pure: whether the document and every resource came over the protocol
-// asked for (and over cleartext when h1 was asked); the counts seen.
-export function checkProtocol(protocol, nav, resourceList) {
+// asked for (and over cleartext when h1 was asked); the counts seen. A
+// replay (`failedOk`) may answer a request its archive lacks with a 404
+// that a cross-origin fetch then fails (CORS), which Resource Timing lists
+// without a protocol: such network errors are not held against it (they
+// are in the record's errors and unmatched requests).
+export function checkProtocol(protocol, nav, allResources, { failedOk = false } = {}) {
+  const resourceList = failedOk ? allResources.filter((r) => r.nextHopProtocol) : allResources;
   const p = baseProtocol(protocol);
   const want = NEXT_HOP[p];
   const scheme = p === 'h1' ? 'http:' : 'https:';
@@ -40,11 +45,14 @@ export function checkProtocol(protocol, nav, resourceList) {
 // (Chromium's own favicon request aside) with success; an error page loads
 // fast and would pass for a quick run. Status 0 means the browser does not
 // say, and is not held against the run.
-export function checkStatus(nav, allResources) {
+// A replayed archive answers its resources as they were recorded, errors
+// included (`resources` false): only its document counts here, and the
+// requests it could not answer are counted as unmatched instead.
+export function checkStatus(nav, allResources, { resources = true } = {}) {
   const bad = (s) => typeof s === 'number' && s >= 400;
   const problems = [];
   if (bad(nav?.responseStatus)) problems.push(`document ${nav.responseStatus}`);
-  const failed = allResources.filter((r) => !isFavicon(r) && bad(r.responseStatus));
+  const failed = resources ? allResources.filter((r) => !isFavicon(r) && bad(r.responseStatus)) : [];
   if (failed.length)
     problems.push(`${failed.length} resources (e.g. ${new URL(failed[0].name).pathname} ${failed[0].responseStatus})`);
   return { ok: problems.length === 0, error: problems.length ? `HTTP error status: ${problems.join('; ')}` : null };
@@ -107,16 +115,25 @@ export function noLoad(error) {
 }
 
 /**
- * Loads `siteUrl(protocol)` once in a fresh Chromium inside `clientNs`;
- * the site's name resolves to `serverAddr` (the origin, or Proxy-ST).
+ * Loads `target.url` once in a fresh Chromium inside `clientNs` (a
+ * reference site by default: its name resolves to `serverAddr`, the origin
+ * or Proxy-ST; a replayed archive: chromium.js siteTarget).
  * `signal` ends the load at once (Chromium is killed). Never throws for a
  * failed load: the record says ok:false and why.
  */
-export async function loadPage({ clientNs, protocol, spki, serverAddr, timeoutMs = 120000, signal }) {
+export async function loadPage({
+  clientNs,
+  protocol,
+  spki,
+  serverAddr,
+  target = siteTarget(protocol, serverAddr),
+  timeoutMs = 120000,
+  signal,
+}) {
   const started = Date.now();
   const record = noLoad(null);
   try {
-    await withChromium({ clientNs, protocol, spki, serverAddr, timeoutMs, signal }, async (browser) => {
+    await withChromium({ clientNs, protocol, spki, target, timeoutMs, signal }, async (browser) => {
       const page = await browser.newPage();
       const responses = [];
       const cdp = await page.createCDPSession();
@@ -127,7 +144,7 @@ export async function loadPage({ clientNs, protocol, spki, serverAddr, timeoutMs
       page.on('requestfailed', (r) => record.errors.push({ url: r.url(), error: r.failure()?.errorText ?? 'failed' }));
       page.on('pageerror', (e) => record.errors.push({ error: `page: ${e.message}` }));
       const t0 = Date.now();
-      await page.goto(siteUrl(protocol), { waitUntil: 'load', timeout: timeoutMs });
+      await page.goto(target.url, { waitUntil: 'load', timeout: timeoutMs });
       record.load_wall_ms = Date.now() - t0;
       record.navigation = await page.evaluate(navigation);
       const p = await page.evaluate(paint);
@@ -136,10 +153,10 @@ export async function loadPage({ clientNs, protocol, spki, serverAddr, timeoutMs
       record.resources = await page.evaluate(resources);
       record.connections = connectionsByOrigin(responses);
     });
-    const check = checkProtocol(protocol, record.navigation, record.resources);
+    const check = checkProtocol(protocol, record.navigation, record.resources, { failedOk: Boolean(target.replay) });
     record.protocol_seen = check.seen;
     record.metrics = deriveMetrics(record.navigation, record.paints, record.lcp, record.resources);
-    const status = checkStatus(record.navigation, record.resources);
+    const status = checkStatus(record.navigation, record.resources, { resources: !target.replay });
     record.ok = check.ok && status.ok;
     record.error = [check.error, status.error].filter(Boolean).join('; ') || null;
   } catch (e) {

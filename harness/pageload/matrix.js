@@ -18,6 +18,12 @@ import { checkPepOptions } from '../pep/options.js';
 import { checkCongestionControl, availableCongestionControls } from '../testbed/congestion-control.js';
 import { profileCache } from '../campaign/scenario.js';
 import { listSites } from '../../sites/generate.js';
+import { isArchive } from '../archive/format.js';
+import { archiveSite, checkArchiveScenarios } from './archive-site.js';
+
+// Where a replayed archive's names are looked up unless --dns says: in gw,
+// so that every lookup crosses the satellite link as it would on the Internet.
+export const DEFAULT_ARCHIVE_DNS = 'gw';
 
 // How our origin may order HTTP/3 responses (--h3-priorities); rfc9218 is its default.
 export const H3_PRIORITIES = ['rfc9218', 'incremental-last', 'off'];
@@ -37,9 +43,9 @@ export function validateBenchMatrix(m, { profiles = profileCache() } = {}) {
   for (const p of m.profiles) withFlag('--profile', () => profiles(p)); // unknown names fail here, before anything runs
   const known = listSites();
   for (const s of m.sites) {
-    if (!known.includes(s) && !fs.existsSync(path.join(s, 'index.html'))) {
+    if (!known.includes(s) && !fs.existsSync(path.join(s, 'index.html')) && !isArchive(s)) {
       throw new UsageError(
-        `--site ${s}: neither a reference site (${known.join(', ')}) nor a directory with an index.html`,
+        `--site ${s}: neither a reference site (${known.join(', ')}), a directory with an index.html nor a site archive (archive.json)`,
       );
     }
   }
@@ -56,7 +62,7 @@ export function validateBenchMatrix(m, { profiles = profileCache() } = {}) {
  */
 export async function checkBench(
   matrix,
-  { origin = 'rust', quic = {}, pep = {}, h3Priorities = null, altSvc = null, tcp = {} } = {},
+  { origin = 'rust', quic = {}, pep = {}, h3Priorities = null, altSvc = null, tcp = {}, dns = null } = {},
   options = {},
 ) {
   validateBenchMatrix(matrix, options);
@@ -67,4 +73,10 @@ export async function checkBench(
     throw new UsageError(`--alt-svc: expected ${ALT_SVC.join(' or ')}, got ${JSON.stringify(altSvc)}`);
   checkPepOptions(pep, matrix.protocols.map(pepKind).filter(Boolean));
   await checkOrigin(origin, matrix.protocols, { quic, h3Priorities });
+  const archives = matrix.sites.filter((s) => !listSites().includes(s) && isArchive(s));
+  if (dns !== null && !archives.length)
+    throw new UsageError(`--dns ${dns}: only for a site archive (--site DIR with an archive.json)`);
+  if (archives.length && origin !== 'rust')
+    throw new UsageError(`--origin ${origin}: a site archive is replayed by our origin only (--origin rust)`);
+  for (const dir of archives) checkArchiveScenarios(archiveSite(dir), matrix.protocols, dns ?? DEFAULT_ARCHIVE_DNS);
 }

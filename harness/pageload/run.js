@@ -8,6 +8,10 @@ import { startPepChain, pepRecord, checkThrough } from '../pep/chain.js';
 import { runFolder } from '../campaign/results-dir.js';
 import { scenarioKey } from '../kinds/pageload.js';
 import { loadPage, noLoad } from './load.js';
+import { archiveTarget } from './archive-site.js';
+import { startDns } from '../servers/dns.js';
+import { siteTarget } from '../browser/chromium.js';
+import { ADDRESSES } from '../testbed/addressing.js';
 import { runLighthouse } from './lighthouse.js';
 
 // Pure: a page-load record's result in a progress line.
@@ -40,7 +44,13 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
   const phases = {};
   const base = { scenario, run: runNo, seed: seed + runNo, link: plan.link, origin: plan.origin };
   const rec = await guardedRun({
-    testbed: { profile, link: plan.link, seed: seed + runNo, tcp: plan.tcp },
+    testbed: {
+      profile,
+      link: plan.link,
+      seed: seed + runNo,
+      tcp: plan.tcp,
+      serverAddresses: plan.archive?.hosts.map((h) => h.address) ?? [],
+    },
     interrupt,
     logsDir: outDir ? runFolder(outDir, 'logs', scenarioKey(scenario), runNo) : null,
     failed: (error, tb) => failedRunRecord({ ...base, link: tb?.backend ?? plan.link }, error),
@@ -49,6 +59,7 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
       const { spki } = await startOrigin(tb, {
         origin: plan.origin,
         siteDir: plan.siteDir,
+        archive: plan.archive,
         quic: plan.quic,
         bdpBytes: plan.bdpBytes,
         h3Priorities: plan.h3Priorities,
@@ -56,12 +67,15 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
       });
       const qlogDir = plan.pep.qlog && outDir ? qlogDirOf(outDir, scenario, runNo) : null;
       const chain = await startPepChain(tb, plan.pepKind, { pep: plan.pep, qlogDir });
+      if (plan.archive && plan.dns !== 'none') await startDns(tb, { place: plan.dns, hosts: plan.archive.hosts });
       phases.origin_ms = lap();
       const load = {
         clientNs: tb.ns.client,
         protocol: scenario.protocol,
         spki: chain?.spki ?? spki,
-        serverAddr: chain?.serverAddr,
+        target: plan.archive
+          ? archiveTarget(plan.archive, plan.dns)
+          : siteTarget(scenario.protocol, chain?.serverAddr ?? ADDRESSES.server),
         timeoutMs: plan.timeoutMs,
       };
       await chain?.beforeLoad?.();

@@ -21,7 +21,7 @@ import path from 'node:path';
 import { run } from '../core/sys.js';
 import { makeCertificate } from '../core/certificates.js';
 import { startProcess } from '../testbed/testbed.js';
-import { LINK_PLAN, ADDRESSES } from '../testbed/addressing.js';
+import { LINK_PLAN, ADDRESSES, ORIGINS_SUBNET } from '../testbed/addressing.js';
 
 const satLink = LINK_PLAN.find((l) => l.name === 'sat');
 const lanLink = LINK_PLAN.find((l) => l.name === 'lan');
@@ -92,16 +92,17 @@ export function openvpnArgs(role, { dev, files, settings = VPN_SETTINGS }) {
 
 /**
  * Pure: the routes of `role` through the tunnel (ip -n NS route …): st
- * sends the server's subnet into it, gw sends the client's subnet back.
+ * sends the server's subnets into it, gw sends the client's subnet back.
  * They replace the satellite routes for those subnets only, so that
  * OpenVPN's own packets (st ↔ gw's satellite addresses) still take sat0.
  */
 export function vpnRoutes(role, dev, settings = VPN_SETTINGS) {
-  const [subnet, peer] =
+  // st: the server's subnet and a replayed archive's origins (ORIGINS_SUBNET)
+  const [subnets, peer] =
     role === 'st'
-      ? [subnetOf(inetLink.bAddr, inetLink.prefix), settings.tunnel.gw]
-      : [subnetOf(lanLink.aAddr, lanLink.prefix), settings.tunnel.st];
-  return [['route', 'replace', subnet, 'via', peer, 'dev', dev]];
+      ? [[subnetOf(inetLink.bAddr, inetLink.prefix), ORIGINS_SUBNET], settings.tunnel.gw]
+      : [[subnetOf(lanLink.aAddr, lanLink.prefix)], settings.tunnel.st];
+  return subnets.map((subnet) => ['route', 'replace', subnet, 'via', peer, 'dev', dev]);
 }
 
 /** Pure: `ip -s -j link show DEV`'s JSON → the device's packet and byte counters. */

@@ -188,6 +188,7 @@ export function readOriginLog(tb) {
 
 /**
  * Makes the testbed's certificate and starts `origin` serving `siteDir`
+ * (or replaying `archive`, pageload/archive-site.js: our origin only)
  * in the server namespace, with the scenario's QUIC transport (`quic`, the
  * user's --quic; `bdpBytes` sizes our origin's windows), `h3Priorities` and
  * `altSvc`. Returns {spki} for Chromium's pin and the certificate's path
@@ -195,7 +196,7 @@ export function readOriginLog(tb) {
  */
 export async function startOrigin(
   tb,
-  { origin = 'rust', siteDir, quic = {}, bdpBytes = null, h3Priorities = null, altSvc = null },
+  { origin = 'rust', siteDir, archive = null, quic = {}, bdpBytes = null, h3Priorities = null, altSvc = null },
 ) {
   const tls = await originCertificate(tb);
   const logPath = path.join(tb.dir, 'origin.log');
@@ -232,16 +233,15 @@ export async function startOrigin(
         tb.ns.server,
         binPath('origin'),
         'serve',
-        '--root',
-        siteDir,
-        '--addr',
-        ADDRESSES.server,
+        // an archive: every host it recorded, each on its own address, each
+        // with a certificate made for tls.key (one SPKI pin for all)
+        ...(archive
+          ? ['--archive', archive.dir, '--addr', archive.hosts.map((h) => h.address).join(',')]
+          : ['--root', siteDir, '--addr', ADDRESSES.server, '--cert', tls.cert]),
         '--http-port',
         String(ORIGIN_HTTP_PORT),
         '--https-port',
         String(ORIGIN_PORT),
-        '--cert',
-        tls.cert,
         '--key',
         tls.key,
         '--log',

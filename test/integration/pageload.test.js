@@ -127,9 +127,9 @@ describe('bench refuses bad input before anything starts', function () {
     [['--preset', 'slow'], /--preset: unknown preset "slow"; presets: quick, ifip2022/],
     [
       ['--site', 'nosuchsite'],
-      /--site nosuchsite: neither a reference site \(kepler, .*\) nor a directory with an index.html/,
+      /--site nosuchsite: neither a reference site \(kepler, .*\), a directory with an index.html nor a site archive/,
     ],
-    [['--site', '@EMPTY'], /nor a directory with an index.html/],
+    [['--site', '@EMPTY'], /a directory with an index.html nor a site archive/],
     [['-n', '0'], /-n: expected a whole number >= 1, got "0"/],
     [['--origin', 'nginx'], /--origin: unknown origin "nginx"/],
     [['--quic', 'cc=vegas'], /--quic: cc must be cubic, newreno, bbr or sat/],

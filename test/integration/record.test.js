@@ -4,66 +4,30 @@
 // record runs there too, with --resolve and --spki. The archive must hold
 // every response as it went on the wire and list what could not be stored.
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import zlib from 'node:zlib';
-import { run } from '../../harness/core/sys.js';
-import { makeCertificate } from '../../harness/core/certificates.js';
 import { readArchive } from '../../harness/archive/format.js';
 import { archiveOrigins, matchEntry } from '../../harness/archive/match.js';
 import { decodeBody } from '../../harness/archive/encoding.js';
-import { CLI } from './helpers.js';
-
-const SITE = path.join(import.meta.dirname, 'record-site.js');
-const HOSTS = ['www.record.test', 'cdn.record.test', 'api.record.test'];
+import { HOSTS, RULES, startRecordSite } from './record-site-ns.js';
 
 describe('satbench record (integration, real Chromium)', function () {
   this.timeout(180000);
   const ns = `satbench-record-test-${process.pid}`;
+  let site;
   let tmp;
-  let server;
   let served;
   let pin;
-
-  // satbench inside the namespace
-  const record = (args) =>
-    new Promise((resolve) => {
-      execFile(
-        'ip',
-        ['netns', 'exec', ns, process.execPath, CLI, 'record', ...args],
-        { timeout: 120000 },
-        (err, stdout, stderr) => resolve({ code: err ? err.code : 0, stdout, stderr }),
-      );
-    });
-  const rules = [...HOSTS.map((h) => `${h}=127.0.0.1`), 'gone.record.test=127.0.0.3'].flatMap((r) => ['--resolve', r]);
+  const record = (args) => site.record(args);
+  const rules = RULES;
 
   before(async () => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-record-'));
-    await run('ip', ['netns', 'add', ns]);
-    await run('ip', ['netns', 'exec', ns, 'ip', 'link', 'set', 'lo', 'up']);
-    const cert = await makeCertificate({ name: HOSTS.join(','), ip: '127.0.0.1', dir: path.join(tmp, 'cert') });
-    pin = cert.spki;
-    server = spawn('ip', ['netns', 'exec', ns, process.execPath, SITE, cert.cert, cert.key], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const lines = readline.createInterface({ input: server.stdout });
-    const line = await Promise.race([
-      new Promise((resolve) => lines.once('line', resolve)),
-      new Promise((_, reject) => server.once('exit', (code) => reject(new Error(`record-site.js exited (${code})`)))),
-    ]);
-    served = Object.fromEntries(
-      Object.entries(JSON.parse(line).decoded).map(([k, v]) => [k, v === null ? null : Buffer.from(v, 'base64')]),
-    );
+    site = await startRecordSite(ns);
+    ({ tmp, served, pin } = site);
   });
 
-  after(async () => {
-    server?.kill();
-    await run('ip', ['netns', 'del', ns], { allowFail: true });
-    fs.rmSync(tmp, { recursive: true, force: true });
-  });
+  after(() => site?.stop());
 
   it('stores every response of every origin, bodies as served, and lists what it could not store', async () => {
     const out = path.join(tmp, 'archive');

@@ -48,7 +48,12 @@ describe('bench: matrix validation', () => {
     ['a loss over 100 %', { losses: [101] }, '--loss', /expected percentages between 0 and 100, got 101/],
     ['a negative loss', { losses: [-1] }, '--loss', /expected percentages between 0 and 100/],
     ['an unknown profile', { profiles: ['mars'] }, '--profile', /unknown profile "mars"; built-in profiles: .*geo/],
-    ['an unknown site', { sites: ['nosuchsite'] }, '--site', /neither a reference site \(kepler, .*\) nor a directory/],
+    [
+      'an unknown site',
+      { sites: ['nosuchsite'] },
+      '--site',
+      /neither a reference site \(kepler, .*\), a directory with an index.html nor a site archive/,
+    ],
     ['no runs', { runs: 0 }, '-n', /expected a whole number of runs >= 1, got 0/],
     ['fractional runs', { runs: 1.5 }, '-n', /expected a whole number of runs >= 1/],
   ]) {

@@ -103,11 +103,12 @@ describe('VPN baseline: OpenVPN and the routes', () => {
     assert.ok(tunName('abcdefghijkl').length <= 15);
   });
 
-  it("routes the server's subnet into the tunnel in st and the client's back in gw", () => {
+  it("routes the server's subnets (an archive's origins too) into the tunnel in st and the client's back in gw", () => {
     assert.equal(subnetOf('198.18.3.2', 30), '198.18.3.0/30');
     assert.equal(subnetOf('198.18.1.2', 24), '198.18.1.0/24');
     assert.deepEqual(vpnRoutes('st', 'vpnx'), [
       ['route', 'replace', '198.18.3.0/30', 'via', VPN_ADDRESSES.gw, 'dev', 'vpnx'],
+      ['route', 'replace', '198.19.0.0/16', 'via', VPN_ADDRESSES.gw, 'dev', 'vpnx'],
     ]);
     assert.deepEqual(vpnRoutes('gw', 'vpnx'), [
       ['route', 'replace', '198.18.1.0/24', 'via', VPN_ADDRESSES.st, 'dev', 'vpnx'],
