@@ -3,6 +3,7 @@
 // groups carry no `kind` (their shape predates kinds).
 import { defineKind } from './generic.js';
 import { pageloadReport } from './pageload-report.js';
+import { originStats } from './pageload-origins.js';
 
 // The key bench --resume, shards and compare match runs on.
 export const scenarioKey = (s) => `${s.profile}|${s.loss_pct}|${s.protocol}|${s.site}`;
@@ -77,4 +78,9 @@ export const pageload = defineKind({
   matrixOrder,
   command: 'bench',
   report: pageloadReport,
+  // a replayed archive's groups: what each origin cost (pageload-origins.js)
+  complete: (entries) =>
+    entries.map(({ group, records }) =>
+      records.some((r) => r.archive) ? { ...group, origins: originStats(records) } : group,
+    ),
 });

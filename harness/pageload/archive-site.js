@@ -28,10 +28,11 @@ export function archiveSite(dir) {
 
 /**
  * Pure: refuses what a replay of `site` cannot be: cleartext h1 for a page
- * over https (and TLS protocols for one over http), h3-pep (the QUIC PEP
- * carries one origin's name for now), a place for DNS we do not have.
+ * over https (and TLS protocols for one over http), h3-pep over a QUIC PEP
+ * connection per client connection (only the standing tunnel carries each
+ * connection's destination to Proxy-GW), a place for DNS we do not have.
  */
-export function checkArchiveScenarios(site, protocols, dns) {
+export function checkArchiveScenarios(site, protocols, dns, { tunnel = 'warm' } = {}) {
   if (!DNS_PLACES.includes(dns))
     throw new UsageError(`--dns: expected ${DNS_PLACES.join(', ')}, got ${JSON.stringify(dns)}`);
   const https = new URL(site.page).protocol === 'https:';
@@ -45,9 +46,9 @@ export function checkArchiveScenarios(site, protocols, dns) {
       throw new UsageError(
         `--protocol ${p}: ${site.dir} is a page over cleartext http (${site.page}); only h1 replays it`,
       );
-    if (p === 'h3-pep')
+    if (p === 'h3-pep' && tunnel !== 'warm')
       throw new UsageError(
-        `--protocol h3-pep: replaying a site archive through the QUIC PEP is not built yet (its Proxy-ST answers one site name); the split-TCP PEP (h1s-pep, h2-pep) and -vpn work`,
+        `--pep-tunnel ${tunnel}: a site archive's h3-pep needs the standing tunnel (warm), which carries each connection's destination to Proxy-GW`,
       );
   }
 }

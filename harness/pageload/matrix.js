@@ -78,5 +78,6 @@ export async function checkBench(
     throw new UsageError(`--dns ${dns}: only for a site archive (--site DIR with an archive.json)`);
   if (archives.length && origin !== 'rust')
     throw new UsageError(`--origin ${origin}: a site archive is replayed by our origin only (--origin rust)`);
-  for (const dir of archives) checkArchiveScenarios(archiveSite(dir), matrix.protocols, dns ?? DEFAULT_ARCHIVE_DNS);
+  for (const dir of archives)
+    checkArchiveScenarios(archiveSite(dir), matrix.protocols, dns ?? DEFAULT_ARCHIVE_DNS, { tunnel: pep.tunnel });
 }

@@ -42,7 +42,15 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
   const t = [Date.now()];
   const lap = () => t.push(Date.now()) && t[t.length - 1] - t[t.length - 2];
   const phases = {};
-  const base = { scenario, run: runNo, seed: seed + runNo, link: plan.link, origin: plan.origin };
+  const base = {
+    scenario,
+    run: runNo,
+    seed: seed + runNo,
+    link: plan.link,
+    origin: plan.origin,
+    // a replayed archive: its hosts (each at its own address) and where their names were looked up
+    ...(plan.archive ? { archive: { hosts: plan.archive.hosts.length, dns: plan.dns } } : {}),
+  };
   const rec = await guardedRun({
     testbed: {
       profile,
@@ -66,7 +74,10 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
         altSvc: plan.altSvc,
       });
       const qlogDir = plan.pep.qlog && outDir ? qlogDirOf(outDir, scenario, runNo) : null;
-      const chain = await startPepChain(tb, plan.pepKind, { pep: plan.pep, qlogDir });
+      // a replayed archive's QUIC: Proxy-ST intercepts it to every origin's
+      // address, and Proxy-GW trusts the origins by the key they share
+      const via = plan.archive && plan.pepKind === 'quic' ? { transparent: true, originSpki: spki } : {};
+      const chain = await startPepChain(tb, plan.pepKind, { pep: plan.pep, qlogDir, via });
       if (plan.archive && plan.dns !== 'none') await startDns(tb, { place: plan.dns, hosts: plan.archive.hosts });
       phases.origin_ms = lap();
       const load = {

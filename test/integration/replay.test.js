@@ -13,7 +13,7 @@ import { RULES, startRecordSite } from './record-site-ns.js';
 import { listTestbeds } from '../../harness/testbed/testbed.js';
 import { readArchive } from '../../harness/archive/format.js';
 
-const WANT = { h1s: 'http/1.1', h2: 'h2', h3: 'h3', 'h1s-pep': 'http/1.1', 'h2-pep': 'h2' };
+const WANT = { h1s: 'http/1.1', h2: 'h2', h3: 'h3', 'h1s-pep': 'http/1.1', 'h2-pep': 'h2', 'h3-pep': 'h3' };
 
 describe('replaying a site archive (integration, real Chromium)', function () {
   this.timeout(300000);
@@ -38,9 +38,9 @@ describe('replaying a site archive (integration, real Chromium)', function () {
 
   after(() => site?.stop());
 
-  it('replays every origin over h1s, h2, h3 and h1s-pep, DNS in gw, and counts what the archive lacks', async () => {
+  it('replays every origin over h1s, h2, h3, h1s-pep and h3-pep, DNS in gw, and counts what the archive lacks', async () => {
     const out = path.join(site.tmp, 'replay');
-    const protocols = ['h1s', 'h2', 'h3', 'h1s-pep'];
+    const protocols = ['h1s', 'h2', 'h3', 'h1s-pep', 'h3-pep'];
     const r = await satbench(
       [
         'bench',
@@ -91,13 +91,24 @@ describe('replaying a site archive (integration, real Chromium)', function () {
         `${p}: DNS times ${lookups.map((ms) => ms.toFixed(1))}`,
       );
     }
-    assert.equal(JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')).meta.dns, 'gw');
+    // h3-pep: Proxy-ST intercepted each origin's QUIC and Proxy-GW dialled each origin's own address
+    const pep = recs.find((x) => x.scenario.protocol === 'h3-pep').pep;
+    const dests = Object.keys(pep.stats.gw.destinations?.addresses ?? pep.stats.gw.destinations ?? {});
+    assert.ok(dests.length >= 2, `h3-pep: Proxy-GW's destinations ${JSON.stringify(pep.stats.gw.destinations)}`);
+    const summary = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8'));
+    assert.equal(summary.meta.dns, 'gw');
+    // the report's Origins section
+    assert.ok(
+      summary.groups.every((g) => g.origins.origins.length >= 3),
+      'per-origin figures in every group',
+    );
+    assert.match(fs.readFileSync(path.join(out, 'index.html'), 'utf8'), /<section id="origins">/);
     // the bench has exited: a testbed of its would have no living owner (others may be running)
     const left = (await listTestbeds()).filter((tb) => !tb.owner_alive);
     assert.deepEqual(left, [], 'a run left a testbed behind');
   });
 
-  it('refuses cleartext h1 for an https page, and h3-pep for now, before anything runs', async () => {
+  it('refuses cleartext h1 for an https page, and --dns without an archive, before anything runs', async () => {
     const args = ['bench', '--profile', writeProfile(SHORT), '--site', archiveDir, '-n', '1'];
     const h1 = await satbench([...args, '--protocol', 'h1', '--out', path.join(site.tmp, 'no-h1')]);
     assert.equal(h1.code, 2);
