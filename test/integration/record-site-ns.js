@@ -10,9 +10,11 @@ import { makeCertificate } from '../../harness/core/certificates.js';
 import { CLI } from './helpers.js';
 
 const SITE = path.join(import.meta.dirname, 'record-site.js');
+// the main page's hosts; six.html adds three more
 export const HOSTS = ['www.record.test', 'cdn.record.test', 'api.record.test'];
+const ALL_HOSTS = [...HOSTS, 'fonts.record.test', 'img.record.test', 'stats.record.test'];
 // --resolve rules for the site's names (gone.record.test refuses connections)
-export const RULES = [...HOSTS.map((h) => `${h}=127.0.0.1`), 'gone.record.test=127.0.0.3'].flatMap((r) => [
+export const RULES = [...ALL_HOSTS.map((h) => `${h}=127.0.0.1`), 'gone.record.test=127.0.0.3'].flatMap((r) => [
   '--resolve',
   r,
 ]);
@@ -26,7 +28,7 @@ export async function startRecordSite(ns) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-record-'));
   await run('ip', ['netns', 'add', ns]);
   await run('ip', ['netns', 'exec', ns, 'ip', 'link', 'set', 'lo', 'up']);
-  const cert = await makeCertificate({ name: HOSTS.join(','), ip: '127.0.0.1', dir: path.join(tmp, 'cert') });
+  const cert = await makeCertificate({ name: ALL_HOSTS.join(','), ip: '127.0.0.1', dir: path.join(tmp, 'cert') });
   const server = spawn('ip', ['netns', 'exec', ns, process.execPath, SITE, cert.cert, cert.key], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });

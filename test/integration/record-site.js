@@ -1,5 +1,6 @@
 // A small multi-origin site for the record test, run inside the test's own
-// network namespace: HTTPS on 443 for www, cdn and api.record.test (one
+// network namespace: HTTPS on 443 for www, cdn and api.record.test, and
+// for six.html also fonts, img and stats.record.test (one
 // certificate; Chromium accepts it by its pin) and HTTP on 80, whose page
 // redirects to the HTTPS one. It prints one JSON line, the bodies it serves
 // decoded ("ready"), and serves until killed.
@@ -21,6 +22,26 @@ const page = `<!doctype html>
 <img src="/old.gif" alt="moved">
 <img src="https://gone.record.test/x.gif" alt="refused">
 </body></html>
+`;
+// A page of six origins with nothing the recording cannot store: the
+// replay test's (0 unmatched requests).
+const sixPage = `<!doctype html>
+<html><head><meta charset="utf-8"><title>six origins</title>
+<link rel="stylesheet" href="https://fonts.record.test/fonts.css">
+<script src="https://cdn.record.test/six.js"></script>
+</head><body><h1>Six origins</h1>
+<p>${'A paragraph of words for the compressor to find again. '.repeat(30)}</p>
+<img src="https://img.record.test/a.gif" alt="a">
+<img src="/old.gif" alt="moved">
+</body></html>
+`;
+const sixScript = `
+fetch('https://api.record.test/data.json?session=' + Date.now()).then((r) => r.json()).then((d) => {
+  const img = document.createElement('img');
+  img.src = d.picture;
+  document.body.append(img);
+});
+new Image().src = 'https://stats.record.test/beacon.gif?t=' + Date.now();
 `;
 const script = `
 fetch('https://api.record.test/data.json?session=' + Date.now()).then((r) => r.json()).then((d) => {
@@ -67,6 +88,11 @@ const ROUTES = {
     blob,
   ],
   'api.record.test/ping': [204, { 'access-control-allow-origin': '*' }, null],
+  'www.record.test/six.html': [200, { 'content-type': 'text/html; charset=utf-8' }, sixPage, 'br'],
+  'fonts.record.test/fonts.css': [200, { 'content-type': 'text/css' }, css, 'gzip'],
+  'cdn.record.test/six.js': [200, { 'content-type': 'text/javascript' }, sixScript, 'br'],
+  'img.record.test/a.gif': [200, { 'content-type': 'image/gif' }, gif],
+  'stats.record.test/beacon.gif': [200, { 'content-type': 'image/gif' }, gif],
 };
 const ENCODE = { gzip: zlib.gzipSync, br: zlib.brotliCompressSync, deflate: zlib.deflateSync };
 
