@@ -15,6 +15,7 @@ import * as compare from './cli/compare.js';
 import * as merge from './cli/merge.js';
 import * as record from './cli/record.js';
 import * as importHar from './cli/import-har.js';
+import * as sites from './cli/sites.js';
 
 const HELP = `satbench — web page loads over emulated satellite links, in a real Chromium
 
@@ -24,6 +25,7 @@ Commands:
   doctor                      check every prerequisite and say how to fix what is missing
   testbed up|down|status|probe  build, remove, list or measure an emulated testbed
   profiles                    list the built-in link profiles
+  sites [DIR...]              list the reference sites and the site archives in DIR (default ./archives)
   cleanup [--all]             remove testbeds (namespaces, processes) left behind
   bench                       load pages in Chromium over a matrix of scenarios
   report DIR                  (re)write DIR/index.html from DIR's results
@@ -48,6 +50,7 @@ const COMMANDS = {
   bulk: [bulk.bulkCommand, bulk.HELP],
   record: [record.recordCommand, record.HELP],
   'import-har': [importHar.importHarCommand, importHar.HELP],
+  sites: [sites.sitesCommand, sites.HELP],
 };
 
 // -h or --help among a command's arguments (before a `--`).
