@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import jpeg from 'jpeg-js';
+import { ensureSite } from '../../sites/generate.js';
+import { checkSite, cssFacts, jpegFacts, textFacts } from '../../sites/facts.js';
+import facts from '../../reference/kepler-content-facts.json' with { type: 'json' };
+
+// The facts the generator does not follow yet ("path: fact fact …"). Shrink it
+// as the generator learns them; the test fails on a fact not followed that is
+// not listed, and on a listed one that is followed now.
+const NOT_YET = [
+  'css/f1.css: rule_blocks',
+  'css/f1_xxl.css: rule_blocks',
+  'css/f2.css: rule_blocks',
+  'css/f2_xxl.css: rule_blocks',
+  'css/f3.css: rule_blocks',
+  'css/f3_xxl.css: rule_blocks',
+  'css/f4.css: rule_blocks',
+  'css/kepler.css: rule_blocks',
+  'pic/img1_45.jpg: coding scans',
+  'pic/img2_45.jpg: coding scans',
+  'pic/img3_45.jpg: coding scans',
+  'pic/p020x015n001.jpg: sampling',
+  'pic/p020x015n002.jpg: sampling',
+  'pic/p020x015n011.jpg: sampling',
+  'pic/p020x015n012.jpg: sampling',
+  'pic/p020x015n017.jpg: sampling',
+  'pic/p020x015n031.jpg: sampling',
+  'pic/p020x015n042.jpg: sampling',
+  'pic/p020x015n045.jpg: sampling',
+  'pic/p020x015n046.jpg: sampling',
+  'pic/p020x015n052.jpg: sampling',
+  'pic/p020x015n054.jpg: sampling',
+  'pic/p020x015n073.jpg: sampling',
+  'pic/p080x060n002.jpg: sampling',
+  'pic/p080x060n029.jpg: sampling',
+  'pic/p080x060n061.jpg: sampling',
+  'pic/p080x060n069.jpg: sampling',
+  'pic/p080x060n087.jpg: sampling',
+  'pic/p120x050n000.jpg: sampling',
+  'pic/p120x050n005.jpg: sampling',
+  'pic/p120x050n016.jpg: sampling',
+  'pic/p120x050n037.jpg: sampling',
+  'pic/p120x050n038.jpg: sampling',
+  'pic/p120x050n050.jpg: sampling',
+  'pic/p120x050n060.jpg: sampling',
+  'pic/p120x050n061.jpg: sampling',
+  'pic/p120x050n090.jpg: sampling',
+  'pic/p120x050n092.jpg: sampling',
+  'txt/d1.txt: lines longest_line_bytes line_ending non_ascii_bytes charset',
+  'txt/d10.txt: lines line_ending',
+  'txt/d11.txt: lines line_ending',
+  'txt/d12.txt: lines longest_line_bytes line_ending',
+  'txt/d13.txt: lines line_ending',
+  'txt/d14.txt: line_ending',
+  'txt/d15.txt: line_ending',
+  'txt/d16.txt: lines line_ending',
+  'txt/d17.txt: longest_line_bytes line_ending',
+  'txt/d18.txt: lines longest_line_bytes line_ending',
+  'txt/d19.txt: lines longest_line_bytes line_ending',
+  'txt/d2.txt: lines longest_line_bytes line_ending',
+  'txt/d20.txt: lines line_ending',
+  'txt/d21.txt: lines line_ending',
+  'txt/d22.txt: lines line_ending',
+  'txt/d23.txt: lines line_ending',
+  'txt/d24.txt: lines line_ending',
+  'txt/d25.txt: lines line_ending',
+  'txt/d26.txt: longest_line_bytes line_ending',
+  'txt/d27.txt: lines longest_line_bytes line_ending',
+  'txt/d28.txt: lines longest_line_bytes line_ending',
+  'txt/d29.txt: line_ending',
+  'txt/d3.txt: lines longest_line_bytes line_ending',
+  'txt/d30.txt: lines longest_line_bytes line_ending',
+  'txt/d31.txt: lines longest_line_bytes line_ending',
+  'txt/d32.txt: lines longest_line_bytes line_ending',
+  'txt/d4.txt: lines longest_line_bytes line_ending',
+  'txt/d5.txt: lines longest_line_bytes line_ending non_ascii_bytes charset',
+  'txt/d6.txt: lines longest_line_bytes line_ending',
+  'txt/d7.txt: lines longest_line_bytes line_ending',
+  'txt/d8.txt: lines longest_line_bytes line_ending',
+  'txt/d9.txt: lines longest_line_bytes line_ending',
+];
+
+describe('kepler replica against the original content facts', function () {
+  this.timeout(120000);
+  let dir, result;
+  before(async () => {
+    dir = await ensureSite('kepler');
+    result = checkSite(dir, facts);
+  });
+
+  it('follows every fact but those listed as not yet followed', () => {
+    const failing = {};
+    for (const f of result.files)
+      for (const c of f.facts) if (!c.holds) (failing[f.path] ??= []).push(`${c.fact} (want ${c.want}, got ${c.got})`);
+    const listed = new Map(NOT_YET.map((e) => [e.slice(0, e.indexOf(':')), e.slice(e.indexOf(':') + 2).split(' ')]));
+    for (const [p, fs] of Object.entries(failing))
+      for (const f of fs) assert.ok(listed.get(p)?.includes(f.split(' ')[0]), `${p}: ${f} not followed`);
+    for (const [p, fs] of listed)
+      for (const f of fs)
+        assert.ok(
+          failing[p]?.some((x) => x.startsWith(`${f} `)),
+          `${p}: ${f} is followed now; take it off NOT_YET`,
+        );
+    assert.equal(result.files.length, Object.keys(facts.files).length);
+  });
+});
+
+describe('content facts measured', () => {
+  it('reads a JPEG’s coding, sampling and scans', () => {
+    const buf = jpeg.encode({ width: 16, height: 16, data: Buffer.alloc(16 * 16 * 4, 128) }, 80).data;
+    assert.deepEqual(jpegFacts(buf), { coding: 'baseline', sampling: ['1x1', '1x1', '1x1'], scans: 1 });
+  });
+
+  it('reads a text file’s lines, longest line (CR included), line ending and charset', () => {
+    assert.deepEqual(textFacts(Buffer.from('ab\r\ncd\xe9f\r\n', 'latin1')), {
+      lines: 2,
+      longest_line_bytes: 5,
+      line_ending: 'CRLF',
+      non_ascii_bytes: 1,
+      charset: 'ISO-8859-1',
+    });
+    assert.deepEqual(textFacts(Buffer.from('ab\nc')), {
+      lines: 2,
+      longest_line_bytes: 2,
+      line_ending: 'LF',
+      non_ascii_bytes: 0,
+      charset: 'US-ASCII',
+    });
+    assert.equal(textFacts(Buffer.from('a\r\nb\n')).line_ending, 'mixed');
+  });
+
+  it('counts rule blocks', () => {
+    const got = cssFacts(Buffer.from('a { b: c }\n@media print { a { d: e } }\n/* x { y } */'));
+    assert.deepEqual(got, { rule_blocks: 4, rule_blocks_outside_comments: 2 });
+  });
+});
