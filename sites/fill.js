@@ -120,10 +120,12 @@ export function bestOf(variants, attempt, { good = 0.015 } = {}) {
  * An object of exactly `size` bytes, gzip -9 size near `gzip`: head + filler +
  * tail where head/tail come from `frame(variant)` ({head, tail} Buffers or
  * strings, or null if this variant cannot be used). fill: {alpha, phrase,
- * lineLen, interleave} for `filler`; phrase may be a function of the frame. Throws when no variant
- * gets within `tolerance`.
+ * lineLen, interleave} for `filler`; phrase may be a function of the frame.
+ * `shape(buf, frame)`, when given, turns the assembled bytes into the object's
+ * (the same length: line layout, charset) before its gzip size is measured.
+ * Throws when no variant gets within `tolerance`.
  */
-export function sizedObject({ name, size, gzip, variants, frame, fill, tolerance = 0.05, good = 0.015 }) {
+export function sizedObject({ name, size, gzip, variants, frame, fill, shape, tolerance = 0.05, good = 0.015 }) {
   const res = bestOf(
     variants,
     (v) => {
@@ -138,13 +140,14 @@ export function sizedObject({ name, size, gzip, variants, frame, fill, tolerance
       // interleave: the random lines go between the head's lines instead of after
       // them, so the text's statistics are the same all through (gzip and zlib
       // then split it into blocks alike and agree on its size)
-      const make = fill.interleave
+      const assemble = fill.interleave
         ? (r) => {
             const f = filler(len, r, { seed, ...fill, phrase });
             if (r > 0) f[r - 1] = 0x0a; // whole lines only
             return Buffer.concat([interleaveLines(head, f.subarray(0, r)), f.subarray(r), tail]);
           }
         : (r) => Buffer.concat([head, filler(len, r, { seed, ...fill, phrase }), tail]);
+      const make = shape ? (r) => shape(assemble(r), f) : assemble;
       const out = gzip == null ? { buf: make(len), gzip: null, dev: 0 } : tuneRandomShare(make, len, gzip);
       return { ...out, variant: v };
     },

@@ -30,6 +30,7 @@ const SOURCES = [
   'objects.js',
   'kepler.js',
   '../reference/kepler-manifest.json',
+  '../reference/kepler-content-facts.json',
   'deutschmann.js',
   'kuhn.js',
 ];

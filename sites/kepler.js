@@ -1,10 +1,15 @@
 // The Kepler site: a replica of the ETSI Kepler web reference page (ETSI TR
 // 102 505) built to the measured structure in reference/kepler-manifest.json. Same
 // objects in the same page order, each of exactly the original's size and
-// within a few per cent of its gzip -9 size; the content is ours.
+// within a few per cent of its gzip -9 size; the content is ours, laid out as
+// reference/kepler-content-facts.json says the original's files are (lines,
+// line endings and charset of the text records, rule blocks of the style
+// sheets, JPEG coding).
 import manifest from '../reference/kepler-manifest.json' with { type: 'json' };
-import { ALPHA, filler, sizedObject, tuneRandomShare } from './fill.js';
-import { prose, css } from './text.js';
+import contentFacts from '../reference/kepler-content-facts.json' with { type: 'json' };
+import { ALPHA, alphabet, filler, sizedObject, tuneRandomShare } from './fill.js';
+import { prose, cssRules } from './text.js';
+import { Rng } from './prng.js';
 import { jpegOfSize } from './jpeg.js';
 import { encodeGif, commentPayloadFor } from './gif.js';
 
@@ -142,42 +147,56 @@ function indexHtml(plan) {
   return { head: L.join('\n') + '\n<!--\n', tail: '\n-->\n</body>\n</html>\n' };
 }
 
-const SMALL_CSS = {
-  'css/kepler.css': [
-    [
-      'body { margin: 0; padding: 8px; background: #ffffff; color: #1d2330; font-family: Verdana, Arial, sans-serif; font-size: 13px; }',
-      'table.page { border: 1px solid #9aa3b5; background: #f7f8fb; }',
-      'h1 { font-size: 24px; color: #213a6b; margin: 4px 0; }',
-      'h2 { font-size: 15px; color: #2b4a86; margin: 10px 0 4px; }',
-      'iframe { border: 1px solid #b8bfcc; margin: 1px; }',
-      '.img45 { border: 1px solid #445066; margin: 4px 0; }',
-      '.noborder { border: 0; }',
-      '.foot { font-size: 10px; color: #666; }',
-    ].join('\n'),
-  ],
-  'css/f1.css': ['.f1 { font-family: Georgia, serif }', '.f1 { font-family: serif }', '.f1{font-family:serif}'],
-  'css/f2.css': [
-    '.f2 { font-family: Verdana, Arial, sans-serif; font-size: 13px; line-height: 1.4 }\n.f2 li { margin: 2px 0 }',
-    '.f2 { font-family: Verdana, Arial, sans-serif; font-size: 13px; line-height: 1.4 }',
-    '.f2 { font-family: Verdana, Arial, sans-serif; font-size: 13px }',
-  ],
-  'css/f3.css': [
-    '.f3 { font-family: Tahoma, Geneva, sans-serif; font-size: 12px }\n.f3 p { margin: 2px 0 6px; color: #333 }',
-    '.f3 { font-family: Tahoma, Geneva, sans-serif; font-size: 12px; color: #333 }',
-    '.f3 { font-family: Tahoma, sans-serif; font-size: 12px }',
-  ],
-  'css/f4.css': ['.f4 { font-style: italic }'],
-  'css/f5.css': ['.f5 { font-size: 12px; color: #222 }', '.f5 { font-size: 12px }'],
-};
+/** The facts measured from the original file at `path` ({} when none). */
+const factsOf = (path) => contentFacts.files[path] ?? {};
+
+// The page's own rules first (kepler.css), then generated ones, each sheet
+// with exactly the original's number of rule blocks.
+const KEPLER_CSS = [
+  'body { margin: 0; padding: 8px; background: #ffffff; color: #1d2330; font-family: Verdana, Arial, sans-serif; font-size: 13px; }',
+  'table.page { border: 1px solid #9aa3b5; background: #f7f8fb; }',
+  'h1 { font-size: 24px; color: #213a6b; margin: 4px 0; }',
+  'h2 { font-size: 15px; color: #2b4a86; margin: 10px 0 4px; }',
+  'iframe { border: 1px solid #b8bfcc; margin: 1px; }',
+  '.img45 { border: 1px solid #445066; margin: 4px 0; }',
+  '.noborder { border: 0; }',
+  '.foot { font-size: 10px; color: #666; }',
+  'td { vertical-align: top; }',
+  'p { margin: 4px 0 8px; }',
+  'a { color: #2b4a86; }',
+  '.framegrid { line-height: 0; }',
+];
+const CSS_TARGETS = ['', ' p', ' h2', ' li', ' b', ' i', ' a', ' img', ' td', ' ol', ' ul', ' br'];
+
+function cssText(s, v, count) {
+  const name = s.path.replace(/^css\/|\.css$/g, '');
+  if (name === 'kepler') return KEPLER_CSS.slice(0, count).join('\n') + '\n';
+  const base = `.${name.replace(/_xxl$/, '').replace(/[^a-z0-9]/gi, '')}`;
+  const len = Math.round(s.bytes * v.alpha);
+  // the sheet's class and its descendants first, then classes of its own
+  return cssRules(
+    count,
+    len,
+    `kepler/${s.path}|${v.seed}`,
+    (i) => (i < CSS_TARGETS.length ? `${base}${CSS_TARGETS[i]}` : `${base}_${name.replace(/[^a-z0-9]/gi, '')}${i}`),
+    { repeat: v.repeat },
+  );
+}
 
 const ALPHAS = [0.85, 0.7, 0.55, 0.45, 0.35, 0.25, 0.18, 0.12, 0.08, 0.05, 0.03, 0.02, 0.01, 0.005, 0];
 const SEEDS = [0, 1, 2, 3, 4, 5, 6, 7];
 const grid = (alphas, seeds) => seeds.flatMap((seed) => alphas.map((alpha) => ({ alpha, seed })));
 
+// inside /* */ and without braces, so that the comment holds no rule block
+const CSS_COMMENT = alphabet(0x20, 0x7e, '*/\\{}');
+const SMALL_ALPHAS = [0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.6, 0.5, 0.4];
+
 function buildCss(s) {
-  const fixed = SMALL_CSS[s.path];
+  const count = factsOf(s.path).rule_blocks ?? 12;
   const variants =
-    fixed != null ? SEEDS.flatMap((seed) => fixed.map((text) => ({ seed, text }))) : grid(ALPHAS, SEEDS.slice(0, 3));
+    s.bytes < 1000
+      ? [false, true].flatMap((repeat) => grid(SMALL_ALPHAS, SEEDS).map((v) => ({ ...v, repeat })))
+      : grid(ALPHAS, SEEDS.slice(0, 3));
   return sizedObject({
     name: `kepler/${s.path}`,
     size: s.bytes,
@@ -185,33 +204,98 @@ function buildCss(s) {
     tolerance: KEPLER_TOLERANCE,
     variants,
     frame: (v) => {
-      const prefix = s.path.replace(/^css\/|\.css$/g, '').replace(/[^a-z0-9]/gi, '') + '_';
-      const natural = v.text ?? css(Math.round(s.bytes * v.alpha), `kepler/${s.path}|${v.seed}`, prefix);
-      return { head: `${natural}\n/* `, tail: ' */\n', minFill: 1, natural };
+      const natural = cssText(s, v, count);
+      return { head: `${natural}/* `, tail: ' */\n', minFill: 1, natural };
     },
-    // the compressible part repeats the rules themselves: it costs a match or two
-    fill: { alpha: ALPHA.css, phrase: (f) => f.natural.replace(/[*/]/g, ' ') || 'kepler ', lineLen: 76 },
+    // the compressible part repeats the rules themselves (it costs a match or
+    // two), without their braces: a comment holds no rule block
+    fill: { alpha: CSS_COMMENT, phrase: (f) => f.natural.replace(/[*/{}]/g, ' ') || 'kepler ', lineLen: 76 },
   });
 }
 
+/**
+ * Content lengths (CRLF not included) of `lines` lines holding `total` bytes,
+ * the longest `longest` bytes long and the others around the mean, none longer.
+ */
+export function lineLayout(total, lines, longest, seed) {
+  if (lines === 1) return [total];
+  const r = new Rng(`${seed}|lines`);
+  const rest = total - longest;
+  const mean = rest / (lines - 1);
+  if (rest < 0 || mean > longest)
+    throw new Error(`${seed}: no layout of ${lines} lines, ${total} bytes, longest ${longest}`);
+  const spread = Math.min(mean / 4, longest - mean, 12);
+  const lens = Array.from({ length: lines - 1 }, () => Math.max(0, Math.round(mean + (r.next() * 2 - 1) * spread)));
+  let diff = rest - lens.reduce((x, y) => x + y, 0);
+  for (let i = 0; diff !== 0; i = (i + 1) % lens.length) {
+    const step = Math.sign(diff);
+    if (lens[i] + step >= 0 && lens[i] + step <= longest) {
+      lens[i] += step;
+      diff -= step;
+    }
+  }
+  lens.splice(1 + r.int(lines - 1), 0, longest);
+  return lens;
+}
+
+// Latin-1 letters that stand in for ASCII vowels in the ISO-8859-1 records.
+const LATIN1 = { a: 0xe4, e: 0xe9, o: 0xf6, u: 0xfc, i: 0xee, A: 0xc4, E: 0xc9, O: 0xd6, U: 0xdc };
+
+/**
+ * The record's bytes laid out as the original's: its LFs become spaces, the
+ * text is cut into the layout's lines, each ending in CRLF, and the last
+ * `nonAscii` vowels become Latin-1 letters.
+ */
+function layoutText(buf, lens, nonAscii) {
+  const text = Buffer.from(buf);
+  for (let i = 0; i < text.length; i++) if (text[i] === 0x0a || text[i] === 0x0d) text[i] = 0x20;
+  let left = nonAscii;
+  for (let i = text.length - 1; i >= 0 && left > 0; i--) {
+    const c = LATIN1[String.fromCharCode(text[i])];
+    if (c) {
+      text[i] = c;
+      left--;
+    }
+  }
+  if (left > 0) throw new Error(`kepler: ${left} of ${nonAscii} Latin-1 letters have no place`);
+  const out = Buffer.alloc(text.length + 2 * lens.length);
+  let o = 0,
+    t = 0;
+  for (const n of lens) {
+    text.copy(out, o, t, t + n);
+    o += n;
+    t += n;
+    out[o++] = 0x0d;
+    out[o++] = 0x0a;
+  }
+  return out;
+}
+
 function buildText(s) {
+  const f = factsOf(s.path);
+  const crlf = (f.line_ending ?? 'CRLF') === 'CRLF';
+  if (!crlf || f.lines == null) throw new Error(`kepler/${s.path}: no line layout in the content facts`);
+  const content = s.bytes - 2 * f.lines;
+  const lens = lineLayout(content, f.lines, f.longest_line_bytes - 1, `kepler/${s.path}`);
+  const nonAscii = f.non_ascii_bytes ?? 0;
   return sizedObject({
     name: `kepler/${s.path}`,
-    size: s.bytes,
+    size: content,
     gzip: s.gzip_bytes,
     tolerance: KEPLER_TOLERANCE,
     variants: grid(ALPHAS, SEEDS.slice(0, 4)),
     frame: (v) => {
       const title = `Observation record ${s.path.replace(/\D/g, '')}\n\n`;
-      const body = prose(Math.max(0, Math.round(s.bytes * v.alpha) - title.length), `kepler/${s.path}|${v.seed}`);
-      return { head: title + body, tail: '\n', minFill: 1, natural: title + body };
+      const body = prose(Math.max(0, Math.round(content * v.alpha) - title.length), `kepler/${s.path}|${v.seed}`);
+      return { head: title + body, tail: '', minFill: 1, natural: title + body };
     },
     fill: {
       alpha: ALPHA.text,
-      phrase: (f) => f.natural || 'The orbit of Mars is an ellipse.\n',
+      phrase: (fr) => fr.natural || 'The orbit of Mars is an ellipse.\n',
       lineLen: 72,
       interleave: true,
     },
+    shape: (buf) => layoutText(buf, lens, nonAscii),
   });
 }
 

@@ -102,6 +102,48 @@ export function css(len, seed, prefix = 'k') {
   return out;
 }
 
+/**
+ * Exactly `count` style rules of about `len` characters in all (more when
+ * `count` rules cannot be that short); rule i's selector is `selector(i)`.
+ * Rules a line each (`a { b: c; d: e }`, or `a{b:c}` when very small) when
+ * the budget is small, else a declaration a line. `repeat`: every rule has
+ * the first one's declarations (as many as fit).
+ */
+export function cssRules(count, len, seed, selector, { repeat = false } = {}) {
+  const r = new Rng(`${seed}|cssrules`);
+  let out = '';
+  let first = null;
+  for (let i = 0; i < count; i++) {
+    const budget = (len - out.length) / (count - i);
+    const sel = selector(i);
+    const tight = budget < 32;
+    const compact = budget < 60;
+    const rule = (props) =>
+      tight
+        ? `${sel}{${props.map((p) => p.replace(': ', ':')).join(';')}}\n`
+        : compact
+          ? `${sel} { ${props.join('; ')} }\n`
+          : `${sel} {\n  ${props.join(';\n  ')};\n}\n`;
+    // the first declaration: the shortest of a few draws when the budget is tight
+    const draws = Array.from({ length: tight ? 6 : 1 }, () => r.pick(PROPS)(r));
+    const props = [repeat && first ? first[0] : draws.reduce((a, b) => (b.length < a.length ? b : a))];
+    for (;;) {
+      if (repeat && first) {
+        // the same declarations in every rule: a sheet that compresses well
+        if (props.length >= first.length || rule([...props, first[props.length]]).length > budget) break;
+        props.push(first[props.length]);
+        continue;
+      }
+      const next = r.pick(PROPS)(r);
+      if (props.length >= 8 || rule([...props, next]).length > budget) break;
+      props.push(next);
+    }
+    first ??= props;
+    out += rule(props);
+  }
+  return out;
+}
+
 const IDENTS = [
   'orbit',
   'anomaly',
