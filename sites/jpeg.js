@@ -1,5 +1,6 @@
-// A small baseline JPEG writer (JFIF, YCbCr 4:2:0, the standard Annex K
-// quantisation and Huffman tables). It writes quantised DCT coefficients
+// A small JPEG writer (JFIF, YCbCr 4:2:0 or 4:4:4, baseline or progressive
+// with libjpeg's default progression, the standard Annex K quantisation and
+// Huffman tables). It writes quantised DCT coefficients
 // directly instead of transforming pixels: each block's DC term paints a
 // picture (sky, a planet, its orbit) and its AC terms are seeded noise whose
 // strength (`detail`) sets how many bytes the scan takes. What comes out is an
@@ -166,24 +167,7 @@ function encodeBlock(w, coef, prevDc, dc, ac) {
   const dcat = category(diff);
   w.put(dc.codes[dcat], dc.lens[dcat]);
   putValue(w, diff, dcat);
-  let run = 0;
-  for (let k = 1; k < 64; k++) {
-    const v = coef[k];
-    if (v === 0) {
-      run++;
-      continue;
-    }
-    while (run > 15) {
-      w.put(ac.codes[0xf0], ac.lens[0xf0]);
-      run -= 16;
-    }
-    const cat = category(v);
-    const sym = (run << 4) | cat;
-    w.put(ac.codes[sym], ac.lens[sym]);
-    putValue(w, v, cat);
-    run = 0;
-  }
-  if (run > 0) w.put(ac.codes[0], ac.lens[0]);
+  acFirst(w, coef, 1, 63, 0, ac);
 }
 
 /** The default picture: a night sky, a planet and its orbit, in YCbCr 0..255. */
@@ -212,22 +196,68 @@ export function keplerPicture(width, height, seed) {
 /**
  * Encode a JPEG. detail: AC noise strength in quantised units (0 = flat
  * blocks). comments: Buffers to write as COM segments (each ≤ 65,533 bytes).
+ * sampling: '2x2' (YCbCr 4:2:0) or '1x1' (4:4:4); progressive: libjpeg's
+ * default progression (10 scans) instead of one baseline scan.
  */
 export function encodeJpeg({ comments = [], ...opts }) {
   return assemble({ ...encodeScan(opts), comments });
 }
 
-/** The entropy-coded scan and what assemble() needs besides the comments. */
-export function encodeScan({ width, height, seed = 'jpeg', detail = 2, quality = 85, picture }) {
+// libjpeg's default progression for YCbCr (jpeg_simple_progression): the DC
+// terms at half precision, the first AC terms of Y, the chroma, the rest of Y,
+// then each refinement. [components, Ss, Se, Ah, Al]
+export const PROGRESSION = [
+  [[0, 1, 2], 0, 0, 0, 1],
+  [[0], 1, 5, 0, 2],
+  [[2], 1, 63, 0, 1],
+  [[1], 1, 63, 0, 1],
+  [[0], 6, 63, 0, 2],
+  [[0], 1, 63, 2, 1],
+  [[0, 1, 2], 0, 0, 1, 0],
+  [[2], 1, 63, 1, 0],
+  [[1], 1, 63, 1, 0],
+  [[0], 1, 63, 1, 0],
+];
+
+/**
+ * The entropy-coded scans, SOS segments included (`scan`; `entropyBytes`
+ * without them), and what assemble() needs besides the comments.
+ */
+export function encodeScan({
+  width,
+  height,
+  seed = 'jpeg',
+  detail = 2,
+  quality = 85,
+  picture,
+  sampling = '2x2',
+  progressive = false,
+}) {
   const qL = scaleQ(Q_LUM, quality),
     qC = scaleQ(Q_CHR, quality);
   const paint = picture ?? keplerPicture(width, height, seed);
   const rng = new Rng(`${seed}|coefficients`);
-  const mcuX = Math.ceil(width / 16),
-    mcuY = Math.ceil(height / 16);
-  const w = new BitWriter();
+  const hY = sampling === '2x2' ? 2 : 1;
+  const mcuPx = 8 * hY;
+  const mcuX = Math.ceil(width / mcuPx),
+    mcuY = Math.ceil(height / mcuPx);
+  // every component's blocks, zig-zag order, on the grid the MCUs cover
+  const comps = [hY, 1, 1].map((h, ci) => {
+    const bw = mcuX * h,
+      bh = mcuY * h;
+    return {
+      h,
+      bw,
+      bh,
+      // blocks a scan of this component alone covers
+      sw: Math.ceil(Math.ceil((width * h) / hY) / 8),
+      sh: Math.ceil(Math.ceil((height * h) / hY) / 8),
+      coef: new Int16Array(bw * bh * 64),
+      dc: ci === 0 ? H.dcL : H.dcC,
+      ac: ci === 0 ? H.acL : H.acC,
+    };
+  });
   const coef = new Int32Array(64);
-  const pred = [0, 0, 0];
   const tau = 10;
   const scaleL = new Float64Array(64),
     scaleC = new Float64Array(64);
@@ -247,27 +277,143 @@ export function encodeScan({ width, height, seed = 'jpeg', detail = 2, quality =
       if (mag) coef[k] = Math.min(mag, 1023) * (rng.u32() & 1 ? 1 : -1);
     }
   };
+  const store = (c, bx, by) => c.coef.set(coef, (by * c.bw + bx) * 64);
   const dcOf = (v, q) => Math.max(-1023, Math.min(1023, Math.round(((v - 128) * 8) / q)));
   for (let my = 0; my < mcuY; my++) {
     for (let mx = 0; mx < mcuX; mx++) {
-      for (let b = 0; b < 4; b++) {
-        const x = mx * 16 + (b & 1) * 8 + 4,
-          y = my * 16 + (b >> 1) * 8 + 4;
+      for (let b = 0; b < hY * hY; b++) {
+        const bx = mx * hY + (b % hY),
+          by = my * hY + Math.floor(b / hY);
         fill(scaleL, kMaxL);
-        coef[0] = dcOf(paint(x, y)[0], qL[0]);
-        encodeBlock(w, coef, pred[0], H.dcL, H.acL);
-        pred[0] = coef[0];
+        coef[0] = dcOf(paint(bx * 8 + 4, by * 8 + 4)[0], qL[0]);
+        store(comps[0], bx, by);
       }
-      const c = paint(mx * 16 + 8, my * 16 + 8);
+      const c = paint(mx * mcuPx + mcuPx / 2, my * mcuPx + mcuPx / 2);
       for (let ci = 1; ci <= 2; ci++) {
         fill(scaleC, kMaxC);
         coef[0] = dcOf(c[ci], qC[0]);
-        encodeBlock(w, coef, pred[ci], H.dcC, H.acC);
-        pred[ci] = coef[0];
+        store(comps[ci], mx, my);
       }
     }
   }
-  return { width, height, qL, qC, scan: w.finish() };
+  const scans = progressive ? PROGRESSION : [[[0, 1, 2], 0, 63, 0, 0]];
+  const parts = scans.map((sc) => writeScan(comps, mcuX, mcuY, ...sc));
+  const entropyBytes = parts.reduce((n, [, data]) => n + data.length, 0);
+  return { width, height, qL, qC, sampling, progressive, scan: Buffer.concat(parts.flat()), entropyBytes };
+}
+
+/** One scan: its SOS segment and entropy-coded data (ITU T.81 G.1.2 for the progressive ones). */
+function writeScan(comps, mcuX, mcuY, ids, ss, se, ah, al) {
+  const w = new BitWriter();
+  const block = (c, bx, by) => c.coef.subarray((by * c.bw + bx) * 64, (by * c.bw + bx + 1) * 64);
+  const zz = new Int32Array(64);
+  const load = (c, bx, by) => {
+    const b = block(c, bx, by);
+    for (let k = 0; k < 64; k++) zz[k] = b[k];
+    return zz;
+  };
+  if (ss === 0) {
+    // DC (with the whole block in a baseline scan), interleaved
+    const pred = [0, 0, 0];
+    for (let my = 0; my < mcuY; my++)
+      for (let mx = 0; mx < mcuX; mx++)
+        for (const ci of ids) {
+          const c = comps[ci];
+          for (let b = 0; b < c.h * c.h; b++) {
+            const z = load(c, mx * c.h + (b % c.h), my * c.h + Math.floor(b / c.h));
+            if (se > 0) {
+              encodeBlock(w, z, pred[ci], c.dc, c.ac);
+              pred[ci] = z[0];
+            } else if (ah === 0) {
+              const v = z[0] >> al;
+              const diff = v - pred[ci];
+              const cat = category(diff);
+              w.put(c.dc.codes[cat], c.dc.lens[cat]);
+              putValue(w, diff, cat);
+              pred[ci] = v;
+            } else w.put((z[0] >> al) & 1, 1);
+          }
+        }
+  } else {
+    // AC band of one component, its blocks in raster order; an EOB per block
+    // (EOBRUN 1), so that the standard tables hold every symbol needed
+    const c = comps[ids[0]];
+    for (let by = 0; by < c.sh; by++)
+      for (let bx = 0; bx < c.sw; bx++) {
+        const z = load(c, bx, by);
+        if (ah === 0) acFirst(w, z, ss, se, al, c.ac);
+        else acRefine(w, z, ss, se, al, c.ac);
+      }
+  }
+  const data = w.finish();
+  const sos = [ids.length];
+  for (const ci of ids) sos.push(ci + 1, ci === 0 ? 0x00 : 0x11);
+  sos.push(ss, se, (ah << 4) | al);
+  return [segment(0xda, sos), data];
+}
+
+/** AC terms Ss..Se of a block at precision Al (the whole AC of a baseline block: 1, 63, 0). */
+function acFirst(w, z, ss, se, al, ac) {
+  let run = 0;
+  for (let k = ss; k <= se; k++) {
+    const raw = z[k];
+    const v = raw < 0 ? -(-raw >> al) : raw >> al;
+    if (v === 0) {
+      run++;
+      continue;
+    }
+    while (run > 15) {
+      w.put(ac.codes[0xf0], ac.lens[0xf0]);
+      run -= 16;
+    }
+    const cat = category(v);
+    const sym = (run << 4) | cat;
+    w.put(ac.codes[sym], ac.lens[sym]);
+    putValue(w, v, cat);
+    run = 0;
+  }
+  if (run > 0) w.put(ac.codes[0], ac.lens[0]);
+}
+
+function acRefine(w, z, ss, se, al, ac) {
+  const abs = new Int32Array(64);
+  let eob = 0;
+  for (let k = ss; k <= se; k++) {
+    const raw = z[k];
+    abs[k] = (raw < 0 ? -raw : raw) >> al;
+    if (abs[k] === 1) eob = k;
+  }
+  let run = 0;
+  let bits = [];
+  const flush = () => {
+    for (const b of bits) w.put(b, 1);
+    bits = [];
+  };
+  for (let k = ss; k <= se; k++) {
+    const a = abs[k];
+    if (a === 0) {
+      run++;
+      continue;
+    }
+    while (run > 15 && k <= eob) {
+      w.put(ac.codes[0xf0], ac.lens[0xf0]);
+      flush();
+      run -= 16;
+    }
+    if (a > 1) {
+      bits.push(a & 1); // a correction bit of a coefficient already nonzero
+      continue;
+    }
+    const sym = (run << 4) | 1;
+    w.put(ac.codes[sym], ac.lens[sym]);
+    w.put(z[k] < 0 ? 0 : 1, 1);
+    flush();
+    run = 0;
+  }
+  if (run > 0 || bits.length) {
+    w.put(ac.codes[0], ac.lens[0]);
+    flush();
+  }
 }
 
 function segment(marker, payload) {
@@ -281,16 +427,32 @@ function dht(cls, id, { bits, vals }) {
   return [(cls << 4) | id, ...bits, ...vals];
 }
 
-export function assemble({ width, height, qL, qC, comments = [], scan }) {
+export function assemble({ width, height, qL, qC, comments = [], scan, sampling = '2x2', progressive = false }) {
   const parts = [Buffer.from([0xff, 0xd8])];
   parts.push(segment(0xe0, [...Buffer.from('JFIF\0', 'latin1'), 1, 1, 0, 0, 1, 0, 1, 0, 0]));
   for (const c of comments) parts.push(segment(0xfe, c));
   parts.push(segment(0xdb, [0, ...ZIGZAG.map((i) => qL[i]), 1, ...ZIGZAG.map((i) => qC[i])]));
+  const y = sampling === '2x2' ? 0x22 : 0x11;
   parts.push(
-    segment(0xc0, [8, height >> 8, height & 255, width >> 8, width & 255, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]),
+    segment(progressive ? 0xc2 : 0xc0, [
+      8,
+      height >> 8,
+      height & 255,
+      width >> 8,
+      width & 255,
+      3,
+      1,
+      y,
+      0,
+      2,
+      0x11,
+      1,
+      3,
+      0x11,
+      1,
+    ]),
   );
   parts.push(segment(0xc4, [...dht(0, 0, DC_LUM), ...dht(1, 0, AC_LUM), ...dht(0, 1, DC_CHR), ...dht(1, 1, AC_CHR)]));
-  parts.push(segment(0xda, [3, 1, 0x00, 2, 0x11, 3, 0x11, 0, 63, 0]));
   parts.push(scan, Buffer.from([0xff, 0xd9]));
   return Buffer.concat(parts);
 }
@@ -317,15 +479,30 @@ export function splitComments(filler, lens) {
 }
 
 /**
- * A JPEG of exactly `bytes` bytes: the scan takes about (1 − reserve) of it
+ * A JPEG of exactly `bytes` bytes (coded with `sampling` and `progressive`
+ * as encodeScan): the scan takes about (1 − reserve) of it
  * and COM segments the rest. Returns { detail, fillLen, make(filler) } where
  * make(filler) writes the image with `fillLen` bytes of COM payload.
  */
-export function jpegOfSize({ width, height, bytes, seed, reserve = 0.05, minReserve = 16, quality = 85 }) {
-  const scanAt = (detail) => encodeScan({ width, height, seed, detail, quality });
+export function jpegOfSize({
+  width,
+  height,
+  bytes,
+  seed,
+  reserve = 0.05,
+  minReserve = 16,
+  quality = 85,
+  sampling = '2x2',
+  progressive = false,
+}) {
+  const coding = { quality, sampling, progressive };
+  const scanAt = (detail) => encodeScan({ width, height, seed, detail, ...coding });
   const sizeOf = (e) => assemble(e).length;
   const budget = bytes - Math.max(minReserve, Math.round(bytes * reserve));
-  const blocks = Math.ceil(width / 16) * Math.ceil(height / 16) * 6;
+  // blocks: 6 per 16×16 MCU (4:2:0), 3 per 8×8 (4:4:4)
+  const mcu = sampling === '2x2' ? 16 : 8;
+  const blocksOf = (w, h) => Math.ceil(w / mcu) * Math.ceil(h / mcu) * (mcu === 16 ? 6 : 3);
+  const blocks = blocksOf(width, height);
   if (sizeOf(scanAt(0)) > budget) throw new Error(`JPEG ${width}x${height} cannot be as small as ${bytes} bytes`);
   let encoded;
   if (blocks <= 6000) {
@@ -346,8 +523,8 @@ export function jpegOfSize({ width, height, bytes, seed, reserve = 0.05, minRese
     // calibrate bytes per block on a 320×240 image, then shrink until it fits
     const cw = 320,
       ch = 240,
-      cblocks = (cw / 16) * (ch / 16) * 6;
-    const per = (d) => encodeScan({ width: cw, height: ch, seed, detail: d, quality }).scan.length / cblocks;
+      cblocks = blocksOf(cw, ch);
+    const per = (d) => encodeScan({ width: cw, height: ch, seed, detail: d, ...coding }).entropyBytes / cblocks;
     const want = (budget - 700) / blocks;
     let lo = 0,
       hi = 1;
@@ -372,10 +549,10 @@ export function jpegOfSize({ width, height, bytes, seed, reserve = 0.05, minRese
     if (buf.length !== bytes) throw new Error(`JPEG size ${buf.length} != ${bytes}`);
     return buf;
   };
-  return { fillLen, make, scanBytes: encoded.scan.length };
+  return { fillLen, make, scanBytes: encoded.entropyBytes };
 }
 
-/** Width, height and components from the SOF0 segment; throws on a malformed file. */
+/** Width, height, components and coding from the SOF0 or SOF2 segment; throws on a malformed file. */
 export function readJpegInfo(buf) {
   if (buf[0] !== 0xff || buf[1] !== 0xd8) throw new Error('not a JPEG (no SOI)');
   let o = 2;
@@ -385,12 +562,13 @@ export function readJpegInfo(buf) {
     const m = buf[o + 1];
     const len = buf.readUInt16BE(o + 2);
     if (m === 0xfe) info.comments++;
-    if (m === 0xc0) {
+    if (m === 0xc0 || m === 0xc2) {
       info.precision = buf[o + 4];
       info.height = buf.readUInt16BE(o + 5);
       info.width = buf.readUInt16BE(o + 7);
       info.components = buf[o + 9];
-      info.baseline = true;
+      info.baseline = m === 0xc0;
+      info.progressive = m === 0xc2;
     }
     if (m === 0xda) {
       info.scanOffset = o + 2 + len;
@@ -399,6 +577,6 @@ export function readJpegInfo(buf) {
     o += 2 + len;
   }
   if (buf[buf.length - 2] !== 0xff || buf[buf.length - 1] !== 0xd9) throw new Error('JPEG: no EOI at the end');
-  if (!info.width) throw new Error('JPEG: no SOF0');
+  if (!info.width) throw new Error('JPEG: no SOF0 or SOF2');
   return info;
 }

@@ -319,12 +319,20 @@ function buildBinHtml(s) {
 
 function buildJpeg(s) {
   const [width, height] = s.pixels;
+  // coded as the original: baseline or progressive, the luma's sampling
+  const f = factsOf(s.path);
+  const coding = { progressive: f.coding === 'progressive', sampling: f.sampling?.[0] ?? '2x2' };
+  if ((f.sampling ?? []).slice(1).some((x) => x !== '1x1') || !['1x1', '2x2'].includes(coding.sampling))
+    throw new Error(`kepler/${s.path}: sampling ${f.sampling} is not one the JPEG writer has`);
+  const scans = f.scans ?? (coding.progressive ? 10 : 1);
+  if (scans !== (coding.progressive ? 10 : 1))
+    throw new Error(`kepler/${s.path}: ${scans} scans, the writer has 1 or 10`);
   const reserves = [0.03, 0.06, 0.1, 0.15, 0.22, 0.3, 0.4];
   let best = null;
   for (const reserve of reserves) {
     let j;
     try {
-      j = jpegOfSize({ width, height, bytes: s.bytes, seed: `kepler/${s.path}`, reserve, minReserve: 12 });
+      j = jpegOfSize({ width, height, bytes: s.bytes, seed: `kepler/${s.path}`, reserve, minReserve: 12, ...coding });
     } catch {
       continue;
     }
