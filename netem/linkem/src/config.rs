@@ -57,6 +57,40 @@ pub struct Impairments {
     pub rate_mbit: Option<f64>,
     pub limit: Option<Limit>,
     pub schedule: Option<ScheduleConfig>,
+    /// The satellite access model (frame clock, encapsulation, demand
+    /// assignment); none: an ideal pipe.
+    pub access: Option<AccessConfig>,
+}
+
+/// The access model of one direction (see `access.rs`); every key optional.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, expecting = "an access model object")]
+pub struct AccessConfig {
+    /// Frame (superframe) duration: packets start only on its boundaries.
+    #[serde(deserialize_with = "opt_positive")]
+    pub frame_ms: Option<f64>,
+    /// Encapsulation header added to every packet.
+    #[serde(deserialize_with = "or_default")]
+    pub header_bytes: u32,
+    /// Pad each packet (with its header) up to a multiple of this.
+    #[serde(deserialize_with = "opt_positive_u32")]
+    pub pad_to_bytes: Option<u32>,
+    /// Demand assignment (return link).
+    pub dama: Option<DamaConfig>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a demand assignment object")]
+pub struct DamaConfig {
+    /// Constant rate always available, Mbit/s (0: none).
+    #[serde(deserialize_with = "non_negative")]
+    pub cra_mbit: f64,
+    /// From the capacity request to the grant.
+    #[serde(deserialize_with = "non_negative")]
+    pub request_grant_ms: f64,
+    /// Idle time after which the granted capacity is released.
+    #[serde(deserialize_with = "non_negative")]
+    pub idle_release_ms: f64,
 }
 
 impl Default for Impairments {
@@ -69,6 +103,7 @@ impl Default for Impairments {
             rate_mbit: None,
             limit: None,
             schedule: None,
+            access: None,
         }
     }
 }
@@ -381,6 +416,22 @@ fn opt_non_negative<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::E
     opt_in_range(d, 0.0, f64::INFINITY)
 }
 
+fn opt_positive<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    match Option::<f64>::deserialize(d)? {
+        Some(x) if x.is_nan() || x <= 0.0 => {
+            Err(D::Error::custom(format!("must be > 0 (got {x})")))
+        }
+        x => Ok(x),
+    }
+}
+
+fn opt_positive_u32<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    match Option::<u32>::deserialize(d)? {
+        Some(0) => Err(D::Error::custom("expected a whole number >= 1, got 0")),
+        n => Ok(n),
+    }
+}
+
 fn ms_or_zero<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     Ok(opt_non_negative(d)?.unwrap_or(0.0))
 }
@@ -626,6 +677,52 @@ mod tests {
             .unwrap_err();
         assert!(e.0.starts_with("return.schedule.points[1]: a list"), "{e}");
         assert!(parse("[]").unwrap_err().0.starts_with("top level: a list"));
+    }
+
+    #[test]
+    fn the_access_model_parses_and_is_checked() {
+        assert_eq!(parse(&base().to_string()).unwrap().forward.access, None);
+        let c = with(|v| {
+            v["return"]["access"] = serde_json::json!({"frame_ms": 26.5, "header_bytes": 4,
+                "pad_to_bytes": 60, "dama": {"cra_mbit": 1, "request_grant_ms": 500, "idle_release_ms": 600}})
+        })
+        .unwrap();
+        assert_eq!(
+            c.ret.access,
+            Some(AccessConfig {
+                frame_ms: Some(26.5),
+                header_bytes: 4,
+                pad_to_bytes: Some(60),
+                dama: Some(DamaConfig {
+                    cra_mbit: 1.0,
+                    request_grant_ms: 500.0,
+                    idle_release_ms: 600.0
+                })
+            })
+        );
+        let c = with(|v| v["forward"]["access"] = serde_json::json!({"frame_ms": 10})).unwrap();
+        assert_eq!(c.forward.access.unwrap().header_bytes, 0);
+        let e = with(|v| v["forward"]["access"] = serde_json::json!({"frame_ms": 0})).unwrap_err();
+        assert!(
+            e.0.starts_with("forward.access.frame_ms: must be > 0"),
+            "{e}"
+        );
+        let e = with(|v| v["forward"]["access"] = serde_json::json!({"frame": 10})).unwrap_err();
+        assert!(
+            e.0.starts_with("forward.access.frame: unknown field"),
+            "{e}"
+        );
+        let e =
+            with(|v| v["forward"]["access"] = serde_json::json!({"pad_to_bytes": 0})).unwrap_err();
+        assert!(e.0.starts_with("forward.access.pad_to_bytes"), "{e}");
+        let e = with(|v| {
+            v["return"]["access"] = serde_json::json!({"dama": {"cra_mbit": -1, "request_grant_ms": 5, "idle_release_ms": 5}})
+        })
+        .unwrap_err();
+        assert!(e.0.starts_with("return.access.dama.cra_mbit"), "{e}");
+        let e = with(|v| v["return"]["access"] = serde_json::json!({"dama": {"cra_mbit": 1}}))
+            .unwrap_err();
+        assert!(e.0.contains("request_grant_ms"), "{e}");
     }
 
     #[test]

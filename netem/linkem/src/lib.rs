@@ -1,9 +1,10 @@
 //! linkem: a userspace link emulator between two tun devices.
 //!
 //! The decisions live in plain code with no I/O ([`pipeline::Pipeline`]
-//! composed of [`rate`], [`loss`] and [`delay`] stages, with [`schedule`]);
+//! composed of [`access`], [`rate`], [`loss`] and [`delay`] stages, with [`schedule`]);
 //! [`runtime`] drives them with threads, tun devices and a monotonic clock.
 
+pub mod access;
 pub mod config;
 pub mod delay;
 pub mod loss;

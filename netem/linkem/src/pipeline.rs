@@ -1,8 +1,12 @@
-//! One direction of the link: rate stage, then loss stage, then delay
-//! stage, with FIFO delivery. Plain state, no I/O, no clock: the caller
-//! passes the time.
+//! One direction of the link: access stage (when configured), rate stage,
+//! then loss stage, then delay stage, with FIFO delivery. Plain state, no
+//! I/O, no clock: the caller passes the time.
 //!
-//! Stage order: a packet first goes through the rate stage (it may be
+//! Stage order: the access stage (off by default) says when a packet may
+//! start transmission (the frame clock, the grant of a demand-assigned
+//! return link), its size on the air (encapsulation header, padding) and
+//! the rate available before a grant (the CRA). Then the packet goes
+//! through the rate stage (it may be
 //! dropped because the queue is full; otherwise it occupies the link for its
 //! serialization time), then the loss stage (a packet corrupted on the air
 //! still used capacity), then the delay stage: it is delivered at
@@ -15,6 +19,7 @@
 //! jitter unless it has a rate). This also lets the I/O side keep each
 //! direction's delay line as a plain FIFO queue.
 
+use crate::access::AccessStage;
 use crate::config::Impairments;
 use crate::delay::DelayStage;
 use crate::loss::LossStage;
@@ -39,6 +44,7 @@ pub struct Pipeline {
     base_delay_ms: f64,
     base_rate_bps: Option<f64>,
     schedule: Option<Schedule>,
+    access: Option<AccessStage>,
     rate: RateStage,
     loss: LossStage,
     delay: DelayStage,
@@ -53,6 +59,7 @@ impl Pipeline {
             base_delay_ms: imp.delay_ms,
             base_rate_bps: imp.rate_mbit.map(|m| m * 1e6),
             schedule: imp.schedule.as_ref().map(Schedule::new),
+            access: imp.access.as_ref().map(AccessStage::new),
             rate: RateStage::new(imp.limit),
             loss: LossStage::new(imp.loss.as_ref(), Rng::stream(seed, dir, "loss")),
             delay: DelayStage::new(
@@ -67,12 +74,25 @@ impl Pipeline {
     /// Decides the fate of a packet of `len` bytes arriving at `now_ns`
     /// (ns since the link became ready).
     pub fn on_packet(&mut self, now_ns: u64, len: usize) -> Verdict {
-        let start = self.rate.start_time(now_ns);
-        let rate = match &self.schedule {
+        let access = self.access.as_mut().map(|a| a.on_packet(now_ns, len));
+        let (ready, air_len) = match access {
+            Some(a) => (a.earliest_start_ns, a.air_bytes),
+            None => (now_ns, len),
+        };
+        let start = self.rate.start_time(ready);
+        let mut rate = match &self.schedule {
             Some(s) => s.rate_bps_at(start, self.base_rate_bps),
             None => self.base_rate_bps,
         };
-        let tx_end = match self.rate.on_packet(now_ns, len, rate) {
+        if let Some(a) = access {
+            if let (Some(granted), Some(cra)) = (a.granted_from_ns, a.cra_bps) {
+                if start < granted && cra > 0.0 {
+                    // Before the grant only the constant rate is available.
+                    rate = Some(rate.map_or(cra, |r| r.min(cra)));
+                }
+            }
+        }
+        let tx_end = match self.rate.on_packet(ready, air_len, rate) {
             None => return Verdict::Drop(DropCause::Queue),
             Some(t) => t,
         };
@@ -88,6 +108,11 @@ impl Pipeline {
         Verdict::Deliver { at_ns: at }
     }
 
+    /// Capacity requests the access model sent (demand assignment).
+    pub fn access_requests(&self) -> u64 {
+        self.access.as_ref().map_or(0, |a| a.requests())
+    }
+
     pub fn max_backlog_bytes(&self) -> u64 {
         self.rate.max_backlog_bytes()
     }
@@ -101,7 +126,8 @@ impl Pipeline {
 mod tests {
     use super::*;
     use crate::config::{
-        Distribution, Limit, LossModel, RateChange, ScheduleConfig, SchedulePoint,
+        AccessConfig, DamaConfig, Distribution, Limit, LossModel, RateChange, ScheduleConfig,
+        SchedulePoint,
     };
 
     const MS: u64 = 1_000_000;
@@ -232,6 +258,82 @@ mod tests {
         assert_eq!(at(p.on_packet(0, 1500)), 600_000);
         assert_eq!(at(p.on_packet(0, 1500)), 1_200_000); // starts at 0.6 ms: 20 Mbit/s
         assert_eq!(at(p.on_packet(0, 1500)), 2_400_000); // starts at 1.2 ms: 10 Mbit/s
+    }
+
+    #[test]
+    fn frame_clock_and_overhead_then_rate_then_delay() {
+        let imp = Impairments {
+            delay_ms: 250.0,
+            rate_mbit: Some(20.0),
+            access: Some(AccessConfig {
+                frame_ms: Some(10.0),
+                header_bytes: 10,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let mut p = Pipeline::new(&imp, 1, "forward");
+        // Arrives at 3 ms, leaves with the frame at 10 ms: 1510 B = 604 us.
+        assert_eq!(at(p.on_packet(3 * MS, 1500)), 10 * MS + 604_000 + 250 * MS);
+        // The next one in the same frame follows it on the link.
+        assert_eq!(
+            at(p.on_packet(4 * MS, 1500)),
+            10 * MS + 1_208_000 + 250 * MS
+        );
+        // On a boundary exactly: no wait.
+        assert_eq!(at(p.on_packet(20 * MS, 90)), 20 * MS + 40_000 + 250 * MS);
+    }
+
+    #[test]
+    fn a_burst_after_idle_goes_at_the_cra_until_the_grant() {
+        let imp = Impairments {
+            delay_ms: 250.0,
+            rate_mbit: Some(20.0),
+            access: Some(AccessConfig {
+                frame_ms: Some(10.0),
+                dama: Some(DamaConfig {
+                    cra_mbit: 1.0,
+                    request_grant_ms: 500.0,
+                    idle_release_ms: 600.0,
+                }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let mut p = Pipeline::new(&imp, 1, "return");
+        // 1250 B at the 1 Mbit/s CRA: 10 ms each, from the 10 ms frame.
+        assert_eq!(at(p.on_packet(MS, 1250)), 20 * MS + 250 * MS);
+        assert_eq!(at(p.on_packet(MS, 1250)), 30 * MS + 250 * MS);
+        assert_eq!(p.access_requests(), 1);
+        // After the grant (510 ms) the whole 20 Mbit/s: 0.5 ms.
+        assert_eq!(
+            at(p.on_packet(505 * MS, 1250)),
+            510 * MS + 500_000 + 250 * MS
+        );
+        // Idle for a second (> 600 ms): the grant is gone, back to the CRA.
+        assert_eq!(at(p.on_packet(1505 * MS, 1250)), 1520 * MS + 250 * MS);
+        assert_eq!(p.access_requests(), 2);
+    }
+
+    #[test]
+    fn no_access_model_is_todays_pipeline() {
+        let imp = Impairments {
+            delay_ms: 10.0,
+            rate_mbit: Some(20.0),
+            ..Default::default()
+        };
+        let with_empty = Impairments {
+            access: Some(AccessConfig::default()),
+            ..imp.clone()
+        };
+        let mut a = Pipeline::new(&imp, 1, "forward");
+        let mut b = Pipeline::new(&with_empty, 1, "forward");
+        for i in 0..1000u64 {
+            assert_eq!(
+                a.on_packet(i * 333_333, 1500),
+                b.on_packet(i * 333_333, 1500)
+            );
+        }
     }
 
     #[test]
