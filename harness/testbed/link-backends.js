@@ -70,6 +70,11 @@ export function netemArgs(imp, where) {
       `${where}: delay and rate schedules need the linkem backend (kernel netem has no schedule); use --link linkem`,
     );
   }
+  if (imp.access) {
+    throw new UsageError(
+      `${where}: the access model (frames, encapsulation, demand assignment) needs the linkem backend; use --link linkem`,
+    );
+  }
   const args = ['delay', `${fmt(imp.delay_ms)}ms`];
   if (imp.jitter_ms > 0) args.push(`${fmt(imp.jitter_ms)}ms`, 'distribution', imp.jitter_distribution);
   if (imp.loss?.model === 'random') args.push('loss', 'random', `${fmt(imp.loss.pct)}%`);
@@ -101,6 +106,8 @@ export function linkemConfig({ name, seed, a, b, forward, ret, statsPath, pcapDi
     rate_mbit: imp.rate_mbit,
     limit: imp.limit,
     schedule: imp.schedule,
+    // Only with an access model, so that every other config is as before.
+    ...(imp.access ? { access: imp.access } : {}),
   });
   return { name, seed, a, b, forward: strip(forward), return: strip(ret), stats_path: statsPath, pcap_dir: pcapDir };
 }

@@ -15,7 +15,10 @@ export const LINKS = ['satellite', 'internet'];
 export const DIRECTIONS = ['forward', 'return'];
 export const DISTRIBUTIONS = ['uniform', 'normal', 'pareto', 'paretonormal'];
 const TOP_KEYS = ['description', ...LINKS];
-const DIRECTION_KEYS = ['delay', 'jitter', 'distribution', 'loss', 'rate', 'limit', 'schedule'];
+const DIRECTION_KEYS = ['delay', 'jitter', 'distribution', 'loss', 'rate', 'limit', 'schedule', 'access'];
+// The satellite access model (linkem's `access`, netem/linkem/README.md).
+const ACCESS_KEYS = ['frame', 'header', 'pad', 'dama'];
+const DAMA_KEYS = ['cra', 'request_grant', 'idle_release'];
 const GEMODEL_KEYS = ['p', 'r', '1-h', '1-k'];
 const SCHEDULE_KEYS = ['file', 'loop'];
 const SCHEDULE_COLUMNS = ['time_s', 'delay_ms', 'rate_mbit'];
@@ -137,6 +140,48 @@ function parseLimit(v, file, key) {
   return { bytes };
 }
 
+function wholeBytes(v, file, key, min) {
+  const n = sizeBytes(v, `${file}: ${key}`);
+  if (!Number.isInteger(n) || n < min) {
+    throw new UsageError(`${file}: ${key}: expected a whole number of bytes >= ${min}, got ${JSON.stringify(v)}`);
+  }
+  return n;
+}
+
+// The access model of one direction, in linkem's keys; null when absent.
+function parseAccess(v, file, key) {
+  if (v === null || v === undefined) return null;
+  checkKeys(v, ACCESS_KEYS, file, key);
+  const out = {};
+  if (v.frame !== undefined && v.frame !== null) {
+    out.frame_ms = bounded(
+      durationMs(v.frame, `${file}: ${key}.frame`),
+      { min: 0, minExclusive: true },
+      file,
+      `${key}.frame`,
+      'a frame duration',
+    );
+  }
+  if (v.header !== undefined && v.header !== null) out.header_bytes = wholeBytes(v.header, file, `${key}.header`, 0);
+  if (v.pad !== undefined && v.pad !== null) out.pad_to_bytes = wholeBytes(v.pad, file, `${key}.pad`, 1);
+  if (v.dama !== undefined && v.dama !== null) {
+    const d = v.dama;
+    checkKeys(d, DAMA_KEYS, file, `${key}.dama`);
+    for (const k of DAMA_KEYS) {
+      if (d[k] === undefined || d[k] === null)
+        throw new UsageError(`${file}: ${key}.dama.${k} is required (keys: ${DAMA_KEYS.join(', ')})`);
+    }
+    const ms = (k) =>
+      bounded(durationMs(d[k], `${file}: ${key}.dama.${k}`), { min: 0 }, file, `${key}.dama.${k}`, 'a duration');
+    out.dama = {
+      cra_mbit: bounded(rateMbit(d.cra, `${file}: ${key}.dama.cra`), { min: 0 }, file, `${key}.dama.cra`, 'a rate'),
+      request_grant_ms: ms('request_grant'),
+      idle_release_ms: ms('idle_release'),
+    };
+  }
+  return out;
+}
+
 // CSV with a header row naming its columns: time_s and delay_ms and/or
 // rate_mbit. Blank lines and lines starting with # are ignored.
 export function parseScheduleCsv(text, file) {
@@ -238,6 +283,15 @@ function parseDirection(d, file, where, readRelative) {
   if (out.limit && out.rate_mbit === null) {
     throw new UsageError(`${file}: ${key('limit')}: a queue limit needs a rate (without a rate nothing queues)`);
   }
+  const access = parseAccess(d.access, file, key('access'));
+  if (access?.dama && out.rate_mbit === null) {
+    throw new UsageError(
+      `${file}: ${key('access')}.dama: demand assignment needs the direction's rate (what a grant gives)`,
+    );
+  }
+  // Only a direction with an access model has the key: every other
+  // direction stays exactly what it was.
+  if (access) out.access = access;
   return out;
 }
 

@@ -2,6 +2,18 @@ import assert from 'node:assert/strict';
 import { resolveLinkBackend, netemArgs, linkemConfig } from '../../harness/testbed/link-backends.js';
 import { loadProfile } from '../../harness/testbed/profiles.js';
 
+// linkem's config for one link of a loaded profile.
+const configOf = (link, { ret = link.return } = {}) =>
+  linkemConfig({
+    name: 'sat',
+    seed: 7,
+    a: { netns: 'st', dev: 'sat0' },
+    b: { netns: 'gw', dev: 'sat0' },
+    forward: link.forward,
+    ret,
+    statsPath: '/s.json',
+  });
+
 describe('link backends', () => {
   it('auto picks kernel netem when present, else linkem; forcing fails clearly', () => {
     assert.equal(resolveLinkBackend('auto', { kernelNetem: true, tun: true }), 'netem');
@@ -43,15 +55,7 @@ describe('link backends', () => {
 
   it("writes linkem's config: forward is gateway to terminal", () => {
     const p = loadProfile('geo');
-    const cfg = linkemConfig({
-      name: 'sat',
-      seed: 7,
-      a: { netns: 'st', dev: 'sat0' },
-      b: { netns: 'gw', dev: 'sat0' },
-      forward: p.links.satellite.forward,
-      ret: { ...p.links.satellite.return, delay_ms: 1 },
-      statsPath: '/s.json',
-    });
+    const cfg = configOf(p.links.satellite, { ret: { ...p.links.satellite.return, delay_ms: 1 } });
     assert.deepEqual(Object.keys(cfg), ['name', 'seed', 'a', 'b', 'forward', 'return', 'stats_path', 'pcap_dir']);
     assert.equal(cfg.forward.delay_ms, 250);
     assert.equal(cfg.return.delay_ms, 1);
@@ -64,5 +68,15 @@ describe('link backends', () => {
       'limit',
       'schedule',
     ]);
+  });
+
+  it('passes an access model to linkem only where the profile has one; netem refuses it', () => {
+    const p = loadProfile('geo-dvb');
+    const cfg = configOf(p.links.satellite);
+    assert.deepEqual(cfg.forward.access, { frame_ms: 10, header_bytes: 10 });
+    assert.deepEqual(cfg.return.access.dama, { cra_mbit: 1, request_grant_ms: 540, idle_release_ms: 640 });
+    const internet = configOf(p.links.internet);
+    assert.ok(!('access' in internet.forward) && !('access' in internet.return));
+    assert.throws(() => netemArgs(p.links.satellite.forward, 'w'), /access model .* needs the linkem backend/);
   });
 });

@@ -52,10 +52,82 @@ describe('link profiles', () => {
       'quic4sat-variable-medium',
       'quic4sat-large',
       'quic4sat-lossy-large',
+      'geo-dvb',
+      'leo-dvb',
     ]) {
       assert.ok(names.includes(n), `missing built-in profile ${n}`);
     }
     for (const n of names) loadProfile(n);
+  });
+
+  it('geo-dvb and leo-dvb are geo and leo with an access model; no other profile has one', () => {
+    for (const [dvb, plain] of [
+      ['geo-dvb', 'geo'],
+      ['leo-dvb', 'leo'],
+    ]) {
+      const a = loadProfile(dvb);
+      const b = loadProfile(plain);
+      assert.deepEqual(configuredSummary(a), configuredSummary(b));
+      for (const dir of ['forward', 'return']) {
+        const { access, ...rest } = a.links.satellite[dir];
+        assert.deepEqual(rest, b.links.satellite[dir]);
+        assert.ok(access.frame_ms > 0 && access.header_bytes > 0, `${dvb} ${dir}`);
+      }
+      assert.deepEqual(a.links.internet, b.links.internet);
+      assert.ok(a.links.satellite.return.access.dama.cra_mbit > 0);
+      assert.equal(a.links.satellite.forward.access.dama, undefined);
+    }
+    assert.equal(loadProfile('geo-dvb').links.satellite.return.access.dama.request_grant_ms, 540);
+    assert.equal(loadProfile('leo-dvb').links.satellite.return.access.dama.request_grant_ms, 72);
+    for (const n of listBuiltinProfiles().filter((n) => !n.endsWith('-dvb'))) {
+      const p = loadProfile(n);
+      for (const link of ['satellite', 'internet'])
+        for (const dir of ['forward', 'return']) assert.ok(!('access' in p.links[link][dir]), `${n} ${link}.${dir}`);
+    }
+  });
+
+  it('reads the access model and rejects bad values, naming the file and the key', () => {
+    const imp = parse({
+      satellite: {
+        return: {
+          rate: '20mbit',
+          access: {
+            frame: '26.5ms',
+            header: 4,
+            pad: '60B',
+            dama: { cra: '256kbit', request_grant: '0.5s', idle_release: 640 },
+          },
+        },
+      },
+    }).links.satellite.return;
+    assert.deepEqual(imp.access, {
+      frame_ms: 26.5,
+      header_bytes: 4,
+      pad_to_bytes: 60,
+      dama: { cra_mbit: 0.256, request_grant_ms: 500, idle_release_ms: 640 },
+    });
+    assert.deepEqual(parse({ satellite: { forward: { access: {} } } }).links.satellite.forward.access, {});
+    const bad =
+      (access, rate = '20mbit') =>
+      () =>
+        parse({ satellite: { return: { rate, access } } });
+    rejects(bad({ frames: '10ms' }), /p\.yaml: unknown key "frames" in satellite\.return\.access/, /frame, header/);
+    rejects(bad({ frame: 0 }), /p\.yaml: satellite\.return\.access\.frame: a frame duration must be > 0/);
+    rejects(bad({ header: 2.5 }), /satellite\.return\.access\.header: expected a whole number of bytes/);
+    rejects(bad({ pad: 0 }), /satellite\.return\.access\.pad: expected a whole number of bytes >= 1/);
+    rejects(bad({ dama: { cra: '1mbit' } }), /satellite\.return\.access\.dama\.request_grant is required/);
+    rejects(
+      bad({ dama: { cra: '1mbit', request_grant: 5, idle_release: 5, rbdc: 1 } }),
+      /unknown key "rbdc" in satellite\.return\.access\.dama/,
+    );
+    rejects(
+      bad({ dama: { cra: -1, request_grant: 5, idle_release: 5 } }),
+      /satellite\.return\.access\.dama\.cra: a rate must be >= 0/,
+    );
+    rejects(
+      bad({ dama: { cra: 1, request_grant: 5, idle_release: 5 } }, null),
+      /satellite\.return\.access\.dama: demand assignment needs the direction's rate/,
+    );
   });
 
   it("geo and leo configure the paper's round trips and rate", () => {
@@ -158,7 +230,7 @@ describe('link profiles', () => {
   });
 
   it('rejects an unknown profile name, listing the built-in ones', () => {
-    rejects(() => loadProfile('mars'), /unknown profile "mars"/, /geo, geo-gilbert/);
+    rejects(() => loadProfile('mars'), /unknown profile "mars"/, /geo, geo-dvb, geo-gilbert/);
   });
 
   it('loads YAML and JSON files and names the file in errors', () => {
