@@ -91,9 +91,8 @@ export function launchChromium({
   clientNs,
   protocol,
   spki,
-  serverAddr,
   target,
-  args = (dir) => chromiumArgs(protocol, { userDataDir: dir, spki, serverAddr, target }),
+  args = (dir) => chromiumArgs(protocol, { userDataDir: dir, spki, target }),
   userDataDir,
   timeoutMs = 120000,
   signal,
@@ -242,7 +241,7 @@ function unlessAborted(promise, signal, late) {
  * launch throws.
  */
 export async function withChromium(
-  { clientNs, protocol, spki, serverAddr, target, args, timeoutMs = 120000, killAfterMs = timeoutMs + 5000, signal },
+  { clientNs, protocol, spki, target, args, timeoutMs = 120000, killAfterMs = timeoutMs + 5000, signal },
   use,
 ) {
   signal?.throwIfAborted();
@@ -258,7 +257,6 @@ export async function withChromium(
         clientNs,
         protocol,
         spki,
-        serverAddr,
         target,
         args,
         userDataDir,

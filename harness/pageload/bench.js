@@ -14,8 +14,6 @@ import { readResults } from '../results/store.js';
 import { writeOutputs } from '../analysis/outputs.js';
 import { ensureSite, listSites } from '../../sites/generate.js';
 import { checkBench, DEFAULT_ARCHIVE_DNS } from './matrix.js';
-import { isArchive } from '../archive/format.js';
-import { archiveSite } from './archive-site.js';
 import { pageloadRun, describeRun } from './run.js';
 
 /**
@@ -46,14 +44,10 @@ export async function bench(
     profiles = profileCache(),
   },
 ) {
-  await checkBench(matrix, { origin, quic, pep, h3Priorities, altSvc, dns }, { profiles });
+  const { archives } = await checkBench(matrix, { origin, quic, pep, h3Priorities, altSvc, dns }, { profiles });
   const { file, done } = openResults(outDir, { resume, kind: 'pageload', manifest, onWarning: onProgress });
   const siteDirs = {};
-  const archives = {};
-  for (const s of matrix.sites) {
-    siteDirs[s] = listSites().includes(s) ? await ensureSite(s) : path.resolve(s);
-    if (!listSites().includes(s) && isArchive(siteDirs[s])) archives[s] = archiveSite(siteDirs[s]);
-  }
+  for (const s of matrix.sites) siteDirs[s] = listSites().includes(s) ? await ensureSite(s) : path.resolve(s);
   const plan = scenarioResolver({
     settings: { link, seed, timeoutMs, origin, quic, h3Priorities, altSvc, tcp, pep },
     profiles,

@@ -57,8 +57,10 @@ export function validateBenchMatrix(m, { profiles = profileCache() } = {}) {
 /**
  * The matrix and the settings together: the origin can serve the
  * protocols, the PEP options suit the chains the protocols use, the HTTP/3
- * priorities are known, the kernel has the end hosts' --cc. Asks H2O about
- * HTTP/3 when it is the origin; needs no privileges.
+ * priorities are known, the kernel has the end hosts' --cc, a site archive
+ * can be replayed as asked. Asks H2O about HTTP/3 when it is the origin;
+ * needs no privileges. Returns {archives}: each archive site of the matrix
+ * (by its --site) read once (archive-site.js archiveSite, absolute path).
  */
 export async function checkBench(
   matrix,
@@ -73,11 +75,15 @@ export async function checkBench(
     throw new UsageError(`--alt-svc: expected ${ALT_SVC.join(' or ')}, got ${JSON.stringify(altSvc)}`);
   checkPepOptions(pep, matrix.protocols.map(pepKind).filter(Boolean));
   await checkOrigin(origin, matrix.protocols, { quic, h3Priorities });
-  const archives = matrix.sites.filter((s) => !listSites().includes(s) && isArchive(s));
-  if (dns !== null && !archives.length)
+  const archives = Object.fromEntries(
+    matrix.sites.filter((s) => !listSites().includes(s) && isArchive(s)).map((s) => [s, archiveSite(path.resolve(s))]),
+  );
+  const sites = Object.values(archives);
+  if (dns !== null && !sites.length)
     throw new UsageError(`--dns ${dns}: only for a site archive (--site DIR with an archive.json)`);
-  if (archives.length && origin !== 'rust')
+  if (sites.length && origin !== 'rust')
     throw new UsageError(`--origin ${origin}: a site archive is replayed by our origin only (--origin rust)`);
-  for (const dir of archives)
-    checkArchiveScenarios(archiveSite(dir), matrix.protocols, dns ?? DEFAULT_ARCHIVE_DNS, { tunnel: pep.tunnel });
+  for (const site of sites)
+    checkArchiveScenarios(site, matrix.protocols, dns ?? DEFAULT_ARCHIVE_DNS, { tunnel: pep.tunnel });
+  return { archives };
 }
