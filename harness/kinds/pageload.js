@@ -11,6 +11,7 @@ export const scenarioKey = (s) => `${s.profile}|${s.loss_pct}|${s.protocol}|${s.
 export const scenarioLabel = (s) => `${s.profile} loss ${s.loss_pct} % ${s.protocol} ${s.site}`;
 
 export const SUMMARY_METRICS = [
+  'connect_ms',
   'response_start_ms',
   'fcp_ms',
   'lcp_ms',

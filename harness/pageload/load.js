@@ -71,6 +71,9 @@ export function deriveMetrics(nav, paints, lcp, allResources) {
   const sum = (k) => resourceList.reduce((a, r) => a + (r[k] || 0), 0);
   return {
     response_start_ms: nav?.responseStart ?? null,
+    // The document's connection set-up: the TCP handshake over h1, TCP and
+    // TLS over h1s and h2, the QUIC handshake over h3.
+    connect_ms: nav && nav.connectEnd > 0 ? nav.connectEnd - nav.connectStart : null,
     fcp_ms: fcp ? fcp.startTime : null,
     first_paint_ms: fp ? fp.startTime : null,
     lcp_ms: lcp ? lcp.startTime : null,

@@ -17,8 +17,9 @@ export const DISTRIBUTIONS = ['uniform', 'normal', 'pareto', 'paretonormal'];
 const TOP_KEYS = ['description', ...LINKS];
 const DIRECTION_KEYS = ['delay', 'jitter', 'distribution', 'loss', 'rate', 'limit', 'schedule', 'access'];
 // The satellite access model (linkem's `access`, netem/linkem/README.md).
-const ACCESS_KEYS = ['frame', 'header', 'pad', 'dama'];
+const ACCESS_KEYS = ['frame', 'header', 'pad', 'dama', 'frame_loss'];
 const DAMA_KEYS = ['cra', 'request_grant', 'idle_release'];
+const FRAME_LOSS_KEYS = ['bytes', 'datagrams'];
 const GEMODEL_KEYS = ['p', 'r', '1-h', '1-k'];
 const SCHEDULE_KEYS = ['file', 'loop'];
 const SCHEDULE_COLUMNS = ['time_s', 'delay_ms', 'rate_mbit'];
@@ -179,6 +180,19 @@ function parseAccess(v, file, key) {
       idle_release_ms: ms('idle_release'),
     };
   }
+  if (v.frame_loss !== undefined && v.frame_loss !== null) {
+    const f = v.frame_loss;
+    checkKeys(f, FRAME_LOSS_KEYS, file, `${key}.frame_loss`);
+    if (f.bytes === undefined || f.bytes === null)
+      throw new UsageError(`${file}: ${key}.frame_loss.bytes is required (a frame's payload, e.g. 5000)`);
+    const datagrams = f.datagrams ?? 1;
+    if (!Number.isInteger(datagrams) || datagrams < 1) {
+      throw new UsageError(
+        `${file}: ${key}.frame_loss.datagrams: expected a whole number >= 1, got ${JSON.stringify(f.datagrams)}`,
+      );
+    }
+    out.frame_loss = { frame_bytes: wholeBytes(f.bytes, file, `${key}.frame_loss.bytes`, 1), datagrams };
+  }
   return out;
 }
 
@@ -284,6 +298,11 @@ function parseDirection(d, file, where, readRelative) {
     throw new UsageError(`${file}: ${key('limit')}: a queue limit needs a rate (without a rate nothing queues)`);
   }
   const access = parseAccess(d.access, file, key('access'));
+  if (access?.frame_loss && out.rate_mbit === null) {
+    throw new UsageError(
+      `${file}: ${key('access')}.frame_loss: frames are filled at the direction's rate; give the direction a rate`,
+    );
+  }
   if (access?.dama && out.rate_mbit === null) {
     throw new UsageError(
       `${file}: ${key('access')}.dama: demand assignment needs the direction's rate (what a grant gives)`,
@@ -385,7 +404,14 @@ export function configuredSummary(profile) {
     return_mbps: ret.mbps,
     loss_pct: fwd.loss_pct,
     return_loss_pct: ret.loss_pct,
+    loss_unit: { forward: lossUnit(profile, 'forward'), return: lossUnit(profile, 'return') },
   };
+}
+
+/** Pure: what the satellite link's loss is drawn for in one direction: every packet, or every link-layer frame. */
+export function lossUnit(profile, dir) {
+  const f = profile.links.satellite[dir].access?.frame_loss;
+  return f ? `frame of ${f.frame_bytes} B in ${f.datagrams} datagram${f.datagrams === 1 ? '' : 's'}` : 'packet';
 }
 
 /** Pure: bytes in flight the path holds at its bottleneck rate over its worst RTT; null without a rate. */

@@ -127,6 +127,8 @@ describe('page-load runner decisions', () => {
     assert.equal(m.lcp_ms, 700);
     assert.equal(m.resource_count, 2);
     assert.equal(m.transfer_bytes, 1020);
+    assert.equal(m.connect_ms, null, 'no connection timing: no connect time');
+    assert.equal(deriveMetrics(nav({ connectStart: 2.5, connectEnd: 614 }), [], null, []).connect_ms, 611.5);
     const withIcon = deriveMetrics(nav(), [], null, [
       ...res(2),
       { name: 'https://satbench.test/favicon.ico', initiatorType: 'other', nextHopProtocol: 'h3' },

@@ -128,6 +128,29 @@ describe('link profiles', () => {
       bad({ dama: { cra: 1, request_grant: 5, idle_release: 5 } }, null),
       /satellite\.return\.access\.dama: demand assignment needs the direction's rate/,
     );
+    rejects(bad({ frame_loss: { datagrams: 2 } }), /satellite\.return\.access\.frame_loss\.bytes is required/);
+    rejects(
+      bad({ frame_loss: { bytes: 5000, datagrams: 0 } }),
+      /satellite\.return\.access\.frame_loss\.datagrams: expected a whole number >= 1, got 0/,
+    );
+    rejects(bad({ frame_loss: { bytes: 5000, per: 1 } }), /unknown key "per" in satellite\.return\.access\.frame_loss/);
+    rejects(bad({ frame_loss: { bytes: 5000 } }, null), /frame_loss: frames are filled at the direction's rate/);
+  });
+
+  it('loss is drawn per packet unless the access model draws it per frame; the summary says which', () => {
+    const p = parse({
+      satellite: {
+        forward: { rate: '20mbit', access: { frame_loss: { bytes: '5000B', datagrams: 4 } } },
+        return: { rate: '20mbit', access: { frame_loss: { bytes: 600 } } },
+      },
+    });
+    assert.deepEqual(p.links.satellite.forward.access.frame_loss, { frame_bytes: 5000, datagrams: 4 });
+    assert.deepEqual(p.links.satellite.return.access.frame_loss, { frame_bytes: 600, datagrams: 1 });
+    assert.deepEqual(configuredSummary(p).loss_unit, {
+      forward: 'frame of 5000 B in 4 datagrams',
+      return: 'frame of 600 B in 1 datagram',
+    });
+    assert.deepEqual(configuredSummary(loadProfile('geo')).loss_unit, { forward: 'packet', return: 'packet' });
   });
 
   it("geo and leo configure the paper's round trips and rate", () => {

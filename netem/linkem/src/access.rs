@@ -170,6 +170,7 @@ mod tests {
             header_bytes: header,
             pad_to_bytes: pad,
             dama: None,
+            frame_loss: None,
         }
     }
 
@@ -183,6 +184,7 @@ mod tests {
                 request_grant_ms: rg_ms,
                 idle_release_ms: idle_ms,
             }),
+            frame_loss: None,
         }
     }
 

@@ -77,6 +77,28 @@ pub struct AccessConfig {
     pub pad_to_bytes: Option<u32>,
     /// Demand assignment (return link).
     pub dama: Option<DamaConfig>,
+    /// Loss per link-layer frame instead of per packet.
+    pub frame_loss: Option<FrameLossConfig>,
+}
+
+/// The direction's loss model drawn per link-layer frame: packets are packed
+/// into frames of `frame_bytes` back to back, and a lost frame takes every
+/// packet with a byte in it.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a frame loss object")]
+pub struct FrameLossConfig {
+    /// Payload of one frame (a DVB-S2 BBFrame's data field, an RCS2 burst).
+    #[serde(deserialize_with = "positive_u32")]
+    pub frame_bytes: u32,
+    /// Datagrams a frame travels in where the loss is drawn, each drawn on
+    /// its own (OpenSAND carries a BBFrame over its emulation network in
+    /// IP fragments).
+    #[serde(default = "one", deserialize_with = "positive_u32")]
+    pub datagrams: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -425,6 +447,13 @@ fn opt_positive<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error
     }
 }
 
+fn positive_u32<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    match u32::deserialize(d)? {
+        0 => Err(D::Error::custom("expected a whole number >= 1, got 0")),
+        n => Ok(n),
+    }
+}
+
 fn opt_positive_u32<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
     match Option::<u32>::deserialize(d)? {
         Some(0) => Err(D::Error::custom("expected a whole number >= 1, got 0")),
@@ -697,7 +726,8 @@ mod tests {
                     cra_mbit: 1.0,
                     request_grant_ms: 500.0,
                     idle_release_ms: 600.0
-                })
+                }),
+                frame_loss: None,
             })
         );
         let c = with(|v| v["forward"]["access"] = serde_json::json!({"frame_ms": 10})).unwrap();
@@ -723,6 +753,29 @@ mod tests {
         let e = with(|v| v["return"]["access"] = serde_json::json!({"dama": {"cra_mbit": 1}}))
             .unwrap_err();
         assert!(e.0.contains("request_grant_ms"), "{e}");
+        let c = with(|v| {
+            v["forward"]["access"] = serde_json::json!({"frame_loss": {"frame_bytes": 5000}})
+        })
+        .unwrap();
+        assert_eq!(
+            c.forward.access.unwrap().frame_loss,
+            Some(FrameLossConfig {
+                frame_bytes: 5000,
+                datagrams: 1
+            })
+        );
+        let e = with(|v| {
+            v["forward"]["access"] =
+                serde_json::json!({"frame_loss": {"frame_bytes": 5000, "datagrams": 0}})
+        })
+        .unwrap_err();
+        assert!(
+            e.0.starts_with("forward.access.frame_loss.datagrams"),
+            "{e}"
+        );
+        let e =
+            with(|v| v["forward"]["access"] = serde_json::json!({"frame_loss": {}})).unwrap_err();
+        assert!(e.0.contains("frame_bytes"), "{e}");
     }
 
     #[test]

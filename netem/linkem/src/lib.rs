@@ -1,12 +1,14 @@
 //! linkem: a userspace link emulator between two tun devices.
 //!
 //! The decisions live in plain code with no I/O ([`pipeline::Pipeline`]
-//! composed of [`access`], [`rate`], [`loss`] and [`delay`] stages, with [`schedule`]);
+//! composed of [`access`], [`rate`], [`loss`] (per packet, or per frame:
+//! [`frame_loss`]) and [`delay`] stages, with [`schedule`]);
 //! [`runtime`] drives them with threads, tun devices and a monotonic clock.
 
 pub mod access;
 pub mod config;
 pub mod delay;
+pub mod frame_loss;
 pub mod loss;
 pub mod pcap;
 pub mod pipeline;

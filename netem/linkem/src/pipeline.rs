@@ -22,10 +22,12 @@
 use crate::access::AccessStage;
 use crate::config::Impairments;
 use crate::delay::DelayStage;
+use crate::frame_loss::FrameLoss;
 use crate::loss::LossStage;
 use crate::rate::RateStage;
 use crate::rng::Rng;
 use crate::schedule::Schedule;
+use crate::stats::AccessStats;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropCause {
@@ -47,6 +49,9 @@ pub struct Pipeline {
     access: Option<AccessStage>,
     rate: RateStage,
     loss: LossStage,
+    /// With the access model's `frame_loss`: the loss model is drawn per
+    /// link-layer frame instead of per packet.
+    frames: Option<FrameLoss>,
     delay: DelayStage,
     last_deliver_ns: u64,
 }
@@ -62,6 +67,11 @@ impl Pipeline {
             access: imp.access.as_ref().map(AccessStage::new),
             rate: RateStage::new(imp.limit),
             loss: LossStage::new(imp.loss.as_ref(), Rng::stream(seed, dir, "loss")),
+            frames: imp
+                .access
+                .as_ref()
+                .and_then(|a| a.frame_loss.as_ref())
+                .map(FrameLoss::new),
             delay: DelayStage::new(
                 imp.jitter_ms,
                 imp.jitter_distribution,
@@ -96,7 +106,12 @@ impl Pipeline {
             None => return Verdict::Drop(DropCause::Queue),
             Some(t) => t,
         };
-        if self.loss.lose() {
+        let loss = &mut self.loss;
+        let lost = match &mut self.frames {
+            Some(f) => f.lose(start, tx_end, air_len, || loss.lose()),
+            None => loss.lose(),
+        };
+        if lost {
             return Verdict::Drop(DropCause::Loss);
         }
         let delay_ms = match &self.schedule {
@@ -108,9 +123,15 @@ impl Pipeline {
         Verdict::Deliver { at_ns: at }
     }
 
-    /// Capacity requests the access model sent (demand assignment).
-    pub fn access_requests(&self) -> u64 {
-        self.access.as_ref().map_or(0, |a| a.requests())
+    /// What the access model did so far; `None` without one.
+    pub fn access_stats(&self) -> Option<AccessStats> {
+        let a = self.access.as_ref()?;
+        let (frames, frames_lost) = self.frames.as_ref().map_or((0, 0), |f| f.counts());
+        Some(AccessStats {
+            requests: a.requests(),
+            frames,
+            frames_lost,
+        })
     }
 
     pub fn max_backlog_bytes(&self) -> u64 {
@@ -126,8 +147,8 @@ impl Pipeline {
 mod tests {
     use super::*;
     use crate::config::{
-        AccessConfig, DamaConfig, Distribution, Limit, LossModel, RateChange, ScheduleConfig,
-        SchedulePoint,
+        AccessConfig, DamaConfig, Distribution, FrameLossConfig, Limit, LossModel, RateChange,
+        ScheduleConfig, SchedulePoint,
     };
 
     const MS: u64 = 1_000_000;
@@ -304,7 +325,7 @@ mod tests {
         // 1250 B at the 1 Mbit/s CRA: 10 ms each, from the 10 ms frame.
         assert_eq!(at(p.on_packet(MS, 1250)), 20 * MS + 250 * MS);
         assert_eq!(at(p.on_packet(MS, 1250)), 30 * MS + 250 * MS);
-        assert_eq!(p.access_requests(), 1);
+        assert_eq!(p.access_stats().unwrap().requests, 1);
         // After the grant (510 ms) the whole 20 Mbit/s: 0.5 ms.
         assert_eq!(
             at(p.on_packet(505 * MS, 1250)),
@@ -312,7 +333,45 @@ mod tests {
         );
         // Idle for a second (> 600 ms): the grant is gone, back to the CRA.
         assert_eq!(at(p.on_packet(1505 * MS, 1250)), 1520 * MS + 250 * MS);
-        assert_eq!(p.access_requests(), 2);
+        assert_eq!(p.access_stats().unwrap().requests, 2);
+    }
+
+    #[test]
+    fn frame_loss_takes_whole_frames() {
+        let imp = Impairments {
+            rate_mbit: Some(10.0),
+            loss: Some(LossModel::Random { pct: 5.0 }),
+            access: Some(AccessConfig {
+                frame_loss: Some(FrameLossConfig {
+                    frame_bytes: 6000,
+                    datagrams: 1,
+                }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let mut p = Pipeline::new(&imp, 9, "forward");
+        // A saturated link: 1500-byte packets back to back, 4 to a frame,
+        // so losses come in runs of 4 starting on a frame boundary.
+        let lost: Vec<bool> = (0..40_000u64)
+            .map(|i| {
+                matches!(
+                    p.on_packet(i * 1_200_000, 1500),
+                    Verdict::Drop(DropCause::Loss)
+                )
+            })
+            .collect();
+        let n = lost.iter().filter(|&&l| l).count();
+        assert!(n > 1500 && n < 2500, "{n} of 40000 lost");
+        for (k, frame) in lost.chunks(4).enumerate() {
+            assert!(
+                frame.iter().all(|&l| l == frame[0]),
+                "frame {k} partly lost: {frame:?}"
+            );
+        }
+        let a = p.access_stats().unwrap();
+        assert_eq!(a.frames, 10_000);
+        assert_eq!(a.frames_lost as usize * 4, n);
     }
 
     #[test]

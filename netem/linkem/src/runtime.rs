@@ -193,6 +193,9 @@ fn reader(link: String, dir: Arc<Direction>, src: Arc<Side>, mut pipeline: Pipel
         }
         c.max_backlog_bytes
             .store(pipeline.max_backlog_bytes(), Relaxed);
+        if let Some(a) = pipeline.access_stats() {
+            c.store_access(&a);
+        }
     }
 }
 

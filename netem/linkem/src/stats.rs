@@ -3,7 +3,7 @@
 use serde::Serialize;
 use std::io::{self, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 /// Shared counters of one direction (written by its reader and writer
 /// threads, read by whoever writes the stats file).
@@ -16,6 +16,21 @@ pub struct Counters {
     pub drops_loss: AtomicU64,
     pub drops_queue: AtomicU64,
     pub max_backlog_bytes: AtomicU64,
+    /// Set once the direction has an access model: its counters are then
+    /// reported.
+    pub has_access: AtomicBool,
+    pub access_requests: AtomicU64,
+    pub frames: AtomicU64,
+    pub frames_lost: AtomicU64,
+}
+
+/// What a direction's access model did: capacity requests (demand
+/// assignment), and with frame loss the frames opened and lost.
+#[derive(Serialize, Debug, Clone, PartialEq, Eq, Default)]
+pub struct AccessStats {
+    pub requests: u64,
+    pub frames: u64,
+    pub frames_lost: u64,
 }
 
 #[derive(Serialize, Debug, Clone, PartialEq, Eq, Default)]
@@ -32,6 +47,9 @@ pub struct DirStats {
     pub bytes_out: u64,
     pub drops: Drops,
     pub max_backlog_bytes: u64,
+    /// Only for a direction with an access model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub access: Option<AccessStats>,
 }
 
 impl Counters {
@@ -46,7 +64,19 @@ impl Counters {
                 queue: self.drops_queue.load(Relaxed),
             },
             max_backlog_bytes: self.max_backlog_bytes.load(Relaxed),
+            access: self.has_access.load(Relaxed).then(|| AccessStats {
+                requests: self.access_requests.load(Relaxed),
+                frames: self.frames.load(Relaxed),
+                frames_lost: self.frames_lost.load(Relaxed),
+            }),
         }
+    }
+
+    pub fn store_access(&self, a: &AccessStats) {
+        self.has_access.store(true, Relaxed);
+        self.access_requests.store(a.requests, Relaxed);
+        self.frames.store(a.frames, Relaxed);
+        self.frames_lost.store(a.frames_lost, Relaxed);
     }
 }
 
@@ -143,6 +173,20 @@ mod tests {
             v["return"]["drops"],
             serde_json::json!({"loss": 0, "queue": 0})
         );
+    }
+
+    #[test]
+    fn access_counters_only_with_an_access_model() {
+        let c = Counters::default();
+        assert_eq!(c.snapshot().access, None);
+        c.store_access(&AccessStats {
+            requests: 2,
+            frames: 10,
+            frames_lost: 1,
+        });
+        let v = serde_json::to_value(c.snapshot()).unwrap();
+        assert_eq!(v["access"]["requests"], 2);
+        assert_eq!(v["access"]["frames_lost"], 1);
     }
 
     #[test]

@@ -1,0 +1,178 @@
+//! Loss per link-layer frame (the access model's `frame_loss`): where the
+//! loss was applied below IP, as in a testbed whose emulator drops its own
+//! link-layer frames, one lost frame takes every packet (or fragment of a
+//! packet) carried in it, so IP sees bursts.
+//!
+//! Packets are packed into frames of `frame_bytes` back to back, in the
+//! order they go on the air, each with its on-air size (header and
+//! padding); a packet that does not fit is continued in the next frame, as
+//! GSE and RLE fragment. A frame is closed (padded) when the link goes idle:
+//! a packet whose transmission starts after the previous one ended opens a
+//! new frame. A frame is lost when any of its `datagrams` draws of the
+//! direction's loss model says so; a packet is lost when any frame it
+//! touches is.
+//!
+//! Plain state, no I/O, no clock: the caller passes the times.
+
+use crate::config::FrameLossConfig;
+
+#[derive(Debug)]
+pub struct FrameLoss {
+    frame_bytes: usize,
+    datagrams: u32,
+    /// Bytes used in the open frame; `None` before the first packet.
+    fill: Option<usize>,
+    open_lost: bool,
+    last_end_ns: u64,
+    frames: u64,
+    frames_lost: u64,
+}
+
+impl FrameLoss {
+    pub fn new(cfg: &FrameLossConfig) -> FrameLoss {
+        FrameLoss {
+            frame_bytes: cfg.frame_bytes as usize,
+            datagrams: cfg.datagrams,
+            fill: None,
+            open_lost: false,
+            last_end_ns: 0,
+            frames: 0,
+            frames_lost: 0,
+        }
+    }
+
+    fn open(&mut self, draw: &mut impl FnMut() -> bool) {
+        // Every datagram is drawn, lost or not, so that one frame always
+        // takes the same number of draws from the loss model's stream.
+        let mut lost = false;
+        for _ in 0..self.datagrams {
+            lost |= draw();
+        }
+        self.open_lost = lost;
+        self.fill = Some(0);
+        self.frames += 1;
+        self.frames_lost += u64::from(lost);
+    }
+
+    /// A packet of `air_bytes` on the air from `start_ns` to `end_ns`;
+    /// `draw` is the direction's loss model. Returns whether it is lost.
+    pub fn lose(
+        &mut self,
+        start_ns: u64,
+        end_ns: u64,
+        air_bytes: usize,
+        mut draw: impl FnMut() -> bool,
+    ) -> bool {
+        if self.fill.is_none() || start_ns > self.last_end_ns {
+            self.open(&mut draw);
+        }
+        self.last_end_ns = end_ns;
+        let mut left = air_bytes.max(1);
+        let mut lost = false;
+        loop {
+            let fill = self.fill.unwrap_or(0);
+            if fill >= self.frame_bytes {
+                self.open(&mut draw);
+                continue;
+            }
+            let take = left.min(self.frame_bytes - fill);
+            lost |= self.open_lost;
+            self.fill = Some(fill + take);
+            left -= take;
+            if left == 0 {
+                return lost;
+            }
+        }
+    }
+
+    /// Frames opened so far, and how many of them were lost.
+    pub fn counts(&self) -> (u64, u64) {
+        (self.frames, self.frames_lost)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fl(frame_bytes: u32, datagrams: u32) -> FrameLoss {
+        FrameLoss::new(&FrameLossConfig {
+            frame_bytes,
+            datagrams,
+        })
+    }
+
+    /// A loss model that loses exactly the draws whose index is listed.
+    fn script(lost: &[usize]) -> impl FnMut() -> bool + '_ {
+        let mut i = 0;
+        move || {
+            i += 1;
+            lost.contains(&(i - 1))
+        }
+    }
+
+    #[test]
+    fn a_lost_frame_takes_every_packet_in_it() {
+        // 4000-byte frames, 1000-byte packets back to back: 4 per frame.
+        let mut f = fl(4000, 1);
+        let mut draw = script(&[1]); // the second frame is lost
+        let lost: Vec<bool> = (0..12u64)
+            .map(|i| f.lose(i * 10, (i + 1) * 10, 1000, &mut draw))
+            .collect();
+        assert_eq!(
+            lost,
+            [false, false, false, false, true, true, true, true, false, false, false, false]
+        );
+        assert_eq!(f.counts(), (3, 1));
+    }
+
+    #[test]
+    fn a_packet_across_two_frames_is_lost_with_either() {
+        let mut f = fl(1000, 1);
+        let mut draw = script(&[1]);
+        assert!(!f.lose(0, 10, 600, &mut draw)); // frame 0: 600
+        assert!(f.lose(10, 20, 600, &mut draw)); // 400 in frame 0, 200 in lost frame 1
+        assert!(f.lose(20, 30, 600, &mut draw)); // frame 1, now at 800
+        assert!(f.lose(30, 40, 600, &mut draw)); // 200 in frame 1, 400 in frame 2
+        assert!(!f.lose(40, 50, 600, &mut draw)); // frame 2 only
+        assert_eq!(f.counts(), (3, 1));
+    }
+
+    #[test]
+    fn an_idle_link_closes_the_frame() {
+        let mut f = fl(10_000, 1);
+        let mut draw = script(&[0]);
+        assert!(f.lose(0, 10, 100, &mut draw));
+        assert!(f.lose(10, 20, 100, &mut draw)); // back to back: same frame
+        assert!(!f.lose(25, 30, 100, &mut draw)); // after a gap: a new frame
+        assert_eq!(f.counts(), (2, 1));
+    }
+
+    #[test]
+    fn each_datagram_of_a_frame_is_drawn() {
+        let mut f = fl(3000, 3);
+        let mut n = 0;
+        f.lose(0, 1, 100, || {
+            n += 1;
+            false
+        });
+        assert_eq!(n, 3);
+        let mut f = fl(3000, 3);
+        let mut draw = script(&[2]);
+        assert!(f.lose(0, 1, 100, &mut draw), "the third datagram lost");
+    }
+
+    #[test]
+    fn per_frame_rate_with_random_draws() {
+        // With loss p per datagram and 4 datagrams a frame, about
+        // 1 - (1 - p)^4 of the frames are lost.
+        let mut rng = crate::rng::Rng::stream(3, "forward", "loss");
+        let mut f = fl(5000, 4);
+        for i in 0..200_000u64 {
+            f.lose(i, i + 1, 1500, || rng.chance(0.01));
+        }
+        let (frames, lost) = f.counts();
+        let rate = lost as f64 / frames as f64;
+        assert!((rate - 0.0394).abs() < 0.004, "{rate}");
+    }
+}
