@@ -13,7 +13,10 @@
 //   paper's and whether the paper's ordering (h3-pep < h1-pep < h1 < h3)
 //   holds.
 //
-// Both use the ifip2022 preset's Alt-Svc (tcp) and our origin.
+// Both use the ifip2022 preset's Alt-Svc (tcp) and our origin; the PEPs
+// run the paper's settings: the split-TCP PEP's default (satellite hop
+// NewReno, initial window 100) and the QUIC PEP per connection
+// (--pep-tunnel per-connection, NewReno, initial window 100).
 // Usage: node benchmarks/access-model.js [--part handshake,loss] [--runs 10]
 //          [--orbits geo,leo] [--loss-per packet,frame]
 //          [--frame-loss forward=BYTESxDATAGRAMS,return=BYTESxDATAGRAMS] [--json]
@@ -27,6 +30,7 @@ import { requireNetAdmin } from '../harness/core/sys.js';
 import { median, round } from '../harness/core/stats.js';
 import { resolveProfilePath } from '../harness/testbed/profiles.js';
 import { BENCH_PRESETS } from '../harness/pageload/presets.js';
+import { pepOptions } from '../harness/cli/args.js';
 import { loadReference, paperMedian } from '../reports/paper.js';
 
 const { values: o } = parseArgs({
@@ -82,7 +86,12 @@ async function runBench(label, profiles, protocols, loss) {
   const outDir = path.join(work, label);
   const summary = await bench(
     { profiles, losses: [loss], protocols, sites: ['kepler'], runs },
-    { outDir, altSvc, onProgress: (m) => progress(`${label}: ${m}`) },
+    {
+      outDir,
+      altSvc,
+      pep: pepOptions({ 'pep-tunnel': 'per-connection' }),
+      onProgress: (m) => progress(`${label}: ${m}`),
+    },
   );
   const records = fs
     .readFileSync(path.join(outDir, 'results.jsonl'), 'utf8')
@@ -142,11 +151,10 @@ if (o.part.includes('loss')) {
   result.loss = [];
   for (const lossPer of o['loss-per'].split(',')) {
     const files = orbits.map((orbit) => variant(`${orbit}-dvb`, lossPer, frameLoss));
-    const names = files.map((f) => path.basename(f, '.yaml'));
     const groups = await runBench(`loss-per-${lossPer}`, files, PAPER_ORDER, 1);
     for (const [i, orbit] of orbits.entries()) {
       const cells = PAPER_ORDER.map((protocol) => {
-        const g = groups[`${names[i]} ${protocol}`];
+        const g = groups[`${files[i]} ${protocol}`]; // a profile given by path is named by it
         const theirs = paper(orbit, protocol, 1, 'plt');
         return {
           protocol,
