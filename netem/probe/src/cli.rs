@@ -7,9 +7,11 @@ use std::net::Ipv4Addr;
 use clap::{Parser, Subcommand};
 use satbench_transport::cli::{self, Stop};
 
-/// Port used when `--port` is not given: 9, the "discard" port. Nothing else
-/// listens on it in a testbed namespace, and the probe's traffic is exactly
-/// that: datagrams meant to be counted and dropped (rtt echoes them back).
+/// Port used when `--port` is not given: 9, the "discard" port, UDP (rtt,
+/// owd, rate, burst) and TCP (connect). Nothing else listens on it in a
+/// testbed namespace, and the probe's traffic is exactly that: datagrams
+/// meant to be counted and dropped (rtt echoes them back), connections
+/// opened and reset without a byte.
 pub const DEFAULT_PORT: u16 = 9;
 /// How long to wait for stragglers after the last send.
 pub const DEFAULT_TIMEOUT_MS: u64 = 3000;
@@ -61,19 +63,48 @@ impl RateOpts {
 }
 
 #[derive(Debug, Clone, PartialEq)]
+pub struct ConnectOpts {
+    /// `timeout_ms` is how long one connect() may take (at least 1 ms).
+    pub common: Common,
+    pub count: u64,
+    pub interval_ms: f64,
+    /// Starts are offset by up to this much (golden-ratio sequence).
+    pub spread_ms: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct BurstOpts {
+    pub common: Common,
+    pub packets: u64,
+    /// IP packet size (IPv4 + UDP headers + payload).
+    pub packet_bytes: usize,
+    /// Silence before the burst.
+    pub idle_ms: u64,
+}
+
+impl BurstOpts {
+    pub fn payload_bytes(&self) -> usize {
+        self.packet_bytes - IP_UDP_OVERHEAD
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     /// `--help` or `--version`: this text on stdout, exit 0.
     Print(String),
     Rtt(RttOpts),
     Owd(OwdOpts),
     Rate(RateOpts),
+    Connect(ConnectOpts),
+    Burst(BurstOpts),
 }
 
 /// Smallest `--packet-bytes`: headers and the smallest rate payload.
 const MIN_PACKET_BYTES: u64 = (IP_UDP_OVERHEAD + RATE_MIN_PAYLOAD) as u64;
 
 /// Measures an emulated link between two network namespaces: round-trip
-/// time, one-way delay, loss, throughput.
+/// time, one-way delay, loss, throughput, TCP connect time, a burst after
+/// idle.
 ///
 /// Prints one JSON object on stdout; on error, one line on stderr and exit
 /// status 2. See netem/probe/README.md.
@@ -123,6 +154,38 @@ enum Sub {
         #[arg(long, value_name = "BYTES", default_value_t = 1500, value_parser = int_in(MIN_PACKET_BYTES, 65_535))]
         packet_bytes: u64,
     },
+    /// TCP connect time: connect() calls from --from-netns to a listener in
+    /// --to-netns, one at a time
+    Connect {
+        #[command(flatten)]
+        common: CommonArgs,
+        /// Connections to open
+        #[arg(long, value_name = "N", default_value_t = 10, value_parser = int_in(1, 100_000))]
+        count: u64,
+        /// Time between the starts of consecutive connect() calls (a call
+        /// that takes longer delays the next)
+        #[arg(long, value_name = "MS", default_value_t = 100.0, value_parser = float_in(0.001, 60_000.0))]
+        interval_ms: f64,
+        /// Offset call i's start by frac(i x golden ratio) x MS, so that the
+        /// handshakes meet a frame clock at every phase, not at one
+        #[arg(long, value_name = "MS", default_value_t = 0.0, value_parser = float_in(0.0, 60_000.0))]
+        spread_ms: f64,
+    },
+    /// One-way delay of each datagram of a burst sent back to back after
+    /// --idle-ms of silence
+    Burst {
+        #[command(flatten)]
+        common: CommonArgs,
+        /// Datagrams in the burst
+        #[arg(long, value_name = "N", default_value_t = 100, value_parser = int_in(1, 100_000))]
+        packets: u64,
+        /// IP packet size (IPv4 + UDP headers + payload)
+        #[arg(long, value_name = "BYTES", default_value_t = 1200, value_parser = int_in(MIN_PACKET_BYTES, 65_535))]
+        packet_bytes: u64,
+        /// Silence before the burst
+        #[arg(long, value_name = "MS", default_value_t = 2000, value_parser = int_in(0, 600_000))]
+        idle_ms: u64,
+    },
 }
 
 #[derive(clap::Args, Debug)]
@@ -136,11 +199,12 @@ struct CommonArgs {
     /// An address of --to-netns, where the receiver binds
     #[arg(long, value_name = "IPV4", value_parser = unicast)]
     to_addr: Ipv4Addr,
-    /// UDP port (9, "discard": nothing else in a testbed uses it)
+    /// Port, UDP (connect: TCP): 9, "discard", nothing else in a testbed
+    /// uses it
     #[arg(long, value_name = "N", default_value_t = DEFAULT_PORT.into(), value_parser = int_in(1, 65_535))]
     port: u64,
     /// How long to wait for stragglers after the last send [default: 3000;
-    /// owd: at most 256 intervals]
+    /// owd: at most 256 intervals; connect: how long one connect() may take]
     #[arg(long, value_name = "MS", value_parser = int_in(0, 600_000))]
     timeout_ms: Option<u64>,
 }
@@ -209,8 +273,38 @@ where
             duration_ms,
             packet_bytes: packet_bytes as usize,
         }),
+        Sub::Connect {
+            common,
+            count,
+            interval_ms,
+            spread_ms,
+        } => {
+            let common = common.common();
+            if common.timeout_ms == 0 {
+                // A zero SO_SNDTIMEO would let connect() block for minutes.
+                return Err("--timeout-ms: connect needs at least 1 ms, got 0".into());
+            }
+            Command::Connect(ConnectOpts {
+                common,
+                count,
+                interval_ms,
+                spread_ms,
+            })
+        }
+        Sub::Burst {
+            common,
+            packets,
+            packet_bytes,
+            idle_ms,
+        } => Command::Burst(BurstOpts {
+            common: common.common(),
+            packets,
+            packet_bytes: packet_bytes as usize,
+            idle_ms,
+        }),
     })
 }
+
 /// A one-byte owd datagram names its send only modulo 256, so a receipt is
 /// unambiguous only while every delay is shorter than 256 intervals. The
 /// probe waits `timeout_ms` for stragglers, i.e. it accepts delays up to
@@ -331,9 +425,46 @@ mod tests {
     }
 
     #[test]
+    fn connect_defaults() {
+        let Command::Connect(o) = parse(args(&format!("connect {NS}"))).unwrap() else {
+            panic!()
+        };
+        assert_eq!((o.count, o.interval_ms, o.spread_ms), (10, 100.0, 0.0));
+        assert_eq!((o.common.port, o.common.timeout_ms), (DEFAULT_PORT, 3000));
+        let Command::Connect(o) = parse(args(&format!(
+            "connect {NS} --count 3 --interval-ms 50 --timeout-ms 700"
+        )))
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            (o.count, o.interval_ms, o.common.timeout_ms),
+            (3, 50.0, 700)
+        );
+    }
+
+    #[test]
+    fn burst_defaults_and_payload() {
+        let Command::Burst(o) = parse(args(&format!("burst {NS}"))).unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            (o.packets, o.packet_bytes, o.payload_bytes(), o.idle_ms),
+            (100, 1200, 1172, 2000)
+        );
+        let Command::Burst(o) = parse(args(&format!(
+            "burst {NS} --packets 15 --packet-bytes=40 --idle-ms 0"
+        )))
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!((o.packets, o.payload_bytes(), o.idle_ms), (15, 12, 0));
+    }
+
+    #[test]
     fn rejects_bad_input_in_one_line_naming_the_problem() {
         for (line, needle) in [
-            ("", "missing subcommand (rtt, owd or rate)"),
+            ("", "missing subcommand (rtt, owd, rate, connect or burst)"),
             ("ping", "unknown subcommand 'ping'"),
             (
                 "rtt --to-netns b --to-addr 198.18.2.2",
@@ -391,6 +522,26 @@ mod tests {
             ),
             (&format!("rate {NS} --mbit -1"), "--mbit: must be between"),
             (&format!("rtt {NS} stray"), "unknown argument 'stray'"),
+            (
+                &format!("connect {NS} --timeout-ms 0"),
+                "--timeout-ms: connect needs at least 1 ms",
+            ),
+            (
+                &format!("connect {NS} --packets 3"),
+                "unknown argument '--packets'",
+            ),
+            (
+                &format!("burst {NS} --packets 0"),
+                "--packets: must be between 1 and 100000, got 0",
+            ),
+            (
+                &format!("burst {NS} --packet-bytes 39"),
+                "--packet-bytes: must be between 40",
+            ),
+            (
+                &format!("burst {NS} --idle-ms 1.5"),
+                "--idle-ms: must be a whole number",
+            ),
         ] {
             let err = parse(args(line)).unwrap_err();
             assert!(err.contains(needle), "{line:?}: {err}");
@@ -428,7 +579,14 @@ mod tests {
 
     #[test]
     fn help_and_version_are_printed_not_errors() {
-        for line in ["--help", "help", "rate --help", "--version"] {
+        for line in [
+            "--help",
+            "help",
+            "rate --help",
+            "connect --help",
+            "burst --help",
+            "--version",
+        ] {
             let Ok(Command::Print(text)) = parse(args(line)) else {
                 panic!("{line}")
             };

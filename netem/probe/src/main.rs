@@ -6,15 +6,20 @@
 mod sys;
 
 use std::io;
-use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
+use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, UdpSocket};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::thread;
 use std::time::Duration;
 
-use satprobe::cli::{self, Command, Common, OwdOpts, RateOpts, RttOpts, OWD_SEQ_SPACE};
-use satprobe::schedule::Schedule;
-use satprobe::{ns_to_ms, owd, rate, receiver_done, rtt};
+use rustix::net::sockopt::{self, Timeout};
+use rustix::net::{AddressFamily, SocketFlags, SocketType};
+use satbench_transport::tcp::set_linger_zero;
+use satprobe::cli::{
+    self, BurstOpts, Command, Common, ConnectOpts, OwdOpts, RateOpts, RttOpts, OWD_SEQ_SPACE,
+};
+use satprobe::schedule::{golden_offset_ns, Schedule};
+use satprobe::{burst, connect_timed_out, first_arrival, ns_to_ms, owd, rate, receiver_done, rtt};
 use serde::Serialize;
 
 /// How often a blocked receiver looks whether it may stop.
@@ -24,7 +29,7 @@ const LEAD_NS: u64 = 2_000_000;
 /// Socket buffers for the rate test: 32 MiB holds ~0.9 s at 300 Mbit/s.
 const RATE_RCVBUF: usize = 32 << 20;
 const RATE_SNDBUF: usize = 4 << 20;
-/// Receive buffers for rtt/owd (small datagrams, modest rates).
+/// Receive buffers for rtt/owd/burst (modest amounts of data).
 const SMALL_RCVBUF: usize = 4 << 20;
 
 fn main() {
@@ -36,6 +41,8 @@ fn main() {
         Ok(Command::Rtt(o)) => run_rtt(&o).map(|v| serde_json::to_string(&v)),
         Ok(Command::Owd(o)) => run_owd(&o).map(|v| serde_json::to_string(&v)),
         Ok(Command::Rate(o)) => run_rate(&o).map(|v| serde_json::to_string(&v)),
+        Ok(Command::Connect(o)) => run_connect(&o).map(|v| serde_json::to_string(&v)),
+        Ok(Command::Burst(o)) => run_burst(&o).map(|v| serde_json::to_string(&v)),
         Err(e) => Err(e),
     };
     match out {
@@ -67,10 +74,15 @@ impl Finish {
             deadline_ns: AtomicU64::new(0),
         }
     }
-    fn set(&self, sent: u64, deadline_ns: u64) {
+    /// The sender is done: it sent `sent` (`None`: it failed, receivers
+    /// stop at once) and receivers wait `timeout_ms` for stragglers.
+    fn sender_done(&self, sent: Option<u64>, timeout_ms: u64) {
+        let (sent, deadline_ns) = match sent {
+            Some(n) => (n, sys::now_ns() + timeout_ms * 1_000_000),
+            None => (0, 1),
+        };
         self.sent.store(sent, Ordering::Relaxed);
-        self.deadline_ns
-            .store(deadline_ns.max(1), Ordering::Release);
+        self.deadline_ns.store(deadline_ns, Ordering::Release);
     }
     fn get(&self) -> Option<(u64, u64)> {
         match self.deadline_ns.load(Ordering::Acquire) {
@@ -201,13 +213,7 @@ fn run_rtt(o: &RttOpts) -> Result<RttOut, String> {
             let r = receive_until_done(&rx, &mut buf, &finish, |b, t| match rtt::decode(b) {
                 Some((seq, ts)) => {
                     got.push((seq, ts, t));
-                    match seen.get_mut(seq as usize) {
-                        Some(f) if !*f => {
-                            *f = true;
-                            true
-                        }
-                        _ => false,
-                    }
+                    first_arrival(&mut seen, seq.into())
                 }
                 None => false,
             });
@@ -224,12 +230,7 @@ fn run_rtt(o: &RttOpts) -> Result<RttOut, String> {
                 break;
             }
         }
-        let deadline = if result.is_ok() {
-            sys::now_ns() + c.timeout_ms * 1_000_000
-        } else {
-            1
-        };
-        finish.set(*result.as_ref().unwrap_or(&0), deadline);
+        finish.sender_done(result.as_ref().ok().copied(), c.timeout_ms);
         let collected = joined(collector.join(), "echo collector");
         stop_echo.store(true, Ordering::Relaxed);
         let echoed = joined(echo.join(), "echo responder");
@@ -259,8 +260,9 @@ struct OwdOut {
     unmatched: u64,
 }
 
-/// Send times by send index; `(byte, arrival time)` in arrival order.
-type SendsAndReceipts = (Vec<u64>, Vec<(u8, u64)>);
+/// Send times by send index; `(what identifies the datagram, arrival
+/// time)` in arrival order.
+type SendsAndReceipts<K> = (Vec<u64>, Vec<(K, u64)>);
 
 fn run_owd(o: &OwdOpts) -> Result<OwdOut, String> {
     let c = &o.common;
@@ -270,7 +272,7 @@ fn run_owd(o: &OwdOpts) -> Result<OwdOut, String> {
     let finish = Finish::new();
     sys::precise_timers();
 
-    let (send_ns, receipts) = thread::scope(|s| -> Result<SendsAndReceipts, String> {
+    let (send_ns, receipts) = thread::scope(|s| -> Result<SendsAndReceipts<u8>, String> {
         let receiver = s.spawn(|| -> Result<Vec<(u8, u64)>, String> {
             let mut got = Vec::with_capacity(o.count as usize);
             let mut buf = [0u8; 2048];
@@ -299,12 +301,7 @@ fn run_owd(o: &OwdOpts) -> Result<OwdOut, String> {
                 break;
             }
         }
-        let deadline = if result.is_ok() {
-            sys::now_ns() + c.timeout_ms * 1_000_000
-        } else {
-            1
-        };
-        finish.set(if result.is_ok() { o.count } else { 0 }, deadline);
+        finish.sender_done(result.is_ok().then_some(o.count), c.timeout_ms);
         let receipts = joined(receiver.join(), "receiver");
         result?;
         Ok((send_ns, receipts?))
@@ -396,12 +393,7 @@ fn run_rate(o: &RateOpts) -> Result<RateOut, String> {
                     }
                 }
             }
-            let deadline = if result.is_ok() {
-                sys::now_ns() + c.timeout_ms * 1_000_000
-            } else {
-                1
-            };
-            finish.set(if result.is_ok() { sent } else { 0 }, deadline);
+            finish.sender_done(result.is_ok().then_some(sent), c.timeout_ms);
             let count = joined(receiver.join(), "receiver");
             result?;
             Ok((sent, first_tx, last_tx, count?))
@@ -416,5 +408,187 @@ fn run_rate(o: &RateOpts) -> Result<RateOut, String> {
         last_rx_s: count.first.map(|_| rel_s(count.last_ns)),
         mbps: count.delivered_mbps(),
         sent_mbps: rate::sent_mbps(sent, o.packet_bytes, first_tx, last_tx),
+    })
+}
+
+// ---------------------------------------------------------------- connect
+
+#[derive(Serialize)]
+struct ConnectOut {
+    sent: u64,
+    connected: u64,
+    /// One per connect() that succeeded, in order: from just before the
+    /// call to its return (SYN out, SYN-ACK back).
+    connect_ms: Vec<f64>,
+}
+
+fn run_connect(o: &ConnectOpts) -> Result<ConnectOut, String> {
+    let c = &o.common;
+    let at = SocketAddrV4::new(c.to_addr, c.port);
+    let listener = netns::within(&c.to_netns, || TcpListener::bind(at))
+        .map_err(|e| format!("listen on TCP {at} in netns {}: {e}", c.to_netns))?;
+    // accept() honours SO_RCVTIMEO: the acceptor looks every POLL whether
+    // it may stop.
+    sockopt::set_socket_timeout(&listener, Timeout::Recv, Some(POLL))
+        .map_err(|e| format!("listener timeout: {e}"))?;
+    let stop = AtomicBool::new(false);
+    sys::precise_timers();
+
+    let times = thread::scope(|s| -> Result<Vec<u64>, String> {
+        // The kernel completes the handshakes; accepting only keeps the
+        // backlog empty. An accepted connection is closed at once.
+        let acceptor = s.spawn(|| -> Result<(), String> {
+            while !stop.load(Ordering::Relaxed) {
+                match listener.accept() {
+                    Ok(_) => {}
+                    Err(e) if is_timeout(&e) => {}
+                    Err(e) if e.kind() == io::ErrorKind::ConnectionAborted => {}
+                    Err(e) => return Err(format!("accepting in netns {}: {e}", c.to_netns)),
+                }
+            }
+            Ok(())
+        });
+
+        let sched = Schedule::every(sys::now_ns() + LEAD_NS, o.interval_ms, o.count);
+        let mut times = Vec::with_capacity(o.count as usize);
+        let mut result = Ok(());
+        for i in 0..o.count {
+            // A connect() that ran past the next due time delays it: one
+            // handshake at a time.
+            sys::sleep_until(sched.due_ns(i) + golden_offset_ns(i, o.spread_ms * 1e6));
+            match connect_once(c) {
+                Ok(Some(ns)) => times.push(ns),
+                Ok(None) => {}
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        let accepted = joined(acceptor.join(), "acceptor");
+        result?;
+        accepted?;
+        Ok(times)
+    })?;
+
+    Ok(ConnectOut {
+        sent: o.count,
+        connected: times.len() as u64,
+        connect_ms: times.into_iter().map(ns_to_ms).collect(),
+    })
+}
+
+/// One connect() from `from_netns`: its duration, or `None` if it timed out
+/// (`timeout_ms`).
+fn connect_once(c: &Common) -> Result<Option<u64>, String> {
+    let to = SocketAddrV4::new(c.to_addr, c.port);
+    // The socket belongs to the namespace it was opened in; connect() may
+    // then run from this thread's own.
+    let fd = netns::within(&c.from_netns, || {
+        Ok(rustix::net::socket_with(
+            AddressFamily::INET,
+            SocketType::STREAM,
+            SocketFlags::CLOEXEC,
+            None,
+        )?)
+    })
+    .map_err(|e| format!("TCP socket in netns {}: {e}", c.from_netns))?;
+    sockopt::set_socket_timeout(
+        &fd,
+        Timeout::Send,
+        Some(Duration::from_millis(c.timeout_ms)),
+    )
+    .map_err(|e| format!("connect timeout: {e}"))?;
+    let t0 = sys::now_ns();
+    let r = rustix::net::connect(&fd, &to);
+    let took = sys::now_ns() - t0;
+    match r {
+        Ok(()) => {
+            // Closed with a reset, not a FIN exchange that would cross the
+            // link during the next handshake.
+            let _ = set_linger_zero(&fd);
+            Ok(Some(took))
+        }
+        Err(e) if connect_timed_out(e) => Ok(None),
+        Err(e) => Err(format!(
+            "connect to TCP {to} from netns {}: {e}",
+            c.from_netns
+        )),
+    }
+}
+
+// ---------------------------------------------------------------- burst
+
+#[derive(Serialize)]
+struct BurstOut {
+    sent: u64,
+    received: u64,
+    lost: u64,
+    packet_bytes: usize,
+    idle_ms: u64,
+    /// When each datagram left, ms after the first did.
+    send_ms: Vec<f64>,
+    /// Each datagram's one-way delay in send order, `null` if it was lost.
+    owd_ms: Vec<Option<f64>>,
+}
+
+fn run_burst(o: &BurstOpts) -> Result<BurstOut, String> {
+    let c = &o.common;
+    let rx = bind_receiver(c)?;
+    let _ = sys::grow_buffer(&rx, true, SMALL_RCVBUF);
+    let tx = connect_sender(c)?;
+    let _ = sys::grow_buffer(&tx, false, RATE_SNDBUF);
+    let finish = Finish::new();
+    sys::precise_timers();
+    // Nothing is sent before the burst: the sockets are silent for idle_ms.
+    let start_ns = sys::now_ns() + (o.idle_ms * 1_000_000).max(LEAD_NS);
+
+    let (send_ns, receipts) = thread::scope(|s| -> Result<SendsAndReceipts<u64>, String> {
+        let receiver = s.spawn(|| -> Result<Vec<(u64, u64)>, String> {
+            let mut got = Vec::with_capacity(o.packets as usize);
+            let mut seen = vec![false; o.packets as usize];
+            let mut buf = vec![0u8; 65_536];
+            receive_until_done(&rx, &mut buf, &finish, |b, t| match burst::decode(b) {
+                Some(i) => {
+                    got.push((i, t));
+                    first_arrival(&mut seen, i)
+                }
+                None => false,
+            })
+            .map_err(|e| format!("receiving in netns {}: {e}", c.to_netns))?;
+            Ok(got)
+        });
+
+        let mut payload = vec![0u8; o.payload_bytes()];
+        let mut send_ns = Vec::with_capacity(o.packets as usize);
+        let mut result = Ok(());
+        sys::sleep_until(start_ns);
+        for i in 0..o.packets {
+            burst::encode(&mut payload, i);
+            // Timestamp before the send, as owd does.
+            send_ns.push(sys::now_ns());
+            if let Err(e) = send(&tx, &payload, c) {
+                result = Err(e);
+                break;
+            }
+        }
+        finish.sender_done(result.is_ok().then_some(o.packets), c.timeout_ms);
+        let receipts = joined(receiver.join(), "receiver");
+        result?;
+        Ok((send_ns, receipts?))
+    })?;
+
+    let delays = burst::delays(&send_ns, &receipts);
+    let received = delays.iter().flatten().count() as u64;
+    let first = send_ns.first().copied().unwrap_or(0);
+    Ok(BurstOut {
+        sent: send_ns.len() as u64,
+        received,
+        lost: send_ns.len() as u64 - received,
+        packet_bytes: o.packet_bytes,
+        idle_ms: o.idle_ms,
+        send_ms: send_ns.iter().map(|&t| ns_to_ms(t - first)).collect(),
+        owd_ms: delays.into_iter().map(|d| d.map(ns_to_ms)).collect(),
     })
 }

@@ -91,9 +91,34 @@ impl Schedule {
     }
 }
 
+/// The fractional part of the golden ratio: `i × GOLDEN mod 1` for i = 0,
+/// 1, 2, … fills [0, 1) evenly, each new point in the largest gap left.
+const GOLDEN: f64 = 0.618_033_988_749_895;
+
+/// An offset in [0, `span_ns`) for event `i`: `frac(i × golden ratio) ×
+/// span`. Events paced by a whole interval meet a frame clock at one phase
+/// (or a few); offset this way they meet it at every phase, evenly.
+pub fn golden_offset_ns(i: u64, span_ns: f64) -> u64 {
+    ((i as f64 * GOLDEN).fract() * span_ns) as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn golden_offsets_fill_the_span_evenly() {
+        assert_eq!(golden_offset_ns(0, 40e6), 0);
+        assert_eq!(golden_offset_ns(5, 0.0), 0);
+        // 20 offsets over 40 ms: two in each 4 ms tenth, give or take one.
+        let mut tenths = [0; 10];
+        for i in 0..20 {
+            let o = golden_offset_ns(i, 40e6);
+            assert!(o < 40_000_000);
+            tenths[(o / 4_000_000) as usize] += 1;
+        }
+        assert_eq!(tenths, [3, 2, 2, 1, 2, 2, 2, 3, 2, 1]);
+    }
 
     #[test]
     fn fixed_interval_is_absolute() {
