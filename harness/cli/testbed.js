@@ -3,6 +3,7 @@
 import { UsageError, withFlag } from '../core/errors.js';
 import { requireNetAdmin } from '../core/sys.js';
 import { percent } from '../core/units.js';
+import { round } from '../core/stats.js';
 import { loadProfile, configuredSummary } from '../testbed/profiles.js';
 import { checkLinkBackend } from '../testbed/link-backends.js';
 import { createTestbed, destroyTestbed, listTestbeds, strayStateEntries, STATE_DIR } from '../testbed/testbed.js';
@@ -21,9 +22,12 @@ export const HELP = `Usage:
   satbench testbed status [--json]
       List the testbeds on this machine.
   satbench testbed probe --profile NAME [--loss PCT] [--link ...] [--seed N] [--count N] [--json]
-      Build a testbed, measure RTT (median, p99 over --count echoes, at least 20), one-way
-      delay per direction (1-byte UDP datagrams), loss and throughput, print them beside the
-      configured values, and remove the testbed.
+      Build a testbed, measure RTT (median, p99 over --count echoes, at least 20), TCP connect
+      time (20 handshakes), one-way delay per direction (1-byte UDP datagrams; min, p10, median,
+      p90, p99, max), a burst after idle per direction (first and last datagram's delay,
+      completion, added delay against an ideal link), loss and throughput, print them beside
+      the configured values and what the profile's access model would add, and remove the
+      testbed.
 
 Options:
   --profile NAME|FILE  a built-in profile (see \`satbench profiles\`) or a .yaml/.json file
@@ -155,22 +159,58 @@ async function probe(opts, count, v) {
   }
 }
 
-// Pure: `testbed probe`'s table, configured beside measured.
+// Pure: `testbed probe`'s table, configured beside measured. The
+// configured side adds, after "+", what the satellite access model would
+// add to the ideal link (a range: the wait for a frame boundary).
 export function formatProbe(r) {
   const c = r.configured;
   const m = r.measured;
+  const adds = c.access_adds_ms;
+  const range = (a) => `${round(a.min, 1)}–${round(a.max, 1)}`;
+  const plus = (a) => (a ? ` +${range(a)}` : '');
+  const qs = (d, count = `n ${d.n}`) =>
+    ['min', 'p10', 'median', 'p90', 'p99', 'max'].map((k) => `${k} ${d[k] ?? '-'}`).join('  ') + `  (${count})`;
   const rows = [
     ['', 'configured', 'measured'],
     ['RTT ms (median / p99)', c.rtt_ms, `${m.rtt_ms.median} / ${m.rtt_ms.p99}`],
-    ['one-way forward ms', c.one_way_ms.forward, `${m.one_way_ms.forward.median} / ${m.one_way_ms.forward.p99}`],
-    ['one-way return ms', c.one_way_ms.return, `${m.one_way_ms.return.median} / ${m.one_way_ms.return.p99}`],
+  ];
+  if (m.connect_ms)
+    rows.push([
+      'TCP connect ms',
+      `${c.connect_ms}${plus(adds?.connect)}`,
+      qs(m.connect_ms, `${m.connect_ms.connected} of ${m.connect_ms.sent} connected`),
+    ]);
+  for (const dir of ['forward', 'return'])
+    rows.push([`one-way ${dir} ms`, `${c.one_way_ms[dir]}${plus(adds?.one_way[dir])}`, qs(m.one_way_ms[dir])]);
+  for (const dir of ['forward', 'return']) {
+    const b = m.burst?.[dir];
+    if (!b) continue;
+    const cb = c.burst[dir];
+    rows.push(
+      [
+        `burst ${dir} ms`,
+        `${cb.ideal_ms.completion}${plus(adds?.burst[dir])}`,
+        `first ${b.first_ms ?? '-'}  last ${b.last_ms ?? '-'}  completion ${b.completion_ms ?? '-'}` +
+          `  (${b.received} of ${b.sent})`,
+      ],
+      [`burst ${dir} added ms`, adds?.burst[dir] ? range(adds.burst[dir]) : 0, b.added_ms ?? '-'],
+    );
+  }
+  rows.push(
     ['forward Mbit/s', c.forward_mbps ?? 'unlimited', m.forward_mbps ?? '-'],
     ['return Mbit/s', c.return_mbps ?? 'unlimited', m.return_mbps ?? '-'],
     ['loss % forward', c.loss_pct, `${m.loss_pct} (of ${m.loss_samples.forward})`],
     ['loss % return', c.return_loss_pct, `${m.return_loss_pct} (of ${m.loss_samples.return})`],
-  ];
+  );
+  const notes = ['forward', 'return']
+    .filter((dir) => m.burst?.[dir])
+    .map((dir) => {
+      const b = c.burst[dir];
+      return `burst ${dir}: ${b.packets} × ${b.packet_bytes} B after ${b.idle_ms} ms idle, against an ideal link (one-way delay + the bytes at the rate)`;
+    });
   return (
     `profile ${r.profile}, link ${r.link}\n` +
-    rows.map(([a, b, d]) => `  ${String(a).padEnd(24)}${String(b).padEnd(14)}${d}`).join('\n')
+    rows.map(([a, b, d]) => `  ${String(a).padEnd(24)}${String(b).padEnd(18)}${d}`).join('\n') +
+    notes.map((n) => `\n  ${n}`).join('')
   );
 }

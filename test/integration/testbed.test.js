@@ -30,11 +30,49 @@ const SHORT = {
   internet: { forward: { delay: '5ms' }, return: { delay: '5ms' } },
 };
 
+// SHORT with the satellite access model on the return link: a 5 ms
+// superframe, demand assignment with a 1 Mbit/s CRA, the link rate granted
+// 60 ms after a request, released after 50 ms of silence.
+const SHORT_ACCESS = {
+  description: 'integration test: short delays, return access with demand assignment',
+  satellite: {
+    forward: SHORT.satellite.forward,
+    return: {
+      ...SHORT.satellite.return,
+      access: { frame: '5ms', dama: { cra: '1mbit', request_grant: '60ms', idle_release: '50ms' } },
+    },
+  },
+  internet: SHORT.internet,
+};
+
+// `testbed probe --json` of a profile over linkem, with `args`.
+async function probeJson(profile, ...args) {
+  const r = await satbench([
+    'testbed',
+    'probe',
+    '--profile',
+    writeProfile(profile),
+    ...args,
+    '--link',
+    'linkem',
+    '--json',
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+// The quantiles of a measured distribution are in order.
+function assertSpread(d, what) {
+  const q = [d.min, d.p10, d.median, d.p90, d.p99, d.max];
+  assert.ok(
+    q.every((x, i) => typeof x === 'number' && (i === 0 || q[i - 1] <= x)),
+    `${what}: ${JSON.stringify(d)}`,
+  );
+}
+
 describe('testbed (integration, real namespaces)', function () {
   it('probe measures the configured delays and rates', async () => {
-    const r = await satbench(['testbed', 'probe', '--profile', writeProfile(SHORT), '--link', 'linkem', '--json']);
-    assert.equal(r.code, 0, r.stderr);
-    const p = JSON.parse(r.stdout);
+    const p = await probeJson(SHORT);
     assert.equal(p.link, 'linkem');
     assert.equal(p.configured.rtt_ms, 30);
     assert.ok(p.measured.rtt_ms.n >= 20);
@@ -51,22 +89,47 @@ describe('testbed (integration, real namespaces)', function () {
     assert.ok(Math.abs(p.measured.return_mbps / 10 - 1) < 0.05, `return ${p.measured.return_mbps} Mbit/s`);
     assert.equal(p.measured.loss_pct, 0);
     assert.ok(p.link_stats.sat.forward.packets_out > 0, 'linkem counted the satellite link');
+    for (const dir of ['forward', 'return']) assertSpread(p.measured.one_way_ms[dir], `one-way ${dir}`);
+    // A TCP handshake is one round trip.
+    const c = p.measured.connect_ms;
+    assert.equal(p.configured.connect_ms, 30);
+    assert.equal(c.connected, c.sent);
+    assertSpread(c, 'connect');
+    assert.ok(Math.abs(c.median - 30) < 2, `connect median ${c.median}`);
+    // No access model: a burst after idle arrives as over an ideal link.
+    assert.equal(p.configured.access_adds_ms, null);
+    for (const dir of ['forward', 'return']) {
+      const b = p.measured.burst[dir];
+      assert.equal(b.received, b.sent, `burst ${dir}: ${JSON.stringify(b)}`);
+      assert.ok(Math.abs(b.added_ms) < 3, `burst ${dir} added ${b.added_ms} ms`);
+    }
+  });
+
+  it('probe shows what the access model adds: frame waits, and the grant a burst after idle waits for', async () => {
+    const p = await probeJson(SHORT_ACCESS);
+    const adds = p.configured.access_adds_ms;
+    // The grant comes 60 ms after the request; the CRA carries 7 of the 15
+    // datagrams meanwhile, the rest follow at 10 Mbit/s: about 60 ms more
+    // than an ideal link, plus up to a 5 ms superframe's wait.
+    assert.deepEqual(adds.burst.return, { min: 60.48, max: 65.48 });
+    assert.equal(adds.burst.forward, null);
+    const ret = p.measured.burst.return;
+    assert.equal(p.configured.burst.return.packets, 15);
+    assert.equal(p.configured.burst.return.idle_ms, 300, 'longer than idle_release');
+    assert.equal(ret.received, ret.sent, JSON.stringify(ret));
+    assert.ok(ret.added_ms >= 58 && ret.added_ms <= 70, `burst return added ${ret.added_ms} ms`);
+    const fwd = p.measured.burst.forward;
+    assert.ok(Math.abs(fwd.added_ms) < 3, `burst forward added ${fwd.added_ms} ms: no access model there`);
+    // The handshake and the return one-way delay wait for the superframe.
+    assert.deepEqual(adds.connect, { min: 0, max: 5 });
+    const c = p.measured.connect_ms;
+    assert.ok(c.median >= 29.5 && c.median < 37, `connect median ${c.median}`);
+    const owd = p.measured.one_way_ms.return;
+    assert.ok(owd.median >= 14.9 && owd.median < 21, `return one-way median ${owd.median}`);
   });
 
   it('--loss drops packets on the satellite link at the configured rate', async () => {
-    const r = await satbench([
-      'testbed',
-      'probe',
-      '--profile',
-      writeProfile(SHORT),
-      '--loss',
-      '10',
-      '--link',
-      'linkem',
-      '--json',
-    ]);
-    assert.equal(r.code, 0, r.stderr);
-    const p = JSON.parse(r.stdout);
+    const p = await probeJson(SHORT, '--loss', '10');
     assert.equal(p.configured.loss_pct, 10);
     const n = p.measured.loss_samples.forward;
     const lost = Math.round((p.measured.loss_pct / 100) * n);
