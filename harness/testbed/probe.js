@@ -271,6 +271,8 @@ export function summarizeProbe({ profile, configured, backend, raw, linkProfile 
       return_mbps: configured.return_mbps,
       loss_pct: round(configured.loss_pct),
       return_loss_pct: round(configured.return_loss_pct),
+      // what the satellite link's loss is drawn per (packet, or frame_loss)
+      ...(configured.loss_unit ? { loss_unit: configured.loss_unit } : {}),
       ...(extra ?? {}),
     },
     measured: {

@@ -138,6 +138,27 @@ describe('testbed (integration, real namespaces)', function () {
     assert.ok(p.link_stats.sat.forward.drops.loss > 0);
   });
 
+  it('--loss with frame_loss drops whole link-layer frames, several packets each', async () => {
+    // 6000-byte frames on the forward link: the probe's rate stream fills
+    // them back to back, so a lost frame takes about four of its datagrams.
+    const framed = {
+      ...SHORT,
+      satellite: {
+        ...SHORT.satellite,
+        forward: { ...SHORT.satellite.forward, access: { frame_loss: { bytes: 6000 } } },
+      },
+    };
+    const p = await probeJson(framed, '--loss', '10');
+    assert.deepEqual(p.configured.loss_unit, { forward: 'frame of 6000 B in 1 datagram', return: 'packet' });
+    const fwd = p.link_stats.sat.forward;
+    const { frames, frames_lost: lost } = fwd.access;
+    const [lo, hi] = wilsonInterval(lost, frames, 3.29);
+    assert.ok(lo <= 0.1 && 0.1 <= hi, `${lost} of ${frames} frames lost, interval [${lo}, ${hi}] excludes 10 %`);
+    assert.ok(fwd.drops.loss >= 2 * lost, `${fwd.drops.loss} packets lost with ${lost} frames: not whole frames`);
+    assert.equal(p.link_stats.sat.return.access, undefined, 'no access model on the return link');
+    assert.ok(p.link_stats.sat.return.drops.loss > 0, 'the return link still loses packets, one by one');
+  });
+
   describe('a running testbed', () => {
     let tb;
     const started = [];
