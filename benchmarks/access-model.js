@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util';
 import YAML from 'yaml';
 import { bench } from '../harness/pageload/bench.js';
 import { requireNetAdmin } from '../harness/core/sys.js';
-import { median, round } from '../harness/core/stats.js';
+import { round } from '../harness/core/stats.js';
 import { resolveProfilePath } from '../harness/testbed/profiles.js';
 import { BENCH_PRESETS } from '../harness/pageload/presets.js';
 import { pepOptions } from '../harness/cli/args.js';
@@ -93,21 +93,13 @@ async function runBench(label, profiles, protocols, loss) {
       onProgress: (m) => progress(`${label}: ${m}`),
     },
   );
-  const records = fs
-    .readFileSync(path.join(outDir, 'results.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l));
   const out = {};
   for (const g of summary.groups) {
-    const mine = records.filter(
-      (r) => r.ok && r.scenario.profile === g.scenario.profile && r.scenario.protocol === g.scenario.protocol,
-    );
     const med = (k) => (g.metrics[k] ? round(g.metrics[k].median, 0) : null);
     out[`${g.scenario.profile} ${g.scenario.protocol}`] = {
       runs: g.runs,
       failed: g.failed,
-      connect_ms: mine.length ? round(median(mine.map((r) => r.metrics.connect_ms)), 0) : null,
+      connect_ms: med('connect_ms'),
       response_start_ms: med('response_start_ms'),
       fcp_ms: med('fcp_ms'),
       plt_ms: med('plt_ms'),
