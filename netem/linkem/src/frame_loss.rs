@@ -20,8 +20,8 @@ use crate::config::FrameLossConfig;
 pub struct FrameLoss {
     frame_bytes: usize,
     datagrams: u32,
-    /// Bytes used in the open frame; `None` before the first packet.
-    fill: Option<usize>,
+    /// Bytes used in the open frame.
+    fill: usize,
     open_lost: bool,
     last_end_ns: u64,
     frames: u64,
@@ -33,7 +33,7 @@ impl FrameLoss {
         FrameLoss {
             frame_bytes: cfg.frame_bytes as usize,
             datagrams: cfg.datagrams,
-            fill: None,
+            fill: 0,
             open_lost: false,
             last_end_ns: 0,
             frames: 0,
@@ -49,7 +49,7 @@ impl FrameLoss {
             lost |= draw();
         }
         self.open_lost = lost;
-        self.fill = Some(0);
+        self.fill = 0;
         self.frames += 1;
         self.frames_lost += u64::from(lost);
     }
@@ -63,21 +63,21 @@ impl FrameLoss {
         air_bytes: usize,
         mut draw: impl FnMut() -> bool,
     ) -> bool {
-        if self.fill.is_none() || start_ns > self.last_end_ns {
+        // No frame yet, or the link went idle: a new frame.
+        if self.frames == 0 || start_ns > self.last_end_ns {
             self.open(&mut draw);
         }
         self.last_end_ns = end_ns;
         let mut left = air_bytes.max(1);
         let mut lost = false;
         loop {
-            let fill = self.fill.unwrap_or(0);
-            if fill >= self.frame_bytes {
+            if self.fill >= self.frame_bytes {
                 self.open(&mut draw);
                 continue;
             }
-            let take = left.min(self.frame_bytes - fill);
+            let take = left.min(self.frame_bytes - self.fill);
             lost |= self.open_lost;
-            self.fill = Some(fill + take);
+            self.fill += take;
             left -= take;
             if left == 0 {
                 return lost;
