@@ -19,7 +19,7 @@ const DIRECTION_KEYS = ['delay', 'jitter', 'distribution', 'loss', 'rate', 'limi
 // The satellite access model (linkem's `access`, netem/linkem/README.md).
 const ACCESS_KEYS = ['frame', 'header', 'pad', 'dama', 'frame_loss'];
 const DAMA_KEYS = ['cra', 'request_grant', 'idle_release'];
-const FRAME_LOSS_KEYS = ['bytes', 'datagrams'];
+const FRAME_LOSS_KEYS = ['bytes', 'datagrams', 'datagram'];
 const GEMODEL_KEYS = ['p', 'r', '1-h', '1-k'];
 const SCHEDULE_KEYS = ['file', 'loop'];
 const SCHEDULE_COLUMNS = ['time_s', 'delay_ms', 'rate_mbit'];
@@ -185,13 +185,27 @@ function parseAccess(v, file, key) {
     checkKeys(f, FRAME_LOSS_KEYS, file, `${key}.frame_loss`);
     if (f.bytes === undefined || f.bytes === null)
       throw new UsageError(`${file}: ${key}.frame_loss.bytes is required (a frame's payload, e.g. 5000)`);
-    const datagrams = f.datagrams ?? 1;
-    if (!Number.isInteger(datagrams) || datagrams < 1) {
-      throw new UsageError(
-        `${file}: ${key}.frame_loss.datagrams: expected a whole number >= 1, got ${JSON.stringify(f.datagrams)}`,
-      );
+    const frameBytes = wholeBytes(f.bytes, file, `${key}.frame_loss.bytes`, 1);
+    // `datagram`: the frame travels unpadded, a datagram per that many bytes
+    // of its fill; `datagrams`: padded, always that many.
+    if (f.datagram !== undefined && f.datagram !== null) {
+      if (f.datagrams !== undefined && f.datagrams !== null)
+        throw new UsageError(
+          `${file}: ${key}.frame_loss: give datagrams (a padded frame's count) or datagram (an unpadded frame's bytes per datagram), not both`,
+        );
+      out.frame_loss = {
+        frame_bytes: frameBytes,
+        datagram_bytes: wholeBytes(f.datagram, file, `${key}.frame_loss.datagram`, 1),
+      };
+    } else {
+      const datagrams = f.datagrams ?? 1;
+      if (!Number.isInteger(datagrams) || datagrams < 1) {
+        throw new UsageError(
+          `${file}: ${key}.frame_loss.datagrams: expected a whole number >= 1, got ${JSON.stringify(f.datagrams)}`,
+        );
+      }
+      out.frame_loss = { frame_bytes: frameBytes, datagrams };
     }
-    out.frame_loss = { frame_bytes: wholeBytes(f.bytes, file, `${key}.frame_loss.bytes`, 1), datagrams };
   }
   return out;
 }
@@ -411,7 +425,9 @@ export function configuredSummary(profile) {
 /** Pure: what the satellite link's loss is drawn for in one direction: every packet, or every link-layer frame. */
 export function lossUnit(profile, dir) {
   const f = profile.links.satellite[dir].access?.frame_loss;
-  return f ? `frame of ${f.frame_bytes} B in ${f.datagrams} datagram${f.datagrams === 1 ? '' : 's'}` : 'packet';
+  if (!f) return 'packet';
+  if (f.datagram_bytes) return `frame of ${f.frame_bytes} B, unpadded, a datagram per ${f.datagram_bytes} B`;
+  return `frame of ${f.frame_bytes} B in ${f.datagrams} datagram${f.datagrams === 1 ? '' : 's'}`;
 }
 
 /** Pure: bytes in flight the path holds at its bottleneck rate over its worst RTT; null without a rate. */

@@ -133,6 +133,14 @@ describe('link profiles', () => {
       bad({ frame_loss: { bytes: 5000, datagrams: 0 } }),
       /satellite\.return\.access\.frame_loss\.datagrams: expected a whole number >= 1, got 0/,
     );
+    rejects(
+      bad({ frame_loss: { bytes: 5000, datagrams: 2, datagram: 1472 } }),
+      /satellite\.return\.access\.frame_loss: give datagrams .* or datagram .*, not both/,
+    );
+    rejects(
+      bad({ frame_loss: { bytes: 5000, datagram: 0 } }),
+      /satellite\.return\.access\.frame_loss\.datagram: expected a whole number of bytes >= 1/,
+    );
     rejects(bad({ frame_loss: { bytes: 5000, per: 1 } }), /unknown key "per" in satellite\.return\.access\.frame_loss/);
     rejects(bad({ frame_loss: { bytes: 5000 } }, null), /frame_loss: frames are filled at the direction's rate/);
   });
@@ -144,6 +152,11 @@ describe('link profiles', () => {
         return: { rate: '20mbit', access: { frame_loss: { bytes: 600 } } },
       },
     });
+    const unpadded = parse({
+      satellite: { forward: { rate: '20mbit', access: { frame_loss: { bytes: 6041, datagram: 1472 } } } },
+    });
+    assert.deepEqual(unpadded.links.satellite.forward.access.frame_loss, { frame_bytes: 6041, datagram_bytes: 1472 });
+    assert.equal(configuredSummary(unpadded).loss_unit.forward, 'frame of 6041 B, unpadded, a datagram per 1472 B');
     assert.deepEqual(p.links.satellite.forward.access.frame_loss, { frame_bytes: 5000, datagrams: 4 });
     assert.deepEqual(p.links.satellite.return.access.frame_loss, { frame_bytes: 600, datagrams: 1 });
     assert.deepEqual(configuredSummary(p).loss_unit, {

@@ -85,20 +85,44 @@ pub struct AccessConfig {
 /// into frames of `frame_bytes` back to back, and a lost frame takes every
 /// packet with a byte in it.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a frame loss object")]
+#[serde(try_from = "FrameLossKeys")]
 pub struct FrameLossConfig {
     /// Payload of one frame (a DVB-S2 BBFrame's data field, an RCS2 burst).
-    #[serde(deserialize_with = "positive_u32")]
     pub frame_bytes: u32,
     /// Datagrams a frame travels in where the loss is drawn, each drawn on
-    /// its own (OpenSAND carries a BBFrame over its emulation network in
-    /// IP fragments).
-    #[serde(default = "one", deserialize_with = "positive_u32")]
+    /// its own: a frame padded to `frame_bytes` always travels in this many.
     pub datagrams: u32,
+    /// Instead of `datagrams`: the frame travels unpadded, one datagram per
+    /// this many bytes of its fill (OpenSAND sends a BBFrame with only the
+    /// bytes used, IP-fragmented on its emulation network).
+    pub datagram_bytes: Option<u32>,
 }
 
-fn one() -> u32 {
-    1
+/// `frame_loss` as written: `datagrams` and `datagram_bytes` exclude each
+/// other, which serde's attributes cannot say.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a frame loss object")]
+struct FrameLossKeys {
+    #[serde(deserialize_with = "positive_u32")]
+    frame_bytes: u32,
+    #[serde(default, deserialize_with = "opt_positive_u32")]
+    datagrams: Option<u32>,
+    #[serde(default, deserialize_with = "opt_positive_u32")]
+    datagram_bytes: Option<u32>,
+}
+
+impl TryFrom<FrameLossKeys> for FrameLossConfig {
+    type Error = String;
+    fn try_from(k: FrameLossKeys) -> Result<Self, String> {
+        if k.datagrams.is_some() && k.datagram_bytes.is_some() {
+            return Err("give datagrams or datagram_bytes, not both".into());
+        }
+        Ok(FrameLossConfig {
+            frame_bytes: k.frame_bytes,
+            datagrams: k.datagrams.unwrap_or(1),
+            datagram_bytes: k.datagram_bytes,
+        })
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -761,9 +785,24 @@ mod tests {
             c.forward.access.unwrap().frame_loss,
             Some(FrameLossConfig {
                 frame_bytes: 5000,
-                datagrams: 1
+                datagrams: 1,
+                datagram_bytes: None,
             })
         );
+        let c = with(|v| {
+            v["forward"]["access"] =
+                serde_json::json!({"frame_loss": {"frame_bytes": 6000, "datagram_bytes": 1472}})
+        })
+        .unwrap();
+        assert_eq!(
+            c.forward.access.unwrap().frame_loss.unwrap().datagram_bytes,
+            Some(1472)
+        );
+        let e = with(|v| {
+            v["forward"]["access"] = serde_json::json!({"frame_loss": {"frame_bytes": 6000, "datagrams": 2, "datagram_bytes": 1472}})
+        })
+        .unwrap_err();
+        assert!(e.0.contains("datagrams or datagram_bytes"), "{e}");
         let e = with(|v| {
             v["forward"]["access"] =
                 serde_json::json!({"frame_loss": {"frame_bytes": 5000, "datagrams": 0}})

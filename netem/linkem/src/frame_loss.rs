@@ -12,6 +12,13 @@
 //! direction's loss model says so; a packet is lost when any frame it
 //! touches is.
 //!
+//! Unpadded (`datagram_bytes`): the frame travels in one datagram per
+//! `datagram_bytes` of its fill, so a frame with one small packet is one
+//! datagram. Each datagram is drawn when the fill first reaches it, and a
+//! lost one loses the packets from it to the end of the frame; the packets
+//! before it keep their verdict, since each packet is decided on arrival,
+//! before the frame's final size is known.
+//!
 //! Plain state, no I/O, no clock: the caller passes the times.
 
 use crate::config::FrameLossConfig;
@@ -20,8 +27,12 @@ use crate::config::FrameLossConfig;
 pub struct FrameLoss {
     frame_bytes: usize,
     datagrams: u32,
+    /// Unpadded carriage: bytes of fill per datagram.
+    datagram_bytes: Option<usize>,
     /// Bytes used in the open frame.
     fill: usize,
+    /// Datagrams of the open frame drawn so far (unpadded carriage).
+    drawn: usize,
     open_lost: bool,
     last_end_ns: u64,
     frames: u64,
@@ -33,7 +44,9 @@ impl FrameLoss {
         FrameLoss {
             frame_bytes: cfg.frame_bytes as usize,
             datagrams: cfg.datagrams,
+            datagram_bytes: cfg.datagram_bytes.map(|b| b as usize),
             fill: 0,
+            drawn: 0,
             open_lost: false,
             last_end_ns: 0,
             frames: 0,
@@ -42,16 +55,39 @@ impl FrameLoss {
     }
 
     fn open(&mut self, draw: &mut impl FnMut() -> bool) {
-        // Every datagram is drawn, lost or not, so that one frame always
-        // takes the same number of draws from the loss model's stream.
-        let mut lost = false;
-        for _ in 0..self.datagrams {
-            lost |= draw();
-        }
-        self.open_lost = lost;
+        self.open_lost = false;
         self.fill = 0;
+        self.drawn = 0;
         self.frames += 1;
-        self.frames_lost += u64::from(lost);
+        if self.datagram_bytes.is_none() {
+            // Every datagram is drawn, lost or not, so that one frame always
+            // takes the same number of draws from the loss model's stream.
+            let mut lost = false;
+            for _ in 0..self.datagrams {
+                lost |= draw();
+            }
+            self.mark(lost);
+        }
+    }
+
+    fn mark(&mut self, lost: bool) {
+        if lost && !self.open_lost {
+            self.open_lost = true;
+            self.frames_lost += 1;
+        }
+    }
+
+    /// Unpadded carriage: draws the datagrams the open frame's fill has
+    /// reached and not yet drawn.
+    fn draw_reached(&mut self, draw: &mut impl FnMut() -> bool) {
+        let Some(per) = self.datagram_bytes else {
+            return;
+        };
+        while self.drawn < self.fill.div_ceil(per) {
+            self.drawn += 1;
+            let lost = draw();
+            self.mark(lost);
+        }
     }
 
     /// A packet of `air_bytes` on the air from `start_ns` to `end_ns`;
@@ -76,8 +112,9 @@ impl FrameLoss {
                 continue;
             }
             let take = left.min(self.frame_bytes - self.fill);
-            lost |= self.open_lost;
             self.fill += take;
+            self.draw_reached(&mut draw);
+            lost |= self.open_lost;
             left -= take;
             if left == 0 {
                 return lost;
@@ -99,6 +136,15 @@ mod tests {
         FrameLoss::new(&FrameLossConfig {
             frame_bytes,
             datagrams,
+            datagram_bytes: None,
+        })
+    }
+
+    fn unpadded(frame_bytes: u32, datagram_bytes: u32) -> FrameLoss {
+        FrameLoss::new(&FrameLossConfig {
+            frame_bytes,
+            datagrams: 1,
+            datagram_bytes: Some(datagram_bytes),
         })
     }
 
@@ -160,6 +206,42 @@ mod tests {
         let mut f = fl(3000, 3);
         let mut draw = script(&[2]);
         assert!(f.lose(0, 1, 100, &mut draw), "the third datagram lost");
+    }
+
+    #[test]
+    fn unpadded_frames_draw_one_datagram_per_datagram_bytes_of_fill() {
+        // 6000-byte frames sent unpadded in datagrams of 1500 bytes: a lone
+        // small packet is one datagram, a full frame four.
+        let mut f = unpadded(6000, 1500);
+        let mut n = 0;
+        f.lose(0, 1, 100, || {
+            n += 1;
+            false
+        });
+        assert_eq!(n, 1, "a lone small packet: one datagram");
+        let mut f = unpadded(6000, 1500);
+        let mut n = 0;
+        for i in 0..4u64 {
+            f.lose(i, i + 1, 1500, || {
+                n += 1;
+                false
+            });
+        }
+        assert_eq!(n, 4, "a full frame: four datagrams");
+        assert_eq!(f.counts(), (1, 0));
+    }
+
+    #[test]
+    fn unpadded_loss_takes_the_rest_of_the_frame_from_the_lost_datagram() {
+        // 1000-byte packets back to back in 4000-byte frames, 1000-byte
+        // datagrams: the third datagram of the first frame is lost.
+        let mut f = unpadded(4000, 1000);
+        let mut draw = script(&[2]);
+        let lost: Vec<bool> = (0..8u64)
+            .map(|i| f.lose(i * 10, (i + 1) * 10, 1000, &mut draw))
+            .collect();
+        assert_eq!(lost, [false, false, true, true, false, false, false, false]);
+        assert_eq!(f.counts(), (2, 1));
     }
 
     #[test]

@@ -345,6 +345,7 @@ mod tests {
                 frame_loss: Some(FrameLossConfig {
                     frame_bytes: 6000,
                     datagrams: 1,
+                    datagram_bytes: None,
                 }),
                 ..Default::default()
             }),
