@@ -19,7 +19,7 @@
 // (--pep-tunnel per-connection, NewReno, initial window 100).
 // Usage: node benchmarks/access-model.js [--part handshake,loss] [--runs 10]
 //          [--orbits geo,leo] [--loss-per packet,frame]
-//          [--frame-loss forward=BYTESxDATAGRAMS|BYTES/DATAGRAM_BYTES,return=…] [--json]
+//          [--frame-loss forward=BYTESxDATAGRAMS|BYTES/DATAGRAM_BYTES[hHOLD],return=…] [--json]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -52,18 +52,21 @@ const progress = (m) => process.stderr.write(`${m}\n`);
 const altSvc = BENCH_PRESETS.ifip2022.altSvc;
 const PAPER_ORDER = ['h3-pep', 'h1-pep', 'h1', 'h3'];
 
-// `forward=6041/1472,return=100x1` → { forward: {bytes, datagram}, return:
-// {bytes, datagrams} }: BYTESxN a padded frame in N datagrams, BYTES/D an
-// unpadded one in a datagram per D bytes of its fill.
+// `forward=6041/1472h5,return=100x1` → { forward: {bytes, datagram, hold},
+// return: {bytes, datagrams} }: BYTESxN a padded frame in N datagrams,
+// BYTES/D an unpadded one in a datagram per D bytes of its fill; hH after
+// either: in-order delivery, frames behind a lost one held until more than
+// H wait.
 function parseFrameLoss(text) {
   const out = {};
   for (const part of text.split(',')) {
-    const m = /^(forward|return)=(\d+)([x/])(\d+)$/.exec(part.trim());
+    const m = /^(forward|return)=(\d+)([x/])(\d+)(?:h(\d+))?$/.exec(part.trim());
     if (!m)
       throw new Error(
-        `--frame-loss: expected forward=BYTESxDATAGRAMS or forward=BYTES/DATAGRAM_BYTES (and return=…), got ${part}`,
+        `--frame-loss: expected forward=BYTESxDATAGRAMS or forward=BYTES/DATAGRAM_BYTES, optionally followed by hHOLD (and return=…), got ${part}`,
       );
     out[m[1]] = { bytes: Number(m[2]), [m[3] === 'x' ? 'datagrams' : 'datagram']: Number(m[4]) };
+    if (m[5]) out[m[1]].hold = Number(m[5]);
   }
   return out;
 }

@@ -19,7 +19,7 @@ const DIRECTION_KEYS = ['delay', 'jitter', 'distribution', 'loss', 'rate', 'limi
 // The satellite access model (linkem's `access`, netem/linkem/README.md).
 const ACCESS_KEYS = ['frame', 'header', 'pad', 'dama', 'frame_loss'];
 const DAMA_KEYS = ['cra', 'request_grant', 'idle_release'];
-const FRAME_LOSS_KEYS = ['bytes', 'datagrams', 'datagram'];
+const FRAME_LOSS_KEYS = ['bytes', 'datagrams', 'datagram', 'hold'];
 const GEMODEL_KEYS = ['p', 'r', '1-h', '1-k'];
 const SCHEDULE_KEYS = ['file', 'loop'];
 const SCHEDULE_COLUMNS = ['time_s', 'delay_ms', 'rate_mbit'];
@@ -205,6 +205,14 @@ function parseAccess(v, file, key) {
         );
       }
       out.frame_loss = { frame_bytes: frameBytes, datagrams };
+    }
+    // `hold`: in-order delivery after a loss, as OpenSAND's udp_stack.
+    if (f.hold !== undefined && f.hold !== null) {
+      if (!Number.isInteger(f.hold) || f.hold < 1)
+        throw new UsageError(
+          `${file}: ${key}.frame_loss.hold: expected a whole number of frames >= 1, got ${JSON.stringify(f.hold)}`,
+        );
+      out.frame_loss.hold_frames = f.hold;
     }
   }
   return out;
@@ -426,8 +434,10 @@ export function configuredSummary(profile) {
 export function lossUnit(profile, dir) {
   const f = profile.links.satellite[dir].access?.frame_loss;
   if (!f) return 'packet';
-  if (f.datagram_bytes) return `frame of ${f.frame_bytes} B, unpadded, a datagram per ${f.datagram_bytes} B`;
-  return `frame of ${f.frame_bytes} B in ${f.datagrams} datagram${f.datagrams === 1 ? '' : 's'}`;
+  const frame = f.datagram_bytes
+    ? `frame of ${f.frame_bytes} B, unpadded, a datagram per ${f.datagram_bytes} B`
+    : `frame of ${f.frame_bytes} B in ${f.datagrams} datagram${f.datagrams === 1 ? '' : 's'}`;
+  return f.hold_frames ? `${frame}; after a loss, held until ${f.hold_frames + 1} frames wait` : frame;
 }
 
 /** Pure: bytes in flight the path holds at its bottleneck rate over its worst RTT; null without a rate. */

@@ -141,6 +141,10 @@ describe('link profiles', () => {
       bad({ frame_loss: { bytes: 5000, datagram: 0 } }),
       /satellite\.return\.access\.frame_loss\.datagram: expected a whole number of bytes >= 1/,
     );
+    rejects(
+      bad({ frame_loss: { bytes: 5000, hold: 0 } }),
+      /satellite\.return\.access\.frame_loss\.hold: expected a whole number of frames >= 1, got 0/,
+    );
     rejects(bad({ frame_loss: { bytes: 5000, per: 1 } }), /unknown key "per" in satellite\.return\.access\.frame_loss/);
     rejects(bad({ frame_loss: { bytes: 5000 } }, null), /frame_loss: frames are filled at the direction's rate/);
   });
@@ -157,6 +161,14 @@ describe('link profiles', () => {
     });
     assert.deepEqual(unpadded.links.satellite.forward.access.frame_loss, { frame_bytes: 6041, datagram_bytes: 1472 });
     assert.equal(configuredSummary(unpadded).loss_unit.forward, 'frame of 6041 B, unpadded, a datagram per 1472 B');
+    const held = parse({
+      satellite: { forward: { rate: '20mbit', access: { frame_loss: { bytes: 6041, datagram: 1472, hold: 5 } } } },
+    });
+    assert.equal(held.links.satellite.forward.access.frame_loss.hold_frames, 5);
+    assert.equal(
+      configuredSummary(held).loss_unit.forward,
+      'frame of 6041 B, unpadded, a datagram per 1472 B; after a loss, held until 6 frames wait',
+    );
     assert.deepEqual(p.links.satellite.forward.access.frame_loss, { frame_bytes: 5000, datagrams: 4 });
     assert.deepEqual(p.links.satellite.return.access.frame_loss, { frame_bytes: 600, datagrams: 1 });
     assert.deepEqual(configuredSummary(p).loss_unit, {

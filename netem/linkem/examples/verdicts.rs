@@ -51,10 +51,11 @@ fn main() {
                 300_000
             };
             digest = match p.on_packet(t, len) {
-                Verdict::Deliver { at_ns } => {
+                Verdict::Deliver { at_ns } | Verdict::Release { at_ns } => {
                     delivered += 1;
                     fnv(digest, at_ns)
                 }
+                Verdict::Hold => fnv(digest, u64::MAX - 2),
                 Verdict::Drop(DropCause::Loss) => {
                     lost += 1;
                     fnv(digest, u64::MAX)

@@ -96,6 +96,9 @@ pub struct FrameLossConfig {
     /// this many bytes of its fill (OpenSAND sends a BBFrame with only the
     /// bytes used, IP-fragmented on its emulation network).
     pub datagram_bytes: Option<u32>,
+    /// In-order delivery after a loss: the frames behind a lost one wait
+    /// until more than this many are waiting (OpenSAND's udp_stack).
+    pub hold_frames: Option<u32>,
 }
 
 /// `frame_loss` as written: `datagrams` and `datagram_bytes` exclude each
@@ -109,6 +112,8 @@ struct FrameLossKeys {
     datagrams: Option<u32>,
     #[serde(default, deserialize_with = "opt_positive_u32")]
     datagram_bytes: Option<u32>,
+    #[serde(default, deserialize_with = "opt_positive_u32")]
+    hold_frames: Option<u32>,
 }
 
 impl TryFrom<FrameLossKeys> for FrameLossConfig {
@@ -121,6 +126,7 @@ impl TryFrom<FrameLossKeys> for FrameLossConfig {
             frame_bytes: k.frame_bytes,
             datagrams: k.datagrams.unwrap_or(1),
             datagram_bytes: k.datagram_bytes,
+            hold_frames: k.hold_frames,
         })
     }
 }
@@ -787,6 +793,7 @@ mod tests {
                 frame_bytes: 5000,
                 datagrams: 1,
                 datagram_bytes: None,
+                hold_frames: None,
             })
         );
         let c = with(|v| {

@@ -19,9 +19,28 @@
 //! before it keep their verdict, since each packet is decided on arrival,
 //! before the frame's final size is known.
 //!
+//! Hold (`hold_frames`): OpenSAND numbers the datagrams of a channel and
+//! delivers them in order; after a gap it holds the datagrams behind it
+//! until more than `hold_frames` (its udp_stack, 5) are waiting, then skips
+//! the lost number and delivers them all. So the packets of the frames
+//! behind a lost frame are held until the `hold_frames + 1`-th of them
+//! opens, and its first packet releases them.
+//!
 //! Plain state, no I/O, no clock: the caller passes the times.
 
 use crate::config::FrameLossConfig;
+
+/// What becomes of one packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fate {
+    Lost,
+    /// Delivered in its turn.
+    Pass,
+    /// Delivered when a later packet releases it.
+    Held,
+    /// Delivered in its turn, and with it every packet held before it.
+    Release,
+}
 
 #[derive(Debug)]
 pub struct FrameLoss {
@@ -33,6 +52,10 @@ pub struct FrameLoss {
     fill: usize,
     /// Datagrams of the open frame drawn so far (unpadded carriage).
     drawn: usize,
+    /// In-order delivery: frames held behind a lost one before all go.
+    hold: Option<u32>,
+    /// Frames waiting behind a lost one; `None` when nothing waits.
+    waiting: Option<u32>,
     open_lost: bool,
     last_end_ns: u64,
     frames: u64,
@@ -47,6 +70,8 @@ impl FrameLoss {
             datagram_bytes: cfg.datagram_bytes.map(|b| b as usize),
             fill: 0,
             drawn: 0,
+            hold: cfg.hold_frames,
+            waiting: None,
             open_lost: false,
             last_end_ns: 0,
             frames: 0,
@@ -74,7 +99,30 @@ impl FrameLoss {
         if lost && !self.open_lost {
             self.open_lost = true;
             self.frames_lost += 1;
+            if self.hold.is_some() && self.waiting.is_none() {
+                self.waiting = Some(0);
+            }
         }
+    }
+
+    /// The open frame's first bytes are in: with in-order delivery, an
+    /// intact frame behind a lost one waits, and the one past the limit
+    /// releases them all. `lost`: the packet carrying those bytes is lost
+    /// (it touched a lost frame before), so it cannot release anything and
+    /// the next frame does.
+    fn count_waiting(&mut self, lost: bool) -> bool {
+        let (Some(hold), Some(n)) = (self.hold, self.waiting) else {
+            return false;
+        };
+        if self.open_lost {
+            return false;
+        }
+        if n < hold || lost {
+            self.waiting = Some((n + 1).min(hold));
+            return false;
+        }
+        self.waiting = None;
+        true
     }
 
     /// Unpadded carriage: draws the datagrams the open frame's fill has
@@ -91,35 +139,58 @@ impl FrameLoss {
     }
 
     /// A packet of `air_bytes` on the air from `start_ns` to `end_ns`;
-    /// `draw` is the direction's loss model. Returns whether it is lost.
-    pub fn lose(
+    /// `draw` is the direction's loss model.
+    pub fn fate(
         &mut self,
         start_ns: u64,
         end_ns: u64,
         air_bytes: usize,
         mut draw: impl FnMut() -> bool,
-    ) -> bool {
+    ) -> Fate {
         // No frame yet, or the link went idle: a new frame.
+        let mut opened = false;
         if self.frames == 0 || start_ns > self.last_end_ns {
             self.open(&mut draw);
+            opened = true;
         }
         self.last_end_ns = end_ns;
         let mut left = air_bytes.max(1);
         let mut lost = false;
+        let mut release = false;
         loop {
             if self.fill >= self.frame_bytes {
                 self.open(&mut draw);
+                opened = true;
                 continue;
             }
             let take = left.min(self.frame_bytes - self.fill);
             self.fill += take;
             self.draw_reached(&mut draw);
             lost |= self.open_lost;
+            if opened {
+                opened = false;
+                release |= self.count_waiting(lost);
+            }
             left -= take;
             if left == 0 {
-                return lost;
+                break;
             }
         }
+        if lost {
+            Fate::Lost
+        } else if release {
+            Fate::Release
+        } else if self.waiting.is_some() {
+            Fate::Held
+        } else {
+            Fate::Pass
+        }
+    }
+
+    /// Whether the packet is lost (tests that do not look at holding).
+    #[cfg(test)]
+    fn lose(&mut self, s: u64, e: u64, air: usize, draw: impl FnMut() -> bool) -> bool {
+        self.fate(s, e, air, draw) == Fate::Lost
     }
 
     /// Frames opened so far, and how many of them were lost.
@@ -137,6 +208,7 @@ mod tests {
             frame_bytes,
             datagrams,
             datagram_bytes: None,
+            hold_frames: None,
         })
     }
 
@@ -145,6 +217,7 @@ mod tests {
             frame_bytes,
             datagrams: 1,
             datagram_bytes: Some(datagram_bytes),
+            hold_frames: None,
         })
     }
 
@@ -242,6 +315,36 @@ mod tests {
             .collect();
         assert_eq!(lost, [false, false, true, true, false, false, false, false]);
         assert_eq!(f.counts(), (2, 1));
+    }
+
+    #[test]
+    fn frames_behind_a_lost_one_wait_until_more_than_hold_are_waiting() {
+        // One 1000-byte packet per frame (idle between them), hold 2: frame
+        // 1 is lost, frames 2 and 3 wait, frame 4 releases them; then all
+        // pass again.
+        let mut f = FrameLoss::new(&FrameLossConfig {
+            frame_bytes: 1000,
+            datagrams: 1,
+            datagram_bytes: None,
+            hold_frames: Some(2),
+        });
+        let mut draw = script(&[1, 3]); // frames 1 and 3 (the second held one) lost
+        let fates: Vec<Fate> = (0..7u64)
+            .map(|i| f.fate(i * 100, i * 100 + 10, 1000, &mut draw))
+            .collect();
+        use Fate::*;
+        // Frame 3 is lost while waiting and does not count.
+        assert_eq!(fates, [Pass, Lost, Held, Lost, Held, Release, Pass]);
+    }
+
+    #[test]
+    fn without_hold_nothing_waits() {
+        let mut f = fl(1000, 1);
+        let mut draw = script(&[1]);
+        let fates: Vec<Fate> = (0..4u64)
+            .map(|i| f.fate(i * 100, i * 100 + 10, 1000, &mut draw))
+            .collect();
+        assert_eq!(fates, [Fate::Pass, Fate::Lost, Fate::Pass, Fate::Pass]);
     }
 
     #[test]

@@ -22,7 +22,7 @@
 use crate::access::AccessStage;
 use crate::config::Impairments;
 use crate::delay::DelayStage;
-use crate::frame_loss::FrameLoss;
+use crate::frame_loss::{Fate, FrameLoss};
 use crate::loss::LossStage;
 use crate::rate::RateStage;
 use crate::rng::Rng;
@@ -38,7 +38,15 @@ pub enum DropCause {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
     Drop(DropCause),
-    Deliver { at_ns: u64 },
+    Deliver {
+        at_ns: u64,
+    },
+    /// Delivered later, with the next `Release` (frame loss with a hold).
+    Hold,
+    /// Delivered at `at_ns`, after every packet held so far, at the same time.
+    Release {
+        at_ns: u64,
+    },
 }
 
 #[derive(Debug)]
@@ -107,12 +115,16 @@ impl Pipeline {
             Some(t) => t,
         };
         let loss = &mut self.loss;
-        let lost = match &mut self.frames {
-            Some(f) => f.lose(start, tx_end, air_len, || loss.lose()),
-            None => loss.lose(),
+        let fate = match &mut self.frames {
+            Some(f) => f.fate(start, tx_end, air_len, || loss.lose()),
+            None if loss.lose() => Fate::Lost,
+            None => Fate::Pass,
         };
-        if lost {
-            return Verdict::Drop(DropCause::Loss);
+        match fate {
+            Fate::Lost => return Verdict::Drop(DropCause::Loss),
+            // Its time comes from the packet that releases it.
+            Fate::Held => return Verdict::Hold,
+            Fate::Pass | Fate::Release => {}
         }
         let delay_ms = match &self.schedule {
             Some(s) => s.delay_ms_at(tx_end, self.base_delay_ms),
@@ -120,7 +132,11 @@ impl Pipeline {
         };
         let at = (tx_end + self.delay.sample_ns(delay_ms)).max(self.last_deliver_ns);
         self.last_deliver_ns = at;
-        Verdict::Deliver { at_ns: at }
+        if fate == Fate::Release {
+            Verdict::Release { at_ns: at }
+        } else {
+            Verdict::Deliver { at_ns: at }
+        }
     }
 
     /// What the access model did so far; `None` without one.
@@ -346,6 +362,7 @@ mod tests {
                     frame_bytes: 6000,
                     datagrams: 1,
                     datagram_bytes: None,
+                    hold_frames: None,
                 }),
                 ..Default::default()
             }),

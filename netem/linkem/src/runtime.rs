@@ -150,6 +150,8 @@ impl Direction {
 
 fn reader(link: String, dir: Arc<Direction>, src: Arc<Side>, mut pipeline: Pipeline, clock: Clock) {
     let mut buf = vec![0u8; 65536];
+    // Packets held behind a lost frame until one releases them (frame loss with a hold).
+    let mut held: Vec<Vec<u8>> = Vec::new();
     let c = &dir.counters;
     loop {
         let n = match (&src.tun).read(&mut buf) {
@@ -177,10 +179,13 @@ fn reader(link: String, dir: Arc<Direction>, src: Arc<Side>, mut pipeline: Pipel
             Verdict::Drop(DropCause::Queue) => {
                 c.drops_queue.fetch_add(1, Relaxed);
             }
-            Verdict::Deliver { at_ns } => {
+            Verdict::Hold => held.push(dir.pool.get(pkt)),
+            Verdict::Deliver { at_ns } | Verdict::Release { at_ns } => {
                 let v = dir.pool.get(pkt);
                 let mut q = dir.line.q.lock().unwrap();
                 let was_empty = q.is_empty();
+                // Released packets go first, in their order, at the same time.
+                q.extend(held.drain(..).map(|h| (at_ns, h)));
                 q.push_back((at_ns, v));
                 drop(q);
                 // A writer with packets queued sleeps until the front one,
@@ -452,6 +457,84 @@ mod tests {
             (1, 0, 1)
         );
         assert!(s.uptime_s > 0.0);
+    }
+
+    #[test]
+    fn packets_held_behind_a_lost_frame_go_with_the_one_that_releases_them() {
+        // One 20-byte packet per frame (20 ms apart, the link idle between
+        // them), 30 % of the frames lost, hold 1: the intact frame right
+        // behind a lost one waits for the next intact one.
+        let fwd = r#"{"rate_mbit": 10, "loss": {"model": "random", "pct": 30},
+                      "access": {"frame_loss": {"frame_bytes": 1000, "hold_frames": 1}}}"#;
+        let cfg = config(fwd, "{}");
+        // The verdicts the pipeline gives (the same seed and stream): each
+        // packet its own frame, so they do not depend on the exact times.
+        let mut p = Pipeline::new(&cfg.forward, cfg.seed, "forward");
+        let n = 40u8;
+        let verdicts: Vec<Verdict> = (0..n as u64)
+            .map(|i| p.on_packet(i * 20_000_000, 20))
+            .collect();
+        assert!(verdicts.contains(&Verdict::Hold), "{verdicts:?}");
+        let (a, a_user) = fake_tun("a");
+        let (b, b_user) = fake_tun("b");
+        let _link = Link::start(&cfg, a, b).unwrap();
+        a_user
+            .set_read_timeout(Some(Duration::from_millis(300)))
+            .unwrap();
+        let t0 = Instant::now();
+        let receiver = std::thread::spawn(move || {
+            let mut got = Vec::new();
+            let mut buf = [0u8; 100];
+            while a_user.recv(&mut buf).is_ok() {
+                got.push((buf[1], t0.elapsed()));
+            }
+            got
+        });
+        for i in 0..n {
+            std::thread::sleep(
+                (t0 + Duration::from_millis(20 * i as u64))
+                    .saturating_duration_since(Instant::now()),
+            );
+            b_user
+                .send(&[
+                    0x45, i, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ])
+                .unwrap();
+        }
+        let got = receiver.join().unwrap();
+        // Held packets with no release after them are still waiting.
+        let released = |i: usize| {
+            verdicts[i..]
+                .iter()
+                .any(|v| matches!(v, Verdict::Release { .. }))
+        };
+        let expected: Vec<u8> = (0..n)
+            .filter(|&i| match verdicts[i as usize] {
+                Verdict::Drop(_) => false,
+                Verdict::Hold => released(i as usize),
+                _ => true,
+            })
+            .collect();
+        assert_eq!(
+            got.iter().map(|g| g.0).collect::<Vec<_>>(),
+            expected,
+            "every packet not lost or still held arrives, in order"
+        );
+        let when = |i: u8| got.iter().find(|g| g.0 == i).unwrap().1;
+        for (i, v) in verdicts.iter().enumerate() {
+            if *v != Verdict::Hold || !released(i) {
+                continue;
+            }
+            let release = (i + 1..verdicts.len())
+                .find(|&k| matches!(verdicts[k], Verdict::Release { .. }))
+                .expect("a release follows") as u8;
+            let (held, rel) = (when(i as u8), when(release));
+            assert!(
+                held + Duration::from_millis(5) >= rel
+                    && held >= Duration::from_millis(20 * i as u64 + 15),
+                "packet {i} arrived at {held:?}, not with packet {release} at {rel:?}"
+            );
+        }
     }
 
     #[test]
