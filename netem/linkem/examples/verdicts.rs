@@ -51,7 +51,7 @@ fn main() {
                 300_000
             };
             digest = match p.on_packet(t, len) {
-                Verdict::Deliver { at_ns } | Verdict::Release { at_ns } => {
+                Verdict::Deliver { at_ns } => {
                     delivered += 1;
                     fnv(digest, at_ns)
                 }

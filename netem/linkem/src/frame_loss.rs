@@ -24,7 +24,7 @@
 //! until more than `hold_frames` (its udp_stack, 5) are waiting, then skips
 //! the lost number and delivers them all. So the packets of the frames
 //! behind a lost frame are held until the `hold_frames + 1`-th of them
-//! opens, and its first packet releases them.
+//! opens; its first packet passes, and the held ones go with it.
 //!
 //! Plain state, no I/O, no clock: the caller passes the times.
 
@@ -36,10 +36,8 @@ pub enum Fate {
     Lost,
     /// Delivered in its turn.
     Pass,
-    /// Delivered when a later packet releases it.
+    /// Delivered with the next packet that passes.
     Held,
-    /// Delivered in its turn, and with it every packet held before it.
-    Release,
 }
 
 #[derive(Debug)]
@@ -107,22 +105,21 @@ impl FrameLoss {
 
     /// The open frame's first bytes are in: with in-order delivery, an
     /// intact frame behind a lost one waits, and the one past the limit
-    /// releases them all. `lost`: the packet carrying those bytes is lost
-    /// (it touched a lost frame before), so it cannot release anything and
-    /// the next frame does.
-    fn count_waiting(&mut self, lost: bool) -> bool {
+    /// ends the wait, so its packet passes and the held ones with it.
+    /// `lost`: the packet carrying those bytes is lost (it touched a lost
+    /// frame before), so it cannot take them along and the next frame does.
+    fn count_waiting(&mut self, lost: bool) {
         let (Some(hold), Some(n)) = (self.hold, self.waiting) else {
-            return false;
+            return;
         };
         if self.open_lost {
-            return false;
+            return;
         }
-        if n < hold || lost {
-            self.waiting = Some((n + 1).min(hold));
-            return false;
-        }
-        self.waiting = None;
-        true
+        self.waiting = if n < hold || lost {
+            Some((n + 1).min(hold))
+        } else {
+            None
+        };
     }
 
     /// Unpadded carriage: draws the datagrams the open frame's fill has
@@ -156,7 +153,6 @@ impl FrameLoss {
         self.last_end_ns = end_ns;
         let mut left = air_bytes.max(1);
         let mut lost = false;
-        let mut release = false;
         loop {
             if self.fill >= self.frame_bytes {
                 self.open(&mut draw);
@@ -169,7 +165,7 @@ impl FrameLoss {
             lost |= self.open_lost;
             if opened {
                 opened = false;
-                release |= self.count_waiting(lost);
+                self.count_waiting(lost);
             }
             left -= take;
             if left == 0 {
@@ -178,8 +174,6 @@ impl FrameLoss {
         }
         if lost {
             Fate::Lost
-        } else if release {
-            Fate::Release
         } else if self.waiting.is_some() {
             Fate::Held
         } else {
@@ -320,8 +314,8 @@ mod tests {
     #[test]
     fn frames_behind_a_lost_one_wait_until_more_than_hold_are_waiting() {
         // One 1000-byte packet per frame (idle between them), hold 2: frame
-        // 1 is lost, frames 2 and 3 wait, frame 4 releases them; then all
-        // pass again.
+        // 1 is lost, frames 2 and 3 wait, frame 4 passes and takes them
+        // along; then all pass again.
         let mut f = FrameLoss::new(&FrameLossConfig {
             frame_bytes: 1000,
             datagrams: 1,
@@ -334,7 +328,7 @@ mod tests {
             .collect();
         use Fate::*;
         // Frame 3 is lost while waiting and does not count.
-        assert_eq!(fates, [Pass, Lost, Held, Lost, Held, Release, Pass]);
+        assert_eq!(fates, [Pass, Lost, Held, Lost, Held, Pass, Pass]);
     }
 
     #[test]

@@ -38,15 +38,13 @@ pub enum DropCause {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
     Drop(DropCause),
+    /// Delivered at `at_ns`; any packets held before it go first, at the
+    /// same time.
     Deliver {
         at_ns: u64,
     },
-    /// Delivered later, with the next `Release` (frame loss with a hold).
+    /// Delivered later, with the next `Deliver` (frame loss with a hold).
     Hold,
-    /// Delivered at `at_ns`, after every packet held so far, at the same time.
-    Release {
-        at_ns: u64,
-    },
 }
 
 #[derive(Debug)]
@@ -122,9 +120,9 @@ impl Pipeline {
         };
         match fate {
             Fate::Lost => return Verdict::Drop(DropCause::Loss),
-            // Its time comes from the packet that releases it.
+            // Its time comes from the next packet that passes.
             Fate::Held => return Verdict::Hold,
-            Fate::Pass | Fate::Release => {}
+            Fate::Pass => {}
         }
         let delay_ms = match &self.schedule {
             Some(s) => s.delay_ms_at(tx_end, self.base_delay_ms),
@@ -132,11 +130,7 @@ impl Pipeline {
         };
         let at = (tx_end + self.delay.sample_ns(delay_ms)).max(self.last_deliver_ns);
         self.last_deliver_ns = at;
-        if fate == Fate::Release {
-            Verdict::Release { at_ns: at }
-        } else {
-            Verdict::Deliver { at_ns: at }
-        }
+        Verdict::Deliver { at_ns: at }
     }
 
     /// What the access model did so far; `None` without one.

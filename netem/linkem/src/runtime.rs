@@ -150,7 +150,7 @@ impl Direction {
 
 fn reader(link: String, dir: Arc<Direction>, src: Arc<Side>, mut pipeline: Pipeline, clock: Clock) {
     let mut buf = vec![0u8; 65536];
-    // Packets held behind a lost frame until one releases them (frame loss with a hold).
+    // Packets held behind a lost frame until the next delivery (frame loss with a hold).
     let mut held: Vec<Vec<u8>> = Vec::new();
     let c = &dir.counters;
     loop {
@@ -180,11 +180,11 @@ fn reader(link: String, dir: Arc<Direction>, src: Arc<Side>, mut pipeline: Pipel
                 c.drops_queue.fetch_add(1, Relaxed);
             }
             Verdict::Hold => held.push(dir.pool.get(pkt)),
-            Verdict::Deliver { at_ns } | Verdict::Release { at_ns } => {
+            Verdict::Deliver { at_ns } => {
                 let v = dir.pool.get(pkt);
                 let mut q = dir.line.q.lock().unwrap();
                 let was_empty = q.is_empty();
-                // Released packets go first, in their order, at the same time.
+                // Held packets go first, in their order, at the same time.
                 q.extend(held.drain(..).map(|h| (at_ns, h)));
                 q.push_back((at_ns, v));
                 drop(q);
@@ -502,11 +502,11 @@ mod tests {
                 .unwrap();
         }
         let got = receiver.join().unwrap();
-        // Held packets with no release after them are still waiting.
+        // Held packets with no delivery after them are still waiting.
         let released = |i: usize| {
             verdicts[i..]
                 .iter()
-                .any(|v| matches!(v, Verdict::Release { .. }))
+                .any(|v| matches!(v, Verdict::Deliver { .. }))
         };
         let expected: Vec<u8> = (0..n)
             .filter(|&i| match verdicts[i as usize] {
@@ -526,8 +526,8 @@ mod tests {
                 continue;
             }
             let release = (i + 1..verdicts.len())
-                .find(|&k| matches!(verdicts[k], Verdict::Release { .. }))
-                .expect("a release follows") as u8;
+                .find(|&k| matches!(verdicts[k], Verdict::Deliver { .. }))
+                .expect("a delivery follows") as u8;
             let (held, rel) = (when(i as u8), when(release));
             assert!(
                 held + Duration::from_millis(5) >= rel
