@@ -89,16 +89,23 @@ pub struct AccessConfig {
 pub struct FrameLossConfig {
     /// Payload of one frame (a DVB-S2 BBFrame's data field, an RCS2 burst).
     pub frame_bytes: u32,
-    /// Datagrams a frame travels in where the loss is drawn, each drawn on
-    /// its own: a frame padded to `frame_bytes` always travels in this many.
-    pub datagrams: u32,
-    /// Instead of `datagrams`: the frame travels unpadded, one datagram per
-    /// this many bytes of its fill (OpenSAND sends a BBFrame with only the
-    /// bytes used, IP-fragmented on its emulation network).
-    pub datagram_bytes: Option<u32>,
+    /// How a frame travels in datagrams where the loss is drawn.
+    pub carriage: Carriage,
     /// In-order delivery after a loss: the frames behind a lost one wait
     /// until more than this many are waiting (OpenSAND's udp_stack).
     pub hold_frames: Option<u32>,
+}
+
+/// The datagrams a frame travels in where the loss is drawn, each drawn on
+/// its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Carriage {
+    /// Padded to `frame_bytes`: always this many datagrams.
+    Padded { datagrams: u32 },
+    /// Unpadded: one datagram per this many bytes of the frame's fill
+    /// (OpenSAND sends a BBFrame with only the bytes used, IP-fragmented on
+    /// its emulation network).
+    Unpadded { datagram_bytes: u32 },
 }
 
 /// `frame_loss` as written: `datagrams` and `datagram_bytes` exclude each
@@ -119,13 +126,16 @@ struct FrameLossKeys {
 impl TryFrom<FrameLossKeys> for FrameLossConfig {
     type Error = String;
     fn try_from(k: FrameLossKeys) -> Result<Self, String> {
-        if k.datagrams.is_some() && k.datagram_bytes.is_some() {
-            return Err("give datagrams or datagram_bytes, not both".into());
-        }
+        let carriage = match (k.datagrams, k.datagram_bytes) {
+            (Some(_), Some(_)) => return Err("give datagrams or datagram_bytes, not both".into()),
+            (_, Some(datagram_bytes)) => Carriage::Unpadded { datagram_bytes },
+            (datagrams, None) => Carriage::Padded {
+                datagrams: datagrams.unwrap_or(1),
+            },
+        };
         Ok(FrameLossConfig {
             frame_bytes: k.frame_bytes,
-            datagrams: k.datagrams.unwrap_or(1),
-            datagram_bytes: k.datagram_bytes,
+            carriage,
             hold_frames: k.hold_frames,
         })
     }
@@ -791,8 +801,7 @@ mod tests {
             c.forward.access.unwrap().frame_loss,
             Some(FrameLossConfig {
                 frame_bytes: 5000,
-                datagrams: 1,
-                datagram_bytes: None,
+                carriage: Carriage::Padded { datagrams: 1 },
                 hold_frames: None,
             })
         );
@@ -802,8 +811,10 @@ mod tests {
         })
         .unwrap();
         assert_eq!(
-            c.forward.access.unwrap().frame_loss.unwrap().datagram_bytes,
-            Some(1472)
+            c.forward.access.unwrap().frame_loss.unwrap().carriage,
+            Carriage::Unpadded {
+                datagram_bytes: 1472
+            }
         );
         let e = with(|v| {
             v["forward"]["access"] = serde_json::json!({"frame_loss": {"frame_bytes": 6000, "datagrams": 2, "datagram_bytes": 1472}})

@@ -28,7 +28,7 @@
 //!
 //! Plain state, no I/O, no clock: the caller passes the times.
 
-use crate::config::FrameLossConfig;
+use crate::config::{Carriage, FrameLossConfig};
 
 /// What becomes of one packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,9 +43,7 @@ pub enum Fate {
 #[derive(Debug)]
 pub struct FrameLoss {
     frame_bytes: usize,
-    datagrams: u32,
-    /// Unpadded carriage: bytes of fill per datagram.
-    datagram_bytes: Option<usize>,
+    carriage: Carriage,
     /// Bytes used in the open frame.
     fill: usize,
     /// Datagrams of the open frame drawn so far (unpadded carriage).
@@ -64,8 +62,7 @@ impl FrameLoss {
     pub fn new(cfg: &FrameLossConfig) -> FrameLoss {
         FrameLoss {
             frame_bytes: cfg.frame_bytes as usize,
-            datagrams: cfg.datagrams,
-            datagram_bytes: cfg.datagram_bytes.map(|b| b as usize),
+            carriage: cfg.carriage,
             fill: 0,
             drawn: 0,
             hold: cfg.hold_frames,
@@ -82,11 +79,11 @@ impl FrameLoss {
         self.fill = 0;
         self.drawn = 0;
         self.frames += 1;
-        if self.datagram_bytes.is_none() {
+        if let Carriage::Padded { datagrams } = self.carriage {
             // Every datagram is drawn, lost or not, so that one frame always
             // takes the same number of draws from the loss model's stream.
             let mut lost = false;
-            for _ in 0..self.datagrams {
+            for _ in 0..datagrams {
                 lost |= draw();
             }
             self.mark(lost);
@@ -125,10 +122,10 @@ impl FrameLoss {
     /// Unpadded carriage: draws the datagrams the open frame's fill has
     /// reached and not yet drawn.
     fn draw_reached(&mut self, draw: &mut impl FnMut() -> bool) {
-        let Some(per) = self.datagram_bytes else {
+        let Carriage::Unpadded { datagram_bytes } = self.carriage else {
             return;
         };
-        while self.drawn < self.fill.div_ceil(per) {
+        while self.drawn < self.fill.div_ceil(datagram_bytes as usize) {
             self.drawn += 1;
             let lost = draw();
             self.mark(lost);
@@ -200,8 +197,7 @@ mod tests {
     fn fl(frame_bytes: u32, datagrams: u32) -> FrameLoss {
         FrameLoss::new(&FrameLossConfig {
             frame_bytes,
-            datagrams,
-            datagram_bytes: None,
+            carriage: Carriage::Padded { datagrams },
             hold_frames: None,
         })
     }
@@ -209,8 +205,7 @@ mod tests {
     fn unpadded(frame_bytes: u32, datagram_bytes: u32) -> FrameLoss {
         FrameLoss::new(&FrameLossConfig {
             frame_bytes,
-            datagrams: 1,
-            datagram_bytes: Some(datagram_bytes),
+            carriage: Carriage::Unpadded { datagram_bytes },
             hold_frames: None,
         })
     }
@@ -318,8 +313,7 @@ mod tests {
         // along; then all pass again.
         let mut f = FrameLoss::new(&FrameLossConfig {
             frame_bytes: 1000,
-            datagrams: 1,
-            datagram_bytes: None,
+            carriage: Carriage::Padded { datagrams: 1 },
             hold_frames: Some(2),
         });
         let mut draw = script(&[1, 3]); // frames 1 and 3 (the second held one) lost

@@ -157,8 +157,8 @@ impl Pipeline {
 mod tests {
     use super::*;
     use crate::config::{
-        AccessConfig, DamaConfig, Distribution, FrameLossConfig, Limit, LossModel, RateChange,
-        ScheduleConfig, SchedulePoint,
+        AccessConfig, Carriage, DamaConfig, Distribution, FrameLossConfig, Limit, LossModel,
+        RateChange, ScheduleConfig, SchedulePoint,
     };
 
     const MS: u64 = 1_000_000;
@@ -354,8 +354,7 @@ mod tests {
             access: Some(AccessConfig {
                 frame_loss: Some(FrameLossConfig {
                     frame_bytes: 6000,
-                    datagrams: 1,
-                    datagram_bytes: None,
+                    carriage: Carriage::Padded { datagrams: 1 },
                     hold_frames: None,
                 }),
                 ..Default::default()
