@@ -301,7 +301,7 @@ export async function probeTestbed(tb, options = {}, onStep = () => {}) {
   const raw = {};
   onStep(`rtt: ${plan.rtt.count} echoes`);
   const paced = ({ count, intervalMs }) => flags({ count, 'interval-ms': intervalMs });
-  const spread = plan.connect.spreadMs ? flags({ 'spread-ms': plan.connect.spreadMs }) : [];
+  const spreadFlags = plan.connect.spreadMs ? flags({ 'spread-ms': plan.connect.spreadMs }) : [];
   raw.rtt = await satprobe(client, ['rtt', ...toServer(plan.rtt.timeoutMs), ...paced(plan.rtt)]);
   for (const [key, from, args] of [
     ['owdForward', server, toClient],
@@ -317,7 +317,7 @@ export async function probeTestbed(tb, options = {}, onStep = () => {}) {
     'connect',
     ...toServer(plan.connect.timeoutMs),
     ...paced(plan.connect),
-    ...spread,
+    ...spreadFlags,
   ]);
   // The return direction first: it is where demand assignment acts.
   for (const [key, dir, from, args] of [

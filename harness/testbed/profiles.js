@@ -149,6 +149,13 @@ function wholeBytes(v, file, key, min) {
   return n;
 }
 
+// A count given as a plain whole number >= 1 (`of`: what it counts, for the message).
+function wholeCount(v, file, key, of = '') {
+  if (!Number.isInteger(v) || v < 1)
+    throw new UsageError(`${file}: ${key}: expected a whole number${of} >= 1, got ${JSON.stringify(v)}`);
+  return v;
+}
+
 // The access model of one direction, in linkem's keys; null when absent.
 function parseAccess(v, file, key) {
   if (v === null || v === undefined) return null;
@@ -198,22 +205,12 @@ function parseAccess(v, file, key) {
         datagram_bytes: wholeBytes(f.datagram, file, `${key}.frame_loss.datagram`, 1),
       };
     } else {
-      const datagrams = f.datagrams ?? 1;
-      if (!Number.isInteger(datagrams) || datagrams < 1) {
-        throw new UsageError(
-          `${file}: ${key}.frame_loss.datagrams: expected a whole number >= 1, got ${JSON.stringify(f.datagrams)}`,
-        );
-      }
+      const datagrams = wholeCount(f.datagrams ?? 1, file, `${key}.frame_loss.datagrams`);
       out.frame_loss = { frame_bytes: frameBytes, datagrams };
     }
     // `hold`: in-order delivery after a loss, as OpenSAND's udp_stack.
-    if (f.hold !== undefined && f.hold !== null) {
-      if (!Number.isInteger(f.hold) || f.hold < 1)
-        throw new UsageError(
-          `${file}: ${key}.frame_loss.hold: expected a whole number of frames >= 1, got ${JSON.stringify(f.hold)}`,
-        );
-      out.frame_loss.hold_frames = f.hold;
-    }
+    if (f.hold !== undefined && f.hold !== null)
+      out.frame_loss.hold_frames = wholeCount(f.hold, file, `${key}.frame_loss.hold`, ' of frames');
   }
   return out;
 }
