@@ -11,15 +11,19 @@
 //   (the profile with its access.frame_loss removed, or set from
 //   --frame-loss): PLT medians beside Table II, each one's distance to the
 //   paper's and whether the paper's ordering (h3-pep < h1-pep < h1 < h3)
-//   holds.
+//   holds. --loss-on says where --loss applies (the profile's
+//   satellite.loss_on): return, as in the paper's testbed, whose netem
+//   dropped only what entered the gateway, or both directions.
 //
-// Both use the ifip2022 preset's Alt-Svc (tcp) and our origin; the PEPs
+// Both use the ifip2022 preset's Alt-Svc (tcp) and our origin unless
+// --origin says otherwise (the paper's testbed served both h1 and h3 from
+// H2O: --origin h2o); the PEPs
 // run the paper's settings: the split-TCP PEP's default (satellite hop
 // NewReno, initial window 100) and the QUIC PEP per connection
 // (--pep-tunnel per-connection, NewReno, initial window 100).
 // Usage: node benchmarks/access-model.js [--part handshake,loss] [--runs 10]
-//          [--orbits geo,leo] [--loss-per packet,frame]
-//          [--frame-loss forward=BYTESxDATAGRAMS|BYTES/DATAGRAM_BYTES[hHOLD],return=…] [--json]
+//          [--orbits geo,leo] [--loss-per packet,frame] [--loss-on return,both]
+//          [--origin rust|h2o|h2o-patched] [--frame-loss forward=BYTESxDATAGRAMS|BYTES/DATAGRAM_BYTES[hHOLD],return=…] [--json]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,7 +32,7 @@ import YAML from 'yaml';
 import { bench } from '../harness/pageload/bench.js';
 import { requireNetAdmin } from '../harness/core/sys.js';
 import { round } from '../harness/core/stats.js';
-import { resolveProfilePath } from '../harness/testbed/profiles.js';
+import { loadProfile, resolveProfilePath } from '../harness/testbed/profiles.js';
 import { BENCH_PRESETS } from '../harness/pageload/presets.js';
 import { pepOptions } from '../harness/cli/args.js';
 import { loadReference, paperMedian } from '../reports/paper.js';
@@ -39,6 +43,8 @@ const { values: o } = parseArgs({
     runs: { type: 'string', default: '10' },
     orbits: { type: 'string', default: 'geo,leo' },
     'loss-per': { type: 'string', default: 'packet,frame' },
+    'loss-on': { type: 'string' },
+    origin: { type: 'string', default: 'rust' },
     'frame-loss': { type: 'string' },
     json: { type: 'boolean' },
   },
@@ -72,19 +78,22 @@ function parseFrameLoss(text) {
 }
 
 // A variant of a built-in profile, written under `work`: its satellite
-// access model's frame_loss set (per frame) or removed (per packet).
-function variant(base, lossPer, frameLoss) {
+// access model's frame_loss set (per frame) or removed (per packet), and
+// --loss applied where `lossOn` says (the profile's own loss_on if null).
+function variant(base, lossPer, frameLoss, lossOn) {
   const doc = YAML.parse(fs.readFileSync(resolveProfilePath(base), 'utf8'));
+  if (lossOn) doc.satellite.loss_on = lossOn;
+  const on = doc.satellite.loss_on ?? 'both';
   for (const dir of ['forward', 'return']) {
     const access = doc.satellite?.[dir]?.access;
-    if (!access) continue;
+    if (!access || (on !== 'both' && on !== dir)) continue;
     if (lossPer === 'packet') delete access.frame_loss;
     else if (frameLoss?.[dir]) access.frame_loss = frameLoss[dir];
     else if (!access.frame_loss)
       throw new Error(`${base}: no frame_loss in satellite.${dir}.access; give --frame-loss`);
   }
-  doc.description = `${doc.description ?? ''} [benchmarks/access-model.js: loss drawn per ${lossPer}]`;
-  const file = path.join(work, `${base}-per-${lossPer}.yaml`);
+  doc.description = `${doc.description ?? ''} [benchmarks/access-model.js: --loss on ${on}, drawn per ${lossPer}]`;
+  const file = path.join(work, `${base}-on-${on}-per-${lossPer}.yaml`);
   fs.writeFileSync(file, YAML.stringify(doc));
   return file;
 }
@@ -97,6 +106,7 @@ async function runBench(label, profiles, protocols, loss) {
     {
       outDir,
       altSvc,
+      origin: o.origin,
       pep: pepOptions({ 'pep-tunnel': 'per-connection' }),
       onProgress: (m) => progress(`${label}: ${m}`),
     },
@@ -119,7 +129,7 @@ async function runBench(label, profiles, protocols, loss) {
 const paper = (orbit, protocol, loss, key) =>
   paperMedian(reference, { site: 'kepler', profile: orbit, protocol, loss_pct: loss }, key);
 const pct = (ours, theirs) => (ours !== null && theirs ? round((100 * (ours - theirs)) / theirs, 1) : null);
-const result = { runs, alt_svc: altSvc, work };
+const result = { runs, alt_svc: altSvc, origin: o.origin, work };
 
 if (o.part.includes('handshake')) {
   const protocols = ['h1', 'h3'];
@@ -149,9 +159,13 @@ if (o.part.includes('loss')) {
   const frameLoss = o['frame-loss'] ? parseFrameLoss(o['frame-loss']) : null;
   result.frame_loss = frameLoss;
   result.loss = [];
-  for (const lossPer of o['loss-per'].split(',')) {
-    const files = orbits.map((orbit) => variant(`${orbit}-dvb`, lossPer, frameLoss));
-    const groups = await runBench(`loss-per-${lossPer}`, files, PAPER_ORDER, 1);
+  const models = (o['loss-on']?.split(',') ?? [null]).flatMap((lossOn) =>
+    o['loss-per'].split(',').map((lossPer) => ({ lossOn, lossPer })),
+  );
+  for (const { lossOn, lossPer } of models) {
+    const files = orbits.map((orbit) => variant(`${orbit}-dvb`, lossPer, frameLoss, lossOn));
+    const lossOnOf = (file) => loadProfile(file).loss_on;
+    const groups = await runBench(`loss-on-${lossOnOf(files[0])}-per-${lossPer}`, files, PAPER_ORDER, 1);
     for (const [i, orbit] of orbits.entries()) {
       const cells = PAPER_ORDER.map((protocol) => {
         const g = groups[`${files[i]} ${protocol}`]; // a profile given by path is named by it
@@ -166,6 +180,7 @@ if (o.part.includes('loss')) {
       });
       const plts = cells.map((c) => c.plt_ms);
       result.loss.push({
+        loss_on: lossOnOf(files[i]),
         loss_per: lossPer,
         orbit,
         cells,
@@ -178,7 +193,9 @@ if (o.part.includes('loss')) {
 
 if (o.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
 else {
-  console.log(`access model vs Kosek et al. (kepler, ${runs} runs each, --alt-svc ${altSvc}, medians in ms)`);
+  console.log(
+    `access model vs Kosek et al. (kepler, ${runs} runs each, --alt-svc ${altSvc}, origin ${o.origin}, medians in ms)`,
+  );
   const fmt = (r, k) => (r?.[k] ?? '–').toString();
   for (const h of result.handshake ?? []) {
     console.log(`${h.orbit} ${h.protocol}, loss 0: connect / Response Start / FCP / PLT`);
@@ -196,7 +213,7 @@ else {
     }
   }
   for (const l of result.loss ?? []) {
-    console.log(`${l.orbit}-dvb, loss 1 %, drawn per ${l.loss_per}: PLT ours / paper (off %)`);
+    console.log(`${l.orbit}-dvb, loss 1 % on ${l.loss_on}, drawn per ${l.loss_per}: PLT ours / paper (off %)`);
     console.log(
       `  ${l.cells.map((c) => `${c.protocol} ${c.plt_ms ?? '–'} / ${c.paper_ms} (${c.off_pct ?? '–'} %)${c.failed ? ` ${c.failed} failed` : ''}`).join(', ')}`,
     );

@@ -191,11 +191,11 @@ function renderEnvironment(model) {
         .join('\n')
     : '<p class="note">Chromium flags: not recorded.</p>';
   const profiles = env.profiles
-    ? `<table><thead><tr><th>profile</th><th>RTT ms</th><th>forward / return Mbit/s</th><th>loss %</th><th>loss drawn per (forward / return)</th><th>description</th></tr></thead><tbody>
+    ? `<table><thead><tr><th>profile</th><th>RTT ms</th><th>forward / return Mbit/s</th><th>loss % (forward / return)</th><th>--loss on</th><th>loss drawn per (forward / return)</th><th>description</th></tr></thead><tbody>
 ${Object.entries(env.profiles)
   .map(
     ([name, p]) =>
-      `<tr><td>${h(name)}</td><td class="num">${h(p.configured?.rtt_ms ?? '–')}</td><td class="num">${h(p.configured?.forward_mbps ?? '∞')} / ${h(p.configured?.return_mbps ?? '∞')}</td><td class="num">${h(p.configured?.loss_pct ?? '–')}</td><td>${h(p.configured?.loss_unit ? `${p.configured.loss_unit.forward} / ${p.configured.loss_unit.return}` : '–')}</td><td>${h(p.description ?? '')}<details><summary>links</summary><pre class="raw">${h(JSON.stringify(p.links, null, 2))}</pre></details></td></tr>`,
+      `<tr><td>${h(name)}</td><td class="num">${h(p.configured?.rtt_ms ?? '–')}</td><td class="num">${h(p.configured?.forward_mbps ?? '∞')} / ${h(p.configured?.return_mbps ?? '∞')}</td><td class="num">${h(p.configured?.loss_pct ?? '–')} / ${h(p.configured?.return_loss_pct ?? '–')}</td><td>${h(p.configured?.loss_on ?? 'both')}</td><td>${h(p.configured?.loss_unit ? `${p.configured.loss_unit.forward} / ${p.configured.loss_unit.return}` : '–')}</td><td>${h(p.description ?? '')}<details><summary>links</summary><pre class="raw">${h(JSON.stringify(p.links, null, 2))}</pre></details></td></tr>`,
   )
   .join('\n')}
 </tbody></table>`

@@ -273,6 +273,8 @@ export function summarizeProbe({ profile, configured, backend, raw, linkProfile 
       return_loss_pct: round(configured.return_loss_pct),
       // what the satellite link's loss is drawn per (packet, or frame_loss)
       ...(configured.loss_unit ? { loss_unit: configured.loss_unit } : {}),
+      // the directions --loss applies to (satellite.loss_on)
+      ...(configured.loss_on ? { loss_on: configured.loss_on } : {}),
       ...(extra ?? {}),
     },
     measured: {

@@ -29,6 +29,10 @@ const SCHEDULE_COLUMNS = ['time_s', 'delay_ms', 'rate_mbit'];
 const MIN_DEFAULT_LIMIT_BYTES = 16 * 1500;
 
 const PROFILE_EXTENSIONS = ['.yaml', '.yml', '.json'];
+// satellite.loss_on: the directions whose loss --loss replaces. A testbed's
+// loss sits where its netem was: Kosek et al.'s dropped only what entered
+// the gateway, the return link.
+const LOSS_ON = { both: ['forward', 'return'], forward: ['forward'], return: ['return'] };
 
 export function listBuiltinProfiles() {
   return fs
@@ -54,7 +58,8 @@ export function resolveProfilePath(nameOrPath) {
 }
 
 // Reads and validates a profile; `lossPct` (the scenario's --loss) replaces
-// the satellite link's loss in both directions.
+// the satellite link's loss in the directions of its loss_on (both unless
+// the profile says otherwise).
 export function loadProfile(nameOrPath, { lossPct } = {}) {
   const file = resolveProfilePath(nameOrPath);
   const text = fs.readFileSync(file, 'utf8');
@@ -340,11 +345,17 @@ export function parseProfile(doc, { file, name, readRelative }) {
   const links = {};
   for (const link of LINKS) {
     const l = doc[link] ?? {};
-    checkKeys(l, DIRECTIONS, file, link);
+    checkKeys(l, link === 'satellite' ? [...DIRECTIONS, 'loss_on'] : DIRECTIONS, file, link);
     links[link] = {};
     for (const dir of DIRECTIONS) links[link][dir] = parseDirection(l[dir] ?? {}, file, `${link}.${dir}`, readRelative);
   }
-  return { name, file, description: doc.description ?? '', links };
+  const lossOn = doc.satellite?.loss_on ?? 'both';
+  if (!Object.hasOwn(LOSS_ON, lossOn)) {
+    throw new UsageError(
+      `${file}: satellite.loss_on: expected ${Object.keys(LOSS_ON).join(', ')} (the directions --loss applies to), got ${JSON.stringify(lossOn)}`,
+    );
+  }
+  return { name, file, description: doc.description ?? '', loss_on: lossOn, links };
 }
 
 export function withSatelliteLoss(profile, lossPct) {
@@ -352,12 +363,9 @@ export function withSatelliteLoss(profile, lossPct) {
     throw new UsageError(`--loss: expected a percentage between 0 and 100, got ${lossPct}`);
   }
   const loss = lossPct === 0 ? null : { model: 'random', pct: lossPct };
-  const sat = profile.links.satellite;
-  return {
-    ...profile,
-    loss_override_pct: lossPct,
-    links: { ...profile.links, satellite: { forward: { ...sat.forward, loss }, return: { ...sat.return, loss } } },
-  };
+  const satellite = { ...profile.links.satellite };
+  for (const dir of LOSS_ON[profile.loss_on ?? 'both']) satellite[dir] = { ...satellite[dir], loss };
+  return { ...profile, loss_override_pct: lossPct, links: { ...profile.links, satellite } };
 }
 
 function maxDelay(imp) {
@@ -424,6 +432,7 @@ export function configuredSummary(profile) {
     loss_pct: fwd.loss_pct,
     return_loss_pct: ret.loss_pct,
     loss_unit: { forward: lossUnit(profile, 'forward'), return: lossUnit(profile, 'return') },
+    loss_on: profile.loss_on ?? 'both',
   };
 }
 

@@ -159,6 +159,35 @@ describe('testbed (integration, real namespaces)', function () {
     assert.ok(p.link_stats.sat.return.drops.loss > 0, 'the return link still loses packets, one by one');
   });
 
+  it('loss_on: return keeps --loss off the forward link; hold delays the frames behind a lost one', async () => {
+    // As in Kosek et al.'s testbed, whose netem dropped only what entered
+    // the gateway. Each one-way probe is a frame of its own (the link idles
+    // between them): after a lost one, the next two wait for a third.
+    const returnOnly = {
+      ...SHORT,
+      satellite: {
+        loss_on: 'return',
+        forward: SHORT.satellite.forward,
+        return: { ...SHORT.satellite.return, access: { frame_loss: { bytes: 6000, hold: 2 } } },
+      },
+    };
+    const p = await probeJson(returnOnly, '--loss', '10');
+    assert.equal(p.configured.loss_on, 'return');
+    assert.equal(p.configured.loss_pct, 0);
+    assert.equal(p.configured.return_loss_pct, 10);
+    assert.equal(p.link_stats.sat.forward.drops.loss, 0, 'nothing lost on the forward link');
+    assert.equal(p.measured.loss_pct, 0);
+    const ret = p.link_stats.sat.return;
+    const [lo, hi] = wilsonInterval(ret.access.frames_lost, ret.access.frames, 3.29);
+    assert.ok(lo <= 0.1 && 0.1 <= hi, `${ret.access.frames_lost} of ${ret.access.frames} frames lost: not 10 %`);
+    // About a fifth of the return probes wait one or two probe intervals
+    // (10 ms or more) behind a lost one; the forward ones never wait.
+    const back = p.measured.one_way_ms.return;
+    assert.ok(back.p90 - back.min >= 5 && back.max - back.min >= 15, `return one-way ${JSON.stringify(back)}`);
+    const fwd = p.measured.one_way_ms.forward;
+    assert.ok(fwd.p90 - fwd.min < 5, `forward one-way ${JSON.stringify(fwd)}`);
+  });
+
   describe('a running testbed', () => {
     let tb;
     const started = [];

@@ -60,14 +60,27 @@ describe('link profiles', () => {
     for (const n of names) loadProfile(n);
   });
 
-  it('geo-dvb and leo-dvb are geo and leo with an access model; no other profile has one', () => {
+  it('geo-dvb and leo-dvb are geo and leo with an access model and the loss where the paper had it; no other profile has either', () => {
     for (const [dvb, plain] of [
       ['geo-dvb', 'geo'],
       ['leo-dvb', 'leo'],
     ]) {
       const a = loadProfile(dvb);
       const b = loadProfile(plain);
-      assert.deepEqual(configuredSummary(a), configuredSummary(b));
+      const { loss_on: on, loss_unit: unit, ...summary } = configuredSummary(a);
+      const { loss_on: plainOn, loss_unit: plainUnit, ...plainSummary } = configuredSummary(b);
+      assert.deepEqual(summary, plainSummary);
+      assert.equal(on, 'return');
+      assert.equal(plainOn, 'both');
+      assert.deepEqual(unit, {
+        forward: 'packet',
+        return: 'frame of 100 B in 1 datagram; after a loss, held until 6 frames wait',
+      });
+      assert.deepEqual(plainUnit, { forward: 'packet', return: 'packet' });
+      // --loss 1 reaches the return link only
+      const lossy = loadProfile(dvb, { lossPct: 1 }).links.satellite;
+      assert.equal(lossy.forward.loss, null);
+      assert.deepEqual(lossy.return.loss, { model: 'random', pct: 1 });
       for (const dir of ['forward', 'return']) {
         const { access, ...rest } = a.links.satellite[dir];
         assert.deepEqual(rest, b.links.satellite[dir]);
@@ -81,6 +94,7 @@ describe('link profiles', () => {
     assert.equal(loadProfile('leo-dvb').links.satellite.return.access.dama.request_grant_ms, 72);
     for (const n of listBuiltinProfiles().filter((n) => !n.endsWith('-dvb'))) {
       const p = loadProfile(n);
+      assert.equal(p.loss_on, 'both', n);
       for (const link of ['satellite', 'internet'])
         for (const dir of ['forward', 'return']) assert.ok(!('access' in p.links[link][dir]), `${n} ${link}.${dir}`);
     }
@@ -324,6 +338,24 @@ describe('link profiles', () => {
     assert.equal(p.links.internet.forward.loss, null);
     assert.equal(loadProfile('quic4sat-lossy-large', { lossPct: 0 }).links.satellite.forward.loss, null);
     rejects(() => withSatelliteLoss(loadProfile('geo'), 150), /--loss: expected a percentage between 0 and 100/);
+  });
+
+  it('satellite.loss_on limits --loss to the directions it names, and says so', () => {
+    const doc = { satellite: { loss_on: 'return', forward: { loss: '0.5%' }, return: {} } };
+    const p = parse(doc);
+    assert.equal(p.loss_on, 'return');
+    const lossy = withSatelliteLoss(p, 1);
+    assert.deepEqual(lossy.links.satellite.return.loss, { model: 'random', pct: 1 });
+    // the other direction keeps the profile's own loss
+    assert.deepEqual(lossy.links.satellite.forward.loss, { model: 'random', pct: 0.5 });
+    assert.equal(configuredSummary(lossy).loss_on, 'return');
+    assert.equal(withSatelliteLoss(parse({ satellite: { loss_on: 'forward' } }), 2).links.satellite.return.loss, null);
+    assert.equal(parse({}).loss_on, 'both');
+    rejects(
+      () => parse({ satellite: { loss_on: 'uplink' } }),
+      /p\.yaml: satellite\.loss_on: expected both, forward, return .*got "uplink"/,
+    );
+    rejects(() => parse({ internet: { loss_on: 'return' } }), /p\.yaml: unknown key "loss_on" in internet/);
   });
 
   it('computes the long-run loss of Gilbert–Elliott and of a whole path', () => {
