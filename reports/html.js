@@ -195,7 +195,7 @@ function renderEnvironment(model) {
 ${Object.entries(env.profiles)
   .map(
     ([name, p]) =>
-      `<tr><td>${h(name)}</td><td class="num">${h(p.configured?.rtt_ms ?? '–')}</td><td class="num">${h(p.configured?.forward_mbps ?? '∞')} / ${h(p.configured?.return_mbps ?? '∞')}</td><td class="num">${h(p.configured?.loss_pct ?? '–')} / ${h(p.configured?.return_loss_pct ?? '–')}</td><td>${h(p.configured?.loss_on ?? 'both')}</td><td>${h(p.configured?.loss_unit ? `${p.configured.loss_unit.forward} / ${p.configured.loss_unit.return}` : '–')}</td><td>${h(p.description ?? '')}<details><summary>links</summary><pre class="raw">${h(JSON.stringify(p.links, null, 2))}</pre></details></td></tr>`,
+      `<tr><td>${h(name)}</td><td class="num">${h(p.configured?.rtt_ms ?? '–')}</td><td class="num">${h(p.configured?.forward_mbps ?? '∞')} / ${h(p.configured?.return_mbps ?? '∞')}</td><td class="num">${h(p.configured?.loss_pct ?? '–')} / ${h(p.configured?.return_loss_pct ?? '–')}</td><td>${h(p.configured?.loss_on ?? '–')}</td><td>${h(p.configured?.loss_unit ? `${p.configured.loss_unit.forward} / ${p.configured.loss_unit.return}` : '–')}</td><td>${h(p.description ?? '')}<details><summary>links</summary><pre class="raw">${h(JSON.stringify(p.links, null, 2))}</pre></details></td></tr>`,
   )
   .join('\n')}
 </tbody></table>`

@@ -26,7 +26,8 @@ Options:
                     h3-pep, 5 runs) or ifip2022 (the paper's matrix); the options below override
                     its parts
   --profile LIST    link profiles, comma-separated (see \`satbench profiles\`)
-  --loss LIST       satellite-link loss in percent, comma-separated (0,0.01,0.1,1)
+  --loss LIST       satellite-link loss in percent, comma-separated (0,0.01,0.1,1); both
+                    directions, or those of the profile's satellite.loss_on (geo-dvb: return)
   --protocol LIST   h1 (HTTP/1.1 cleartext), h1s (HTTP/1.1 over TLS), h2, h3, and each with
                     -pep (h1-pep, …, h3-pep): through the PEP chain in st and gw, or with
                     -vpn (h1-vpn, …, h3-vpn): through an OpenVPN tunnel between st and gw, no PEP;

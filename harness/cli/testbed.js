@@ -31,8 +31,8 @@ export const HELP = `Usage:
 
 Options:
   --profile NAME|FILE  a built-in profile (see \`satbench profiles\`) or a .yaml/.json file
-  --loss PCT           random loss on the satellite link, both directions, in percent;
-                       replaces the profile's satellite loss
+  --loss PCT           random loss on the satellite link, in percent: both directions, or
+                       those of the profile's satellite.loss_on; replaces the profile's loss there
   --link BACKEND       auto (kernel netem when the kernel has it, else linkem), linkem, netem
   --seed N             seed of the emulator's random loss and jitter (default 1)
   --name ID            up: the testbed's id, 1 to 12 characters a-z or 0-9 (default: a new one)
