@@ -32,7 +32,7 @@ import YAML from 'yaml';
 import { bench } from '../harness/pageload/bench.js';
 import { requireNetAdmin } from '../harness/core/sys.js';
 import { round } from '../harness/core/stats.js';
-import { loadProfile, resolveProfilePath } from '../harness/testbed/profiles.js';
+import { resolveProfilePath } from '../harness/testbed/profiles.js';
 import { BENCH_PRESETS } from '../harness/pageload/presets.js';
 import { pepOptions } from '../harness/cli/args.js';
 import { loadReference, paperMedian } from '../reports/paper.js';
@@ -80,6 +80,7 @@ function parseFrameLoss(text) {
 // A variant of a built-in profile, written under `work`: its satellite
 // access model's frame_loss set (per frame) or removed (per packet), and
 // --loss applied where `lossOn` says (the profile's own loss_on if null).
+// Returns the file and the directions --loss applies to there.
 function variant(base, lossPer, frameLoss, lossOn) {
   const doc = YAML.parse(fs.readFileSync(resolveProfilePath(base), 'utf8'));
   if (lossOn) doc.satellite.loss_on = lossOn;
@@ -95,7 +96,7 @@ function variant(base, lossPer, frameLoss, lossOn) {
   doc.description = `${doc.description ?? ''} [benchmarks/access-model.js: --loss on ${on}, drawn per ${lossPer}]`;
   const file = path.join(work, `${base}-on-${on}-per-${lossPer}.yaml`);
   fs.writeFileSync(file, YAML.stringify(doc));
-  return file;
+  return { file, on };
 }
 
 // Runs one bench and returns its groups by `profile protocol`.
@@ -163,9 +164,9 @@ if (o.part.includes('loss')) {
     o['loss-per'].split(',').map((lossPer) => ({ lossOn, lossPer })),
   );
   for (const { lossOn, lossPer } of models) {
-    const files = orbits.map((orbit) => variant(`${orbit}-dvb`, lossPer, frameLoss, lossOn));
-    const lossOnOf = (file) => loadProfile(file).loss_on;
-    const groups = await runBench(`loss-on-${lossOnOf(files[0])}-per-${lossPer}`, files, PAPER_ORDER, 1);
+    const variants = orbits.map((orbit) => variant(`${orbit}-dvb`, lossPer, frameLoss, lossOn));
+    const files = variants.map((v) => v.file);
+    const groups = await runBench(`loss-on-${variants[0].on}-per-${lossPer}`, files, PAPER_ORDER, 1);
     for (const [i, orbit] of orbits.entries()) {
       const cells = PAPER_ORDER.map((protocol) => {
         const g = groups[`${files[i]} ${protocol}`]; // a profile given by path is named by it
@@ -180,7 +181,7 @@ if (o.part.includes('loss')) {
       });
       const plts = cells.map((c) => c.plt_ms);
       result.loss.push({
-        loss_on: lossOnOf(files[i]),
+        loss_on: variants[i].on,
         loss_per: lossPer,
         orbit,
         cells,

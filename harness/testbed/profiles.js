@@ -364,7 +364,7 @@ export function withSatelliteLoss(profile, lossPct) {
   }
   const loss = lossPct === 0 ? null : { model: 'random', pct: lossPct };
   const satellite = { ...profile.links.satellite };
-  for (const dir of LOSS_ON[profile.loss_on ?? 'both']) satellite[dir] = { ...satellite[dir], loss };
+  for (const dir of LOSS_ON[profile.loss_on]) satellite[dir] = { ...satellite[dir], loss };
   return { ...profile, loss_override_pct: lossPct, links: { ...profile.links, satellite } };
 }
 
@@ -432,7 +432,7 @@ export function configuredSummary(profile) {
     loss_pct: fwd.loss_pct,
     return_loss_pct: ret.loss_pct,
     loss_unit: { forward: lossUnit(profile, 'forward'), return: lossUnit(profile, 'return') },
-    loss_on: profile.loss_on ?? 'both',
+    loss_on: profile.loss_on,
   };
 }
 
