@@ -3,7 +3,8 @@
 //! connections share the tunnel with their own stream IDs; resets and
 //! closes stay with their client; the tunnel outlives its clients; bad
 //! framing closes the tunnel and is counted; memory returns after 200
-//! clients in a row and 20 at once.
+//! clients in a row and 20 at once; a dead tunnel keeps the reason it died
+//! of when the proxy closes it too.
 
 mod common;
 
@@ -14,7 +15,8 @@ use std::time::Duration;
 use common::*;
 use quinn::{ReadError, VarInt};
 use satbench_quic_pep::tls;
-use satbench_quic_pep::tunnel::{ALPN, TUNNEL_ERROR};
+use satbench_quic_pep::tunnel::{close_unless_closed, ALPN, TUNNEL_ERROR};
+use satbench_transport::testkit::temp_dir;
 
 async fn tunnel_chain(tag: &str) -> Chain {
     let c = chain(
@@ -236,4 +238,40 @@ async fn the_tunnel_survives_200_in_a_row_and_20_at_once_with_memory_back() {
     assert_eq!(st["failed"], 0, "{st}");
     assert_eq!(gw["tunnel"]["clients"], 660, "{gw}");
     assert_rss_back(before, after);
+}
+
+/// A tunnel the peer has closed keeps the peer's reason when the proxy
+/// closes it too (as it does when the control stream ends with it), so
+/// the log names why the tunnel died rather than quinn's "local".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_a_dead_tunnel_keeps_the_reason_it_died_of() {
+    let certs = gen_cert(&temp_dir("tunnel-dead"), "gw.test");
+    let base = tls::server_tls(&certs.join("cert.pem"), &certs.join("key.pem")).unwrap();
+    let (addr, _events, _server) = serve(
+        &base,
+        &["t"],
+        quinn::TransportConfig::default(),
+        |conn, _| async move {
+            conn.close(VarInt::from_u32(7), b"peer-gone");
+            conn.closed().await;
+        },
+    );
+    let mut t = tls::client_tls(tls::load_pinned(&certs.join("cert.pem")).unwrap()).unwrap();
+    t.alpn_protocols = vec![b"t".to_vec()];
+    let quic = quinn::crypto::rustls::QuicClientConfig::try_from(t).unwrap();
+    let ep = quinn::Endpoint::client((Ipv4Addr::LOCALHOST, 0).into()).unwrap();
+    let conn = ep
+        .connect_with(quinn::ClientConfig::new(Arc::new(quic)), addr, "gw.test")
+        .unwrap()
+        .await
+        .unwrap();
+    tokio::time::timeout(T, conn.closed()).await.unwrap();
+    close_unless_closed(&conn, b"control stream ended");
+    match conn.close_reason() {
+        Some(quinn::ConnectionError::ApplicationClosed(a)) => {
+            assert_eq!(a.error_code, VarInt::from_u32(7));
+            assert_eq!(&a.reason[..], b"peer-gone");
+        }
+        other => panic!("the peer's reason was replaced: {other:?}"),
+    }
 }

@@ -39,6 +39,16 @@ pub const ALPN: &[u8] = b"satbench-tunnel";
 /// Application close code of a tunnel whose peer sent something that is
 /// not our framing.
 pub const TUNNEL_ERROR: u32 = 0x7475;
+
+/// Closes a tunnel unless it is closed already: quinn would replace the
+/// reason it ended with (a transport error such as "too many gaps in
+/// stream buffer", which the log must name) by a local close.
+pub fn close_unless_closed(conn: &Connection, reason: &[u8]) {
+    if conn.close_reason().is_none() {
+        conn.close(TUNNEL_ERROR.into(), reason);
+    }
+}
+
 /// Streams of each direction the tunnel may have open at once: all
 /// client connections' streams share it.
 pub const MAX_STREAMS: u32 = 1 << 14;
@@ -201,13 +211,8 @@ impl Tunnel {
         self.close(format!("quic-pep tunnel: {why}").as_bytes());
     }
 
-    /// Closes the tunnel unless it is closed already: quinn would replace
-    /// the reason it ended with (a transport error such as "too many gaps
-    /// in stream buffer", which the log must name) by a local close.
     fn close(&self, reason: &[u8]) {
-        if self.conn.close_reason().is_none() {
-            self.conn.close(TUNNEL_ERROR.into(), reason);
-        }
+        close_unless_closed(&self.conn, reason);
     }
 
     fn client(&self, id: u64, create: bool) -> Option<Arc<Client>> {
