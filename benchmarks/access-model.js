@@ -32,7 +32,7 @@ import YAML from 'yaml';
 import { bench } from '../harness/pageload/bench.js';
 import { requireNetAdmin } from '../harness/core/sys.js';
 import { round } from '../harness/core/stats.js';
-import { resolveProfilePath } from '../harness/testbed/profiles.js';
+import { LOSS_ON, resolveProfilePath } from '../harness/testbed/profiles.js';
 import { BENCH_PRESETS } from '../harness/pageload/presets.js';
 import { pepOptions } from '../harness/cli/args.js';
 import { loadReference, paperMedian } from '../reports/paper.js';
@@ -87,7 +87,7 @@ function variant(base, lossPer, frameLoss, lossOn) {
   const on = doc.satellite.loss_on ?? 'both';
   for (const dir of ['forward', 'return']) {
     const access = doc.satellite?.[dir]?.access;
-    if (!access || (on !== 'both' && on !== dir)) continue;
+    if (!access || !LOSS_ON[on]?.includes(dir)) continue;
     if (lossPer === 'packet') delete access.frame_loss;
     else if (frameLoss?.[dir]) access.frame_loss = frameLoss[dir];
     else if (!access.frame_loss)

@@ -32,7 +32,7 @@ const PROFILE_EXTENSIONS = ['.yaml', '.yml', '.json'];
 // satellite.loss_on: the directions whose loss --loss replaces. A testbed's
 // loss sits where its netem was: Kosek et al.'s dropped only what entered
 // the gateway, the return link.
-const LOSS_ON = { both: ['forward', 'return'], forward: ['forward'], return: ['return'] };
+export const LOSS_ON = { both: ['forward', 'return'], forward: ['forward'], return: ['return'] };
 
 export function listBuiltinProfiles() {
   return fs

@@ -213,9 +213,9 @@ describe('bulk downloads (integration)', function () {
     assert.ok(lost.metrics.bytes > 0 && lost.metrics.bytes < 40e6, `${lost.metrics.bytes}`);
     // the evidence stays in the output folder under the run's name
     assert.match(lost.logs_dir, /logs\/.*quic-pep_40_MB-run1$/);
-    // Proxy-ST's tunnel ended by timing out, and the log says so rather
-    // than the 'local' close quinn reports once the proxy closes it too;
-    // Proxy-GW passes the loss on to its client connection
+    // Proxy-ST's log names how its tunnel ended, Proxy-GW's passes the loss
+    // on to its client connection (that a later close by the proxy keeps
+    // the cause is tests/tunnel.rs's closing_a_dead_tunnel_…)
     const log = (role) => fs.readFileSync(path.join(lost.logs_dir, `quic-pep_quic-pep-${role}.log`), 'utf8');
     assert.match(log('st'), /tunnel to .* lost \(timeout\)/, log('st'));
     assert.match(log('gw'), /tunnel lost: timeout/, log('gw'));

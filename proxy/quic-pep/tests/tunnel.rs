@@ -8,7 +8,6 @@
 
 mod common;
 
-use std::net::Ipv4Addr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -163,14 +162,7 @@ async fn bad_tunnel_headers_close_that_tunnel_and_are_counted() {
     let gw_cert = c.dir.join("gw.test");
     for garbage in [&[9u8, 9, 9][..], &[1, 7], &[1, 1, 0, 1]] {
         // a tunnel of our own, straight to GW
-        let mut t = tls::client_tls(tls::load_pinned(&gw_cert.join("cert.pem")).unwrap()).unwrap();
-        t.alpn_protocols = vec![ALPN.to_vec()];
-        let quic = quinn::crypto::rustls::QuicClientConfig::try_from(t).unwrap();
-        let cfg = quinn::ClientConfig::new(Arc::new(quic));
-        let ep = quinn::Endpoint::client((Ipv4Addr::LOCALHOST, 0).into()).unwrap();
-        let conn = ep
-            .connect_with(cfg, c.gw.addr, "gw.test")
-            .unwrap()
+        let (_ep, conn) = connect_pinned(&gw_cert, c.gw.addr, "gw.test", ALPN, Default::default())
             .await
             .unwrap();
         let (mut s, _r) = conn.open_bi().await.unwrap();
@@ -256,13 +248,7 @@ async fn closing_a_dead_tunnel_keeps_the_reason_it_died_of() {
             conn.closed().await;
         },
     );
-    let mut t = tls::client_tls(tls::load_pinned(&certs.join("cert.pem")).unwrap()).unwrap();
-    t.alpn_protocols = vec![b"t".to_vec()];
-    let quic = quinn::crypto::rustls::QuicClientConfig::try_from(t).unwrap();
-    let ep = quinn::Endpoint::client((Ipv4Addr::LOCALHOST, 0).into()).unwrap();
-    let conn = ep
-        .connect_with(quinn::ClientConfig::new(Arc::new(quic)), addr, "gw.test")
-        .unwrap()
+    let (_ep, conn) = connect_pinned(&certs, addr, "gw.test", b"t", Default::default())
         .await
         .unwrap();
     tokio::time::timeout(T, conn.closed()).await.unwrap();

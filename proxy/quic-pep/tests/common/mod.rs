@@ -354,15 +354,27 @@ pub async fn client(
     st_cert: &Path,
     alpn: &str,
 ) -> Result<(quinn::Endpoint, quinn::Connection), ConnectionError> {
-    let mut c = tls::client_tls(tls::load_pinned(&st_cert.join("cert.pem")).unwrap()).unwrap();
-    c.alpn_protocols = vec![alpn.as_bytes().to_vec()];
-    let quic = quinn::crypto::rustls::QuicClientConfig::try_from(c).unwrap();
-    let mut cfg = quinn::ClientConfig::new(Arc::new(quic));
     let mut t = quinn::TransportConfig::default();
     t.max_idle_timeout(Some(VarInt::from_u32(5000).into()));
-    cfg.transport_config(Arc::new(t));
+    connect_pinned(st_cert, st.addr, "st.test", alpn.as_bytes(), t).await
+}
+
+/// A loopback QUIC client that trusts only the certificate in `cert`
+/// (a `gen_cert` folder), connected to `addr` as `name` with `alpn`.
+pub async fn connect_pinned(
+    cert: &Path,
+    addr: SocketAddr,
+    name: &str,
+    alpn: &[u8],
+    transport: quinn::TransportConfig,
+) -> Result<(quinn::Endpoint, quinn::Connection), ConnectionError> {
+    let mut c = tls::client_tls(tls::load_pinned(&cert.join("cert.pem")).unwrap()).unwrap();
+    c.alpn_protocols = vec![alpn.to_vec()];
+    let quic = quinn::crypto::rustls::QuicClientConfig::try_from(c).unwrap();
+    let mut cfg = quinn::ClientConfig::new(Arc::new(quic));
+    cfg.transport_config(Arc::new(transport));
     let ep = quinn::Endpoint::client((Ipv4Addr::LOCALHOST, 0).into()).unwrap();
-    let conn = ep.connect_with(cfg, st.addr, "st.test").unwrap().await?;
+    let conn = ep.connect_with(cfg, addr, name).unwrap().await?;
     Ok((ep, conn))
 }
 
