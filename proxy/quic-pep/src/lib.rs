@@ -8,7 +8,7 @@
 //! ends), `limits` (connection and memory caps), `tparams` (the next hop's
 //! stream limits). I/O at the edges: `tls`, `transport`, `hop` (the
 //! connection to the next hop), `relay` (one client connection), `proxy`
-//! (the listening side), `stats` and `log`. `tunnel`: the standing ST↔GW
+//! (the listening side), `stats`, `usage` (heap and tasks) and `log`. `tunnel`: the standing ST↔GW
 //! connection (`--tunnel`), its framing and ordering as plain code;
 //! `qpep`: TCP carried over it (QPEP, `--qpep-listen`); `transparent`:
 //! where a client connection goes with `--transparent` (plain decisions).
@@ -29,3 +29,4 @@ pub mod tparams;
 pub mod transparent;
 pub mod transport;
 pub mod tunnel;
+pub mod usage;

@@ -227,11 +227,13 @@ impl Stats {
         })
     }
 
-    /// Writes the JSON to `path` through a temporary file, so a reader
-    /// never sees half of it.
+    /// Writes the JSON, with the process's `usage` as `process`, to
+    /// `path` through a temporary file, so a reader never sees half of it.
     pub fn write(&self, path: &std::path::Path, label: &str, mode: &str) -> std::io::Result<()> {
+        let mut j = self.json(label, mode);
+        j["process"] = crate::usage::json();
         let tmp = path.with_extension("tmp");
-        std::fs::write(&tmp, format!("{}\n", self.json(label, mode)))?;
+        std::fs::write(&tmp, format!("{j}\n"))?;
         std::fs::rename(&tmp, path)
     }
 }
@@ -341,7 +343,9 @@ mod tests {
         assert_eq!(j["qpep"]["bytes"]["down"], 0);
         let p = std::env::temp_dir().join(format!("quic-pep-stats-{}.json", std::process::id()));
         s.write(&p, "st", "h3").unwrap();
-        let back: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        let mut back: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        let process = back.as_object_mut().unwrap().remove("process").unwrap();
+        assert!(process["heap_bytes"].as_u64().unwrap() > 0, "{process}");
         assert_eq!(back, j);
         std::fs::remove_file(&p).unwrap();
     }

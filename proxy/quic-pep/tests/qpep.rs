@@ -277,7 +277,7 @@ async fn a_destination_that_refuses_or_is_not_allowed_resets_the_client() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_tunnel_carries_200_tcp_connections_in_a_row_and_20_at_once_with_memory_back() {
     let q = Arc::new(qpep_chain("qpep-soak", None, &["--qpep-allow", "127.0.0.1"]).await);
-    let mut rss = Vec::new();
+    let mut rounds = Vec::new();
     // The first two rounds warm up the allocators; the third must leave
     // the proxies where the second did.
     for _ in 0..3 {
@@ -295,7 +295,7 @@ async fn the_tunnel_carries_200_tcp_connections_in_a_row_and_20_at_once_with_mem
         wait_stats(&q.chain.st, "st idle", |s| s["qpep"]["active"] == 0).await;
         wait_stats(&q.chain.gw, "gw idle", |s| s["qpep"]["active"] == 0).await;
         tokio::time::sleep(Duration::from_millis(300)).await;
-        rss.push((rss_kib(&q.chain.st), rss_kib(&q.chain.gw)));
+        rounds.push([usage(&q.chain.st).await, usage(&q.chain.gw).await]);
     }
     let st = q.chain.st.stats().await;
     let gw = q.chain.gw.stats().await;
@@ -304,6 +304,5 @@ async fn the_tunnel_carries_200_tcp_connections_in_a_row_and_20_at_once_with_mem
         assert_eq!(s["qpep"]["aborted"], 0, "{s}");
         assert_eq!(s["tunnel"]["opened"], 1, "{s}");
     }
-    let (before, after) = (rss[1], rss[2]);
-    assert_rss_back(before, after);
+    assert_back([&q.chain.st, &q.chain.gw], rounds[1]).await;
 }

@@ -210,7 +210,7 @@ async fn the_tunnel_survives_200_in_a_row_and_20_at_once_with_memory_back() {
     let c = Arc::new(tunnel_chain("tunnel-soak").await);
     // The first two rounds warm up the allocators and quinn's buffers; the
     // third must leave the proxies where the second did.
-    let mut rss = Vec::new();
+    let mut rounds = Vec::new();
     for _ in 0..3 {
         for n in 0..200 {
             one_echo(&c, n).await;
@@ -220,16 +220,15 @@ async fn the_tunnel_survives_200_in_a_row_and_20_at_once_with_memory_back() {
         wait_stats(&c.gw, "gw idle", |s| s["active"] == 1).await;
         // quinn frees a closed connection after its drain period (3 PTO)
         tokio::time::sleep(Duration::from_millis(300)).await;
-        rss.push((rss_kib(&c.st), rss_kib(&c.gw)));
+        rounds.push([usage(&c.st).await, usage(&c.gw).await]);
     }
-    let (before, after) = (rss[1], rss[2]);
     let st = wait_stats(&c.st, "st idle", |s| s["active"] == 0).await;
     let gw = wait_stats(&c.gw, "gw idle", |s| s["active"] == 1).await;
     assert_eq!(st["tunnel"]["opened"], 1, "{st}");
     assert_eq!(st["tunnel"]["clients"], 660, "{st}");
     assert_eq!(st["failed"], 0, "{st}");
     assert_eq!(gw["tunnel"]["clients"], 660, "{gw}");
-    assert_rss_back(before, after);
+    assert_back([&c.st, &c.gw], rounds[1]).await;
 }
 
 /// A tunnel the peer has closed keeps the peer's reason when the proxy
