@@ -19,6 +19,11 @@ case "$what" in
       echo "npm test needs root: the integration tests build network namespaces (sudo npm test)" >&2
       exit 2
     fi
+    # The tests' folders (os.tmpdir(), std::env::temp_dir()) go in one folder
+    # of this run's, removed when it ends.
+    TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/satbench-test.XXXXXX")
+    export TMPDIR
+    trap 'rm -rf "$TMPDIR"' EXIT
     # Lint and format checks first: they fail in seconds, the tests in minutes.
     node node_modules/eslint/bin/eslint.js --max-warnings 0 .
     node node_modules/prettier/bin/prettier.cjs --check --log-level warn '**/*.{js,cjs,mjs}'
@@ -27,7 +32,7 @@ case "$what" in
     cargo test --release --workspace --quiet
     # No spec in .mocharc.json, so that `mocha FILE` runs only FILE.
     (($#)) || set -- 'test/**/*.test.js'
-    exec node node_modules/mocha/bin/mocha.js "$@"
+    node node_modules/mocha/bin/mocha.js "$@"
     ;;
   node)
     exec node "$@"

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { UsageError } from '../core/errors.js';
 import { run } from '../core/sys.js';
 import { NAMESPACE_PREFIX } from './addressing.js';
+import { onTeardown } from './teardown.js';
 
 export const LINK_BACKENDS = ['auto', 'linkem', 'netem'];
 
@@ -47,8 +48,15 @@ let netemCache;
 export async function kernelHasNetem() {
   if (netemCache !== undefined) return netemCache;
   const ns = `${NAMESPACE_PREFIX}nc${process.pid.toString(36)}-client`;
-  await run('ip', ['netns', 'add', ns]);
+  // A signal while it is being made waits for it, then removes it.
+  let added;
+  const unregister = onTeardown(async () => {
+    await added.catch(() => {});
+    await run('ip', ['netns', 'del', ns], { allowFail: true });
+  });
+  added = run('ip', ['netns', 'add', ns]);
   try {
+    await added;
     const r = await run(
       'ip',
       ['netns', 'exec', ns, 'tc', 'qdisc', 'add', 'dev', 'lo', 'root', 'netem', 'delay', '1ms'],
@@ -56,6 +64,7 @@ export async function kernelHasNetem() {
     );
     netemCache = r.ok;
   } finally {
+    unregister();
     await run('ip', ['netns', 'del', ns], { allowFail: true });
   }
   return netemCache;

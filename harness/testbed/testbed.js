@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { run, binPath } from '../core/sys.js';
-import { onTeardown, interruption } from './teardown.js';
+import { onTeardown, interruption, installSignalHandlers } from './teardown.js';
 import { STATE_DIR, readState, writeState, stateEntries, removeStray } from './state.js';
 import { alive, startTicks, spawnHelper, cpuMs } from './processes.js';
 import { allowCongestionControl } from './host-settings.js';
@@ -231,6 +231,9 @@ export async function createTestbed({
   signal = interruption,
 }) {
   id = validateId(id ?? randomId());
+  // Before the host is touched: with no handler, a signal would kill the
+  // process between a change (a sysctl, a namespace) and its teardown.
+  installSignalHandlers();
   const plan = tcpPlan(tcp);
   for (const n of Object.values(plan)) allowedCongestionControl(n.cc);
   const backend = resolveLinkBackend(link, {
@@ -270,18 +273,19 @@ export async function createTestbed({
       for (const a of serverAddresses) await ipn(ns.server, 'addr', 'add', `${a}/32`, 'dev', 'inet0');
     },
   ];
-  const build = (async () => {
+  // Registered before the build starts, even for a detached testbed: a
+  // signal then must not leave half of one behind.
+  let build;
+  const unregister = onTeardown(async () => {
+    await build.catch(() => {});
+    await destroyTestbed(id);
+  });
+  build = (async () => {
     for (const step of steps) {
       signal.throwIfAborted();
       await step();
     }
   })();
-  // Registered during the build even for a detached testbed: a signal
-  // then must not leave half of one behind.
-  const unregister = onTeardown(async () => {
-    await build.catch(() => {});
-    await destroyTestbed(id);
-  });
   try {
     await build;
   } catch (e) {

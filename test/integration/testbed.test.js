@@ -30,6 +30,11 @@ const SHORT = {
   internet: { forward: { delay: '5ms' }, return: { delay: '5ms' } },
 };
 
+// What a busy machine's scheduling may add to one burst through linkem
+// (4.25 ms seen on 2 cores); a grant would add 60, and the ideal link's
+// serialization is already taken out.
+const BURST_NOISE_MS = 10;
+
 // SHORT with the satellite access model on the return link: a 5 ms
 // superframe, demand assignment with a 1 Mbit/s CRA, the link rate granted
 // 60 ms after a request, released after 50 ms of silence.
@@ -101,7 +106,7 @@ describe('testbed (integration, real namespaces)', function () {
     for (const dir of ['forward', 'return']) {
       const b = p.measured.burst[dir];
       assert.equal(b.received, b.sent, `burst ${dir}: ${JSON.stringify(b)}`);
-      assert.ok(Math.abs(b.added_ms) < 3, `burst ${dir} added ${b.added_ms} ms`);
+      assert.ok(Math.abs(b.added_ms) < BURST_NOISE_MS, `burst ${dir} added ${b.added_ms} ms`);
     }
   });
 
@@ -119,7 +124,7 @@ describe('testbed (integration, real namespaces)', function () {
     assert.equal(ret.received, ret.sent, JSON.stringify(ret));
     assert.ok(ret.added_ms >= 58 && ret.added_ms <= 70, `burst return added ${ret.added_ms} ms`);
     const fwd = p.measured.burst.forward;
-    assert.ok(Math.abs(fwd.added_ms) < 3, `burst forward added ${fwd.added_ms} ms: no access model there`);
+    assert.ok(Math.abs(fwd.added_ms) < BURST_NOISE_MS, `burst forward added ${fwd.added_ms} ms: no access model there`);
     // The handshake and the return one-way delay wait for the superframe.
     assert.deepEqual(adds.connect, { min: 0, max: 5 });
     const c = p.measured.connect_ms;
@@ -367,6 +372,10 @@ describe('testbed lifecycle (integration)', function () {
   it('a signal at any moment of building a testbed leaves nothing behind', async () => {
     // spread over the build: namespaces, sysctls, links, linkem starting, routes
     // (the build takes about half a second here, after node's start)
+    const ours = (await listNamespaces()).filter((n) => n.startsWith('sbt-'));
+    // Unless this process changed them itself (an earlier test), a run's
+    // host settings must be put back whatever moment the signal came at.
+    const settingsOurs = fs.existsSync(HOST_SETTINGS_FILE);
     for (const [i, delayMs] of [250, 300, 350, 400, 450, 500, 550, 650].entries()) {
       const name = `itsig${i}`;
       const child = spawnSatbench(['testbed', 'up', '--profile', writeProfile(SHORT), '--name', name]);
@@ -383,8 +392,15 @@ describe('testbed lifecycle (integration)', function () {
       assert.ok([0, 130, 143].includes(code) || signal, `exit ${code} ${signal}`);
       // once `up` has said the testbed is up it is the user's, even if a signal then ends the process
       if (code === 0 || stdout.includes(`testbed ${name} is up`)) await satbench(['testbed', 'down', name]);
-      assert.deepEqual(await namespacesOfTestbed(name), [], `${name} after ${delayMs} ms`);
-      assert.ok(!fs.existsSync(path.join(STATE_DIR, name)), `${name}: state left after ${delayMs} ms`);
+      // its own, and the throwaway one that asks whether the kernel has netem
+      const left = (await listNamespaces()).filter((n) => n.startsWith('sbt-') && !ours.includes(n));
+      assert.deepEqual(left, [], `${name} after ${delayMs} ms (exit ${code} ${signal}): ${stderr}`);
+      const state = fs.existsSync(path.join(STATE_DIR, name)) && fs.readdirSync(path.join(STATE_DIR, name));
+      assert.ok(!state, `${name}: state left after ${delayMs} ms (${state}; exit ${code} ${signal}): ${stderr}`);
+      assert.ok(
+        settingsOurs || !fs.existsSync(HOST_SETTINGS_FILE),
+        `${name}: host settings not put back after ${delayMs} ms: ${stderr}`,
+      );
     }
   });
 
