@@ -48,11 +48,12 @@ let netemCache;
 export async function kernelHasNetem() {
   if (netemCache !== undefined) return netemCache;
   const ns = `${NAMESPACE_PREFIX}nc${process.pid.toString(36)}-client`;
+  const remove = () => run('ip', ['netns', 'del', ns], { allowFail: true });
   // A signal while it is being made waits for it, then removes it.
   let added;
   const unregister = onTeardown(async () => {
     await added.catch(() => {});
-    await run('ip', ['netns', 'del', ns], { allowFail: true });
+    await remove();
   });
   added = run('ip', ['netns', 'add', ns]);
   try {
@@ -65,7 +66,7 @@ export async function kernelHasNetem() {
     netemCache = r.ok;
   } finally {
     unregister();
-    await run('ip', ['netns', 'del', ns], { allowFail: true });
+    await remove();
   }
   return netemCache;
 }
