@@ -34,7 +34,8 @@ import { requireNetAdmin } from '../harness/core/sys.js';
 import { round } from '../harness/core/stats.js';
 import { LOSS_ON, resolveProfilePath } from '../harness/testbed/profiles.js';
 import { BENCH_PRESETS } from '../harness/pageload/presets.js';
-import { pepOptions } from '../harness/cli/args.js';
+import { pepOptions } from '../harness/cli/pep-options.js';
+import { checkBench } from '../harness/cli/bench-plan.js';
 import { loadReference, paperMedian } from '../reports/paper.js';
 
 const { values: o } = parseArgs({
@@ -102,16 +103,11 @@ function variant(base, lossPer, frameLoss, lossOn) {
 // Runs one bench and returns its groups by `profile protocol`.
 async function runBench(label, profiles, protocols, loss) {
   const outDir = path.join(work, label);
-  const summary = await bench(
+  const plan = await checkBench(
     { profiles, losses: [loss], protocols, sites: ['kepler'], runs },
-    {
-      outDir,
-      altSvc,
-      origin: o.origin,
-      pep: pepOptions({ 'pep-tunnel': 'per-connection' }),
-      onProgress: (m) => progress(`${label}: ${m}`),
-    },
+    { altSvc, origin: o.origin, pep: pepOptions({ 'pep-tunnel': 'per-connection' }) },
   );
+  const summary = await bench(plan, { outDir, onProgress: (m) => progress(`${label}: ${m}`) });
   const out = {};
   for (const g of summary.groups) {
     const med = (k) => (g.metrics[k] ? round(g.metrics[k].median, 0) : null);

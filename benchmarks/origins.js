@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { bench } from '../harness/pageload/bench.js';
+import { checkBench } from '../harness/cli/bench-plan.js';
 import { requireNetAdmin } from '../harness/core/sys.js';
 import { round } from '../harness/core/stats.js';
 import { loadReference, paperMedian } from '../reports/paper.js';
@@ -43,7 +44,8 @@ const key = (s) => `${s.profile} ${s.protocol}`;
 const scenarios = {};
 for (const origin of o.origins.split(',')) {
   const outDir = fs.mkdtempSync(path.join(os.tmpdir(), `satbench-origin-${origin}-`));
-  const summary = await bench(matrix, { outDir, origin, onProgress: (m) => process.stderr.write(`${origin}: ${m}\n`) });
+  const plan = await checkBench(matrix, { origin });
+  const summary = await bench(plan, { outDir, onProgress: (m) => process.stderr.write(`${origin}: ${m}\n`) });
   for (const g of summary.groups) {
     const s = (scenarios[key(g.scenario)] ??= { scenario: g.scenario, origins: {}, paper: {} });
     s.origins[origin] = {

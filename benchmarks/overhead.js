@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { bench } from '../harness/pageload/bench.js';
+import { checkBench } from '../harness/cli/bench-plan.js';
 import { readResults } from '../harness/results/store.js';
 import { requireNetAdmin } from '../harness/core/sys.js';
 import { median, round } from '../harness/core/stats.js';
@@ -24,10 +25,14 @@ const { values: o } = parseArgs({
 });
 requireNetAdmin('bench:overhead');
 const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-overhead-'));
-await bench(
-  { profiles: [o.profile], losses: [0], protocols: o.protocol.split(','), sites: [o.site], runs: Number(o.runs) },
-  { outDir, onProgress: (m) => process.stderr.write(`${m}\n`) },
-);
+const plan = await checkBench({
+  profiles: [o.profile],
+  losses: [0],
+  protocols: o.protocol.split(','),
+  sites: [o.site],
+  runs: Number(o.runs),
+});
+await bench(plan, { outDir, onProgress: (m) => process.stderr.write(`${m}\n`) });
 const ok = readResults(path.join(outDir, 'results.jsonl')).filter((r) => r.ok);
 const med = (f) => round(median(ok.map(f)), 0);
 const result = {

@@ -24,7 +24,9 @@ import { parseArgs } from 'node:util';
 import { bench } from '../harness/pageload/bench.js';
 import { bulk } from '../harness/bulk/bulk.js';
 import { BULK_PRESETS } from '../harness/bulk/presets.js';
-import { parsePepOptions } from '../harness/pep/options.js';
+import { parsePepOptions } from '../harness/cli/pep-options.js';
+import { checkBench } from '../harness/cli/bench-plan.js';
+import { checkBulk } from '../harness/cli/bulk-plan.js';
 import { requireNetAdmin } from '../harness/core/sys.js';
 import { round } from '../harness/core/stats.js';
 
@@ -64,7 +66,7 @@ async function objectives() {
     runs: Number(o.runs),
   };
   const pep = parsePepOptions({}, { satByChain: preset.pep_sat });
-  const summary = await bulk(matrix, { outDir, pep, onProgress: progress('objectives') });
+  const summary = await bulk(checkBulk(matrix, { pep }), { outDir, onProgress: progress('objectives') });
   return {
     out_dir: outDir,
     groups: summary.groups.map((g) => ({
@@ -100,7 +102,7 @@ async function soak() {
     size_bytes: 100e6,
     runs: Number(o['soak-runs']),
   };
-  const summary = await bulk(matrix, { outDir, onProgress: progress('soak') });
+  const summary = await bulk(checkBulk(matrix), { outDir, onProgress: progress('soak') });
   const g = summary.groups[0];
   return {
     out_dir: outDir,
@@ -123,7 +125,7 @@ async function loss() {
       runs: out.runs,
     };
     const pep = parsePepOptions({ sat: `cc=${cc}` });
-    const summary = await bulk(matrix, { outDir, pep, onProgress: progress(`loss ${cc}`) });
+    const summary = await bulk(checkBulk(matrix, { pep }), { outDir, onProgress: progress(`loss ${cc}`) });
     const g = summary.groups[0];
     out[cc] = { out_dir: outDir, failed: g.failed, median_mb: round((median(g, 'bytes') ?? 0) / 1e6, 2) };
   }
@@ -140,7 +142,7 @@ async function pageload() {
     sites: [o.site],
     runs: Number(o['page-runs']),
   };
-  const summary = await bench(matrix, { outDir, onProgress: progress('pageload') });
+  const summary = await bench(await checkBench(matrix), { outDir, onProgress: progress('pageload') });
   const by = Object.fromEntries(summary.groups.map((g) => [g.scenario.protocol, g]));
   const plt = (p) => median(by[p], 'plt_ms');
   return {

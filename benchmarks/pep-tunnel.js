@@ -22,6 +22,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { bench } from '../harness/pageload/bench.js';
 import { bulk } from '../harness/bulk/bulk.js';
+import { checkBench } from '../harness/cli/bench-plan.js';
+import { checkBulk } from '../harness/cli/bulk-plan.js';
+import { pepOptions } from '../harness/cli/pep-options.js';
 import { requireNetAdmin } from '../harness/core/sys.js';
 import { round } from '../harness/core/stats.js';
 
@@ -50,10 +53,9 @@ async function pageLoads(profile, protocols, tunnel) {
   const outDir = fs.mkdtempSync(path.join(os.tmpdir(), `satbench-pep-tunnel-${profile}-${tunnel}-`));
   try {
     const matrix = { profiles: [profile], losses: [0], protocols, sites: [o.site], runs };
-    const summary = await bench(matrix, {
+    const plan = await checkBench(matrix, { pep: pepOptions({ 'pep-tunnel': tunnel }), altSvc: o['alt-svc'] ?? null });
+    const summary = await bench(plan, {
       outDir,
-      pep: { tunnel },
-      altSvc: o['alt-svc'],
       onProgress: (m) => process.stderr.write(`${profile} ${tunnel}: ${m}\n`),
     });
     const out = {};
@@ -76,9 +78,8 @@ async function bulkFirstByte() {
   try {
     const protocols = [...(families.includes('h3') ? ['quic', 'quic-pep'] : []), 'tcp', 'tcp-qpep'];
     const matrix = { profiles: ['geo'], losses: [0], protocols, duration_s: 10, runs };
-    const summary = await bulk(matrix, {
+    const summary = await bulk(checkBulk(matrix, { pep: pepOptions({ 'pep-tunnel': 'warm' }) }), {
       outDir,
-      pep: { tunnel: 'warm' },
       onProgress: (m) => process.stderr.write(`bulk: ${m}\n`),
     });
     return Object.fromEntries(

@@ -15,6 +15,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { bench } from '../harness/pageload/bench.js';
+import { checkBench } from '../harness/cli/bench-plan.js';
+import { DEFAULTS } from '../harness/core/defaults.js';
 import { loadPage } from '../harness/pageload/load.js';
 import { binPath, requireNetAdmin, ROOT } from '../harness/core/sys.js';
 import { bootstrapMedianCi, median, round } from '../harness/core/stats.js';
@@ -126,6 +128,7 @@ for (let i = 1; i <= runs; i++) {
       protocol: o.protocol,
       spki: pins.join(','),
       target: { url: page, hosts, mapHosts: false },
+      timeoutMs: DEFAULTS.timeoutMs,
     }),
   );
   if (!rec.ok) throw new Error(`direct load ${i}: ${rec.error}`);
@@ -134,10 +137,11 @@ for (let i = 1; i <= runs; i++) {
 }
 
 const outDir = path.join(work, 'replay');
-const summary = await bench(
+const plan = await checkBench(
   { profiles: [o.profile], losses: [0], protocols: [o.protocol], sites: [archiveDir], runs },
-  { outDir, dns: 'gw', onProgress: (m) => progress(`replay: ${m}`) },
+  { dns: 'gw' },
 );
+const summary = await bench(plan, { outDir, onProgress: (m) => progress(`replay: ${m}`) });
 const g = summary.groups[0];
 const stat = (values) => ({
   median: round(median(values), 0),

@@ -94,7 +94,7 @@ export function launchChromium({
   target,
   args = (dir) => chromiumArgs(protocol, { userDataDir: dir, spki, target }),
   userDataDir,
-  timeoutMs = 120000,
+  timeoutMs,
   signal,
 }) {
   // in the namespace: `ip netns exec NS chromium …`
@@ -238,12 +238,13 @@ function unlessAborted(promise, signal, late) {
  * `killAfterMs` from the start (a hung browser; closing included, so a
  * call never takes much longer) or when `signal` aborts (the run was
  * interrupted or a helper died). Returns what `use` returns; a failed
- * launch throws.
+ * launch throws. `timeoutMs` has no default: the campaign's plan gives it.
  */
 export async function withChromium(
-  { clientNs, protocol, spki, target, args, timeoutMs = 120000, killAfterMs = timeoutMs + 5000, signal },
+  { clientNs, protocol, spki, target, args, timeoutMs, killAfterMs = timeoutMs + 5000, signal },
   use,
 ) {
+  if (!(timeoutMs > 0)) throw new Error(`withChromium: timeoutMs must be a number of ms > 0, got ${timeoutMs}`);
   signal?.throwIfAborted();
   const userDataDir = makeProfile();
   let browser;

@@ -11,62 +11,49 @@
 // into metrics.
 import { runCampaign } from '../campaign/loop.js';
 import { openResults } from '../campaign/results-dir.js';
-import { profileCache, scenarioResolver } from '../campaign/scenario.js';
+import { scenarioResolver } from '../campaign/scenario.js';
 import { gatherEnvironment } from '../campaign/environment.js';
 import { readResults } from '../results/store.js';
 import { writeOutputs } from '../analysis/outputs.js';
-import { checkBulk, expandBulkMatrix, bulkPepKind, isBrowser } from './matrix.js';
-import { DEFAULT_BIN_MS } from './satbulk.js';
+import { expandBulkMatrix, bulkPepKind, isBrowser } from './matrix.js';
 import { bulkRun, scenarioName, describeRun } from './run.js';
-import { DEFAULT_PEP_TUNNEL } from '../pep/options.js';
 
 /**
- * Runs the bulk matrix into `outDir` (as bench: --resume skips finished
- * runs). Returns the summary. `quic` / `quicClient`: satbulk's (and the
- * origin's) QUIC options of the sender and the receiver; `tcp`: the end
- * hosts' TCP (testbed); `pep`: {preset, sat, ground} hop settings.
+ * Runs `plan` (cli/bulk-plan.js checkBulk: the checked matrix, settings
+ * and PEP sides) into `outDir` (as bench: --resume skips finished runs).
+ * `run` is the one bulk run (tests give their own). Returns the summary.
  */
 export async function bulk(
-  matrix,
+  plan,
   {
     outDir,
-    link = 'auto',
-    seed = 1,
     resume = false,
     manifest = null, // campaign.json of a new folder (campaign/manifest.js)
-    binMs = DEFAULT_BIN_MS,
     onProgress = () => {},
     meta = {},
-    quic = {},
-    quicClient = {},
-    tcp,
-    pep = {},
-    profiles = profileCache(),
+    run = bulkRun,
   },
 ) {
-  const pepSettings = {
-    preset: pep.preset ?? null,
-    sat: pep.sat ?? {},
-    ground: pep.ground ?? {},
-    tunnel: pep.tunnel ?? DEFAULT_PEP_TUNNEL,
-    ...(pep.sat_by_chain ? { sat_by_chain: pep.sat_by_chain } : {}),
-    ...(pep.qlog ? { qlog: true } : {}),
-  };
-  checkBulk(matrix, { pep: pepSettings }, { profiles });
+  const { matrix, pepChains, profiles } = plan;
+  const { link, seed, binMs, quic, quicClient, tcp, pep } = plan.settings;
   const { file, done } = openResults(outDir, { resume, kind: 'bulk', manifest, onWarning: onProgress });
   // What every record carries of the command's settings (and meta.settings).
-  const settings = { quic, quic_client: quicClient, tcp: tcp ?? null, pep: pepSettings, bin_ms: binMs };
-  const plan = scenarioResolver({
-    settings: { link, seed, binMs, quic, quicClient, tcp, pep: pepSettings, settings },
+  const settings = { quic, quic_client: quicClient, tcp: tcp ?? null, pep, bin_ms: binMs };
+  const resolve = scenarioResolver({
+    settings: { ...plan.settings, settings },
     profiles,
-    facts: (s) => ({ pepKind: bulkPepKind(s.protocol), browser: isBrowser(s.protocol) }),
+    facts: (s) => ({
+      pepKind: bulkPepKind(s.protocol),
+      pepSides: pepChains[bulkPepKind(s.protocol)] ?? null,
+      browser: isBrowser(s.protocol),
+    }),
   });
   await runCampaign({
     kind: 'bulk',
     items: expandBulkMatrix(matrix),
     done,
     resultsFile: file,
-    runOne: ({ scenario, run }) => bulkRun(plan(scenario), run, { outDir }),
+    runOne: ({ scenario, run: runNo }) => run(resolve(scenario), runNo, { outDir }),
     name: scenarioName,
     describe: describeRun,
     runs: matrix.runs,

@@ -1,12 +1,10 @@
 // The scenarios of `satbench bulk` (profiles × losses × protocols ×
 // directions, each a transfer of a duration or a size), what each protocol
-// means, and the checks made before anything runs. Every problem is a UsageError that names
+// means, and the matrix's check, which cli/bulk-plan.js makes with the
+// settings' before anything runs. Every problem is a UsageError that names
 // the flag and what it expects.
 import { UsageError, withFlag } from '../core/errors.js';
-import { binPath } from '../core/sys.js';
 import { refuseQuicOverQpep } from '../core/protocols.js';
-import { checkPepOptions } from '../pep/options.js';
-import { checkCongestionControl, availableCongestionControls } from '../testbed/congestion-control.js';
 import { profileCache } from '../campaign/scenario.js';
 import { objectivesFor } from '../results/objectives.js';
 
@@ -103,18 +101,6 @@ export function validateBulkMatrix(m, { profiles = profileCache() } = {}) {
   if (!Number.isInteger(m.runs) || m.runs < 1)
     throw new UsageError(`-n: expected a whole number of runs >= 1, got ${m.runs}`);
   return m;
-}
-
-/**
- * The matrix and the settings together: the PEP options suit the chains
- * the protocols use, the kernel has --cc, and the binaries the protocols
- * need are built. Needs no privileges.
- */
-export function checkBulk(matrix, { pep = {}, tcp = {} } = {}, options = {}) {
-  validateBulkMatrix(matrix, options);
-  checkCongestionControl(tcp.cc, options.congestionControls ?? availableCongestionControls());
-  checkPepOptions(pep, matrix.protocols.map(bulkPepKind).filter(Boolean));
-  for (const p of matrix.protocols) binPath(isBrowser(p) ? 'origin' : 'satbulk');
 }
 
 /**

@@ -18,15 +18,15 @@ import { originCertificate } from '../servers/origin.js';
 import { startPepChain, pepRecord } from '../pep/chain.js';
 import { condenseTrace } from '../results/goodput.js';
 import { transferTimeoutS } from './matrix.js';
+import { DEFAULTS } from '../core/defaults.js';
 
 // satbulk's ports (the QUIC PEPs and our origin have 443). The split-TCP
 // PEP is told to intercept SATBULK_TCP_PORT.
 export const SATBULK_QUIC_PORT = 4434;
 export const SATBULK_TCP_PORT = 5201;
-export const DEFAULT_BIN_MS = 100;
 
 /** Pure: `satbulk get` arguments for a scenario. */
-export function satbulkGetArgs(scenario, { addr, ca, binMs = DEFAULT_BIN_MS, quicArgs = [], timeoutS }) {
+export function satbulkGetArgs(scenario, { addr, ca, binMs = DEFAULTS.binMs, quicArgs = [], timeoutS }) {
   const proto = scenario.protocol.startsWith('quic') ? 'quic' : 'tcp';
   const a = ['get', proto, '--addr', addr, '--json', '--bin-ms', String(binMs)];
   if (scenario.direction === 'up') a.push('--direction', 'up');
@@ -117,7 +117,7 @@ export async function satbulkRun(tb, plan, { qlogDir = null } = {}) {
   let addr = `${ADDRESSES.server}:${scenario.protocol.startsWith('quic') ? SATBULK_QUIC_PORT : SATBULK_TCP_PORT}`;
   let ca = tls.cert;
   const chain = await startPepChain(tb, plan.pepKind, {
-    pep: plan.pep,
+    sides: plan.pepSides,
     qlogDir,
     via: chainToSatbulk(plan.pepKind, tls.cert),
   });

@@ -1,9 +1,9 @@
 // What every command shares: parsing its options (an unknown or malformed
 // one is a UsageError), printing, and the option values more than one
-// command reads (--cc/--initcwnd, the PEP options, comma lists, numbers).
+// command reads (--cc/--initcwnd, comma lists, numbers; the PEP options are
+// pep-options.js).
 import { parseArgs } from 'node:util';
 import { UsageError } from '../core/errors.js';
-import { parsePepOptions } from '../pep/options.js';
 
 /** --help, --json and `options`; positionals allowed, anything else refused. */
 export function parse(argv, options) {
@@ -54,22 +54,3 @@ export function tcpOptions(v) {
   if (v.initcwnd) tcp.initcwnd = tcp.initrwnd = integer(v.initcwnd, '--initcwnd', 1);
   return tcp;
 }
-
-// The PEP chains' settings (--pep-preset, --pep-sat, --pep-ground, --pep-tunnel), shared by bench and bulk.
-export const PEP_OPTIONS = {
-  'pep-preset': { type: 'string' },
-  'pep-sat': { type: 'string' },
-  'pep-ground': { type: 'string' },
-  'pep-tunnel': { type: 'string' },
-};
-// `satByChain`: a campaign preset's satellite hop per chain (pep/options.js).
-export const pepOptions = (v, satByChain = null) =>
-  parsePepOptions(
-    {
-      preset: v['pep-preset'],
-      sat: v['pep-sat'],
-      ground: v['pep-ground'],
-      tunnel: v['pep-tunnel'],
-    },
-    { satByChain },
-  );

@@ -2,14 +2,16 @@
 // Every option is checked (the matrix too) before privileges are, and
 // before anything runs.
 import { UsageError } from '../core/errors.js';
+import { DEFAULTS } from '../core/defaults.js';
 import { parseQuicOptions } from '../core/quic-options.js';
 import { checkLinkBackend } from '../testbed/link-backends.js';
 import { parseShard } from '../campaign/matrix.js';
 import { BENCH_PRESETS, presetOrigin } from '../pageload/presets.js';
-import { checkBench } from '../pageload/matrix.js';
+import { checkBench } from './bench-plan.js';
 import { bench } from '../pageload/bench.js';
-import { parse, noOperands, integer, tcpOptions, pepOptions } from './args.js';
-import { campaignCommand, matrixAxes, CAMPAIGN_OPTIONS } from './campaign.js';
+import { integer, tcpOptions } from './args.js';
+import { pepOptions } from './pep-options.js';
+import { campaignCommand, matrixAxes } from './campaign.js';
 
 export const HELP = `Usage: satbench bench [--preset NAME] [--profile LIST] [--loss LIST] [--protocol LIST]
                       [--site NAME|DIR] [-n RUNS] [--out DIR] [--resume DIR] [--seed N]
@@ -41,10 +43,10 @@ Options:
   --out DIR         where results go (default out/bench-TIMESTAMP); a failed run's helper logs
                     (linkem, the origin, both proxies) are kept in DIR/logs/SCENARIO-runN/
   --resume DIR      continue an interrupted matrix in DIR without repeating finished runs
-  --seed N          seed of the link emulator's random loss and jitter; run i uses N + i (default 1)
+  --seed N          seed of the link emulator's random loss and jitter; run i uses N + i (default ${DEFAULTS.seed})
   --link BACKEND    link emulation: auto (the default: the kernel's netem when it has it, else
                     linkem), linkem (ours, userspace) or netem
-  --timeout S       a page load taking longer fails that run (default 120)
+  --timeout S       a page load taking longer fails that run (default ${DEFAULTS.timeoutMs / 1000})
   --origin NAME     rust (ours: h1, h1s, h2, h3; the default, but ifip2022's is h2o where built),
                     h2o (H2O 2.3.0-DEV with HTTP/3 over quicly, built by the set-up into
                     .tools/h2o-quic; where it could not be built, Debian's 2.2.5: h1, h1s, h2) or
@@ -93,7 +95,7 @@ Exit 0 when the matrix ran (failed runs are counted and reported), 2 on a harnes
 const OPTIONS = {
   preset: { type: 'string', default: 'quick' },
   site: { type: 'string' },
-  timeout: { type: 'string', default: '120' },
+  timeout: { type: 'string', default: String(DEFAULTS.timeoutMs / 1000) },
   origin: { type: 'string' },
   shard: { type: 'string' },
   lighthouse: { type: 'boolean' },
@@ -132,7 +134,6 @@ export function benchInput(v) {
 }
 
 export function benchCommand(argv) {
-  noOperands(parse(argv, { ...CAMPAIGN_OPTIONS, ...OPTIONS }).positionals, 'bench');
   return campaignCommand(argv, {
     name: 'bench',
     help: HELP,

@@ -2,15 +2,17 @@
 // PEPs, over a matrix of scenarios. Every option is checked (the matrix
 // too) before privileges are, and before anything runs.
 import { UsageError } from '../core/errors.js';
+import { DEFAULTS } from '../core/defaults.js';
 import { durationMs, sizeBytes } from '../core/units.js';
 import { parseQuicOptions } from '../core/quic-options.js';
 import { checkLinkBackend } from '../testbed/link-backends.js';
 import { BULK_PRESETS, BULK_DEFAULTS } from '../bulk/presets.js';
-import { checkBulk } from '../bulk/matrix.js';
+import { checkBulk } from './bulk-plan.js';
 import { bulk } from '../bulk/bulk.js';
 import { formatBulkSummary } from '../bulk/summary-table.js';
-import { parse, noOperands, integer, list, tcpOptions, pepOptions } from './args.js';
-import { campaignCommand, matrixAxes, CAMPAIGN_OPTIONS } from './campaign.js';
+import { integer, list, tcpOptions } from './args.js';
+import { pepOptions } from './pep-options.js';
+import { campaignCommand, matrixAxes } from './campaign.js';
 
 export const HELP = `Usage: satbench bulk [--preset NAME] [--profile LIST] [--loss LIST] [--protocol LIST]
                      [--duration S | --size BYTES] [--direction LIST] [-n RUNS] [--out DIR]
@@ -42,8 +44,8 @@ Options:
   --direction LIST  down (the server sends; the default), up (the client sends, over the return
                     link; the server counts from the client's t0), or down,up. Not with browser-*
   --loss LIST       satellite-link loss in percent; default: the profile's own
-  --bin-ms MS       bin length of the goodput curve (default 100)
-  --seed N          seed of the link emulator's random loss and jitter; run i uses N + i (default 1)
+  --bin-ms MS       bin length of the goodput curve (default ${DEFAULTS.binMs})
+  --seed N          seed of the link emulator's random loss and jitter; run i uses N + i (default ${DEFAULTS.seed})
   --link BACKEND    link emulation: auto (the default: the kernel's netem when it has it, else
                     linkem), linkem or netem
   --quic LIST       the sender's QUIC (satbulk, and the origin for browser-h3), KEY=VALUE
@@ -82,7 +84,7 @@ Exit 0 when the matrix ran (failed runs are counted and reported), 2 on a harnes
 const OPTIONS = {
   duration: { type: 'string' },
   size: { type: 'string' },
-  'bin-ms': { type: 'string', default: '100' },
+  'bin-ms': { type: 'string', default: String(DEFAULTS.binMs) },
   direction: { type: 'string' },
   'quic-client': { type: 'string' },
   qlog: { type: 'boolean' },
@@ -133,7 +135,6 @@ export function bulkInput(v) {
 }
 
 export function bulkCommand(argv) {
-  noOperands(parse(argv, { ...CAMPAIGN_OPTIONS, ...OPTIONS }).positionals, 'bulk');
   return campaignCommand(argv, {
     name: 'bulk',
     help: HELP,

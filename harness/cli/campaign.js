@@ -6,12 +6,14 @@
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { requireNetAdmin } from '../core/sys.js';
+import { DEFAULTS } from '../core/defaults.js';
 import { interruptedBy, exitCodeOf } from '../testbed/teardown.js';
 import { percent } from '../core/units.js';
 import { profileCache } from '../campaign/scenario.js';
 import { checkOutDir } from '../campaign/results-dir.js';
 import { newManifest, readManifest, contradictions, contradictionMessage } from '../campaign/manifest.js';
-import { parse, print, note, integer, list, TCP_OPTIONS, PEP_OPTIONS } from './args.js';
+import { parse, print, note, integer, list, noOperands, TCP_OPTIONS } from './args.js';
+import { PEP_OPTIONS } from './pep-options.js';
 
 export const CAMPAIGN_OPTIONS = {
   preset: { type: 'string' },
@@ -21,8 +23,8 @@ export const CAMPAIGN_OPTIONS = {
   n: { type: 'string', short: 'n' },
   out: { type: 'string' },
   resume: { type: 'string' },
-  seed: { type: 'string', default: '1' },
-  link: { type: 'string', default: 'auto' },
+  seed: { type: 'string', default: String(DEFAULTS.seed) },
+  link: { type: 'string', default: DEFAULTS.link },
   quic: { type: 'string' },
   ...TCP_OPTIONS,
   ...PEP_OPTIONS,
@@ -45,9 +47,10 @@ const defaultsOf = (config) =>
  * The folder, matrix and settings of a campaign and its manifest: from the
  * command line (the folder --out DIR or out/NAME-TIMESTAMP, checked, not
  * made), or with --resume DIR from DIR's campaign.json, where an option
- * given again must agree with it. Reads, creates nothing.
+ * given again must agree with it. `given`: the options typed, `v`: with
+ * their defaults. Reads, creates nothing.
  */
-export function campaignInput(argv, v, { name, config, input }) {
+export function campaignInput(argv, { given, v }, { name, config, input }) {
   if (v.resume && v.out && path.resolve(v.out) !== path.resolve(v.resume))
     throw new UsageError(
       `--out ${v.out}, --resume ${v.resume}: give one folder (--resume continues the campaign in it)`,
@@ -59,34 +62,33 @@ export function campaignInput(argv, v, { name, config, input }) {
     return { outDir, ...typed, manifest: newManifest({ command: name, argv, values: v, ...typed }) };
   }
   const saved = readManifest(v.resume, name);
-  const { values: given } = parse(argv, typedOnly(config));
   const bad = contradictions({ saved: { ...defaultsOf(config), ...saved.options }, given, input });
   if (bad.length) throw new UsageError(contradictionMessage(v.resume, bad, config));
   return { outDir: v.resume, matrix: saved.matrix, settings: saved.settings, manifest: saved };
 }
 
 /**
- * Runs command `name` (bench, bulk): `input(values)` → {matrix, settings}
- * (throws on a bad option), `check(matrix, settings, {profiles})` refuses
- * what would fail later, `run(matrix, options)` is the campaign and returns
- * the summary, `show(summary)` prints it without --json.
+ * Runs command `name` (bench, bulk): the command line parsed once;
+ * `input(values)` → {matrix, settings} (throws on a bad option);
+ * `check(matrix, settings, {profiles})` → the campaign's plan, refusing
+ * what would fail later; `run(plan, io)` is the campaign and returns the
+ * summary, `show(summary)` prints it without --json.
  */
 export async function campaignCommand(argv, { name, help, options, input, check, run, show = () => {} }) {
   const config = { ...CAMPAIGN_OPTIONS, ...options };
-  const { values: v } = parse(argv, config);
+  const { values: given, positionals } = parse(argv, typedOnly(config));
+  const v = { ...defaultsOf(config), ...given };
+  noOperands(positionals, name);
   if (v.help) return note(help);
-  const { outDir, matrix, settings, manifest } = campaignInput(argv, v, { name, config, input });
-  const profiles = profileCache();
-  await check(matrix, settings, { profiles });
+  const { outDir, matrix, settings, manifest } = campaignInput(argv, { given, v }, { name, config, input });
+  const plan = await check(matrix, settings, { profiles: profileCache() });
   requireNetAdmin(name);
-  const summary = await run(matrix, {
-    ...settings,
+  const summary = await run(plan, {
     outDir,
     resume: Boolean(v.resume),
     manifest,
     onProgress: note,
     meta: { preset: manifest.options.preset ?? null, argv: manifest.argv, ...(v.resume ? { resumed: argv } : {}) },
-    profiles,
   });
   const failed = summary.groups.reduce((a, g) => a + g.failed, 0);
   note(`results in ${outDir}/ (results.jsonl, summary.json, index.html); ${failed} failed run(s)`);

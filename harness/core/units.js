@@ -27,3 +27,6 @@ export const durationMs = (v, where) => parseWithUnits(v, DURATION_UNITS, 'ms', 
 export const rateMbit = (v, where) => parseWithUnits(v, RATE_UNITS, 'mbit', 'a rate', where);
 export const sizeBytes = (v, where) => parseWithUnits(v, SIZE_UNITS, 'b', 'a size', where);
 export const percent = (v, where) => parseWithUnits(v, PERCENT_UNITS, '%', 'a percentage', where);
+
+/** Pure: the bytes a pipe of `rateMbit` holds over `rttMs` (the bandwidth-delay product), unrounded. */
+export const bdpBytes = (rateMbit, rttMs) => ((rateMbit * 1e6) / 8) * (rttMs / 1000);

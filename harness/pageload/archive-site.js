@@ -8,7 +8,7 @@ import { baseProtocol } from '../core/protocols.js';
 import { readArchive } from '../archive/format.js';
 import { archiveOrigins, pageChain } from '../archive/match.js';
 import { originAddress } from '../testbed/addressing.js';
-import { DNS_PLACES } from '../servers/dns.js';
+import { checkDnsPlace } from '../servers/dns.js';
 
 /**
  * The archive in `dir` as a bench site: {dir, page, hosts: [{name,
@@ -33,8 +33,7 @@ export function archiveSite(dir) {
  * connection's destination to Proxy-GW), a place for DNS we do not have.
  */
 export function checkArchiveScenarios(site, protocols, dns, { tunnel = 'warm' } = {}) {
-  if (!DNS_PLACES.includes(dns))
-    throw new UsageError(`--dns: expected ${DNS_PLACES.join(', ')}, got ${JSON.stringify(dns)}`);
+  checkDnsPlace(dns);
   const https = new URL(site.page).protocol === 'https:';
   for (const p of protocols) {
     const base = baseProtocol(p);

@@ -22,7 +22,7 @@ export const LIGHTHOUSE_METRICS = [
 
 // Pure: Lighthouse's settings. 'provided' throttling applies none and
 // reports what was observed; the screen and user agent stay the runner's.
-export function lighthouseFlags(timeoutMs = 120000) {
+export function lighthouseFlags(timeoutMs) {
   return {
     output: ['json', 'html'],
     onlyCategories: ['performance'],
@@ -91,7 +91,7 @@ export async function auditPage(page, url, { dir, name, timeoutMs }) {
  * namespace, audited by Lighthouse. Never throws: a failure is the entry's
  * `error`. Paths in the entry are relative to `outDir`.
  */
-export async function runLighthouse({ clientNs, protocol, spki, target, timeoutMs = 120000, outDir, scenario }) {
+export async function runLighthouse({ clientNs, protocol, spki, target, timeoutMs, outDir, scenario }) {
   const started = Date.now();
   try {
     // Lighthouse waits for load, then for quiet network and CPU: allow it more than one load.

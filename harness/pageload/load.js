@@ -130,7 +130,7 @@ export async function loadPage({
   spki,
   serverAddr,
   target = siteTarget(protocol, serverAddr),
-  timeoutMs = 120000,
+  timeoutMs,
   signal,
 }) {
   const started = Date.now();

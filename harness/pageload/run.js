@@ -29,7 +29,7 @@ export function failedRunRecord(base, error) {
 
 /**
  * Runs `plan` (a resolved page-load scenario: profile, siteDir, pepKind,
- * origin, quic, h3Priorities, altSvc, tcp, pep, link, seed, timeoutMs) once as run
+ * pepSides, origin, quic, h3Priorities, altSvc, tcp, pep, link, seed, timeoutMs) once as run
  * `runNo`. `outDir`: bench's folder (qlogs, Lighthouse reports, a failed
  * run's helper logs);
  * `lighthouse`: with the scenario's first run, a separate Lighthouse load.
@@ -77,7 +77,7 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
       // a replayed archive's QUIC: Proxy-ST intercepts it to every origin's
       // address, and Proxy-GW trusts the origins by the key they share
       const via = plan.archive && plan.pepKind === 'quic' ? { transparent: true, originSpki: spki } : {};
-      const chain = await startPepChain(tb, plan.pepKind, { pep: plan.pep, qlogDir, via });
+      const chain = await startPepChain(tb, plan.pepKind, { sides: plan.pepSides, qlogDir, via });
       if (plan.archive && plan.dns !== 'none') await startDns(tb, { place: plan.dns, hosts: plan.archive.hosts });
       phases.origin_ms = lap();
       const load = {

@@ -9,51 +9,24 @@ import { startTcpPepChain } from './tcp-chain.js';
 import { startQuicPepChain } from './quic-chain.js';
 import { startQpepChain, qpepRelayed, checkQpepRelayed } from './qpep-chain.js';
 import { startVpnChain, checkTunnelled } from './vpn-chain.js';
-import { tcpPepSide, quicPepSide, chainSat } from './options.js';
 
 /**
  * Starts the chain of `kind` ('tcp', 'quic', 'qpep', 'vpn'; null: none,
- * returns null) in testbed `tb`. `pep`: {preset, sat, ground, tunnel} as
- * the command line gives them (pep/options.js); `qlogDir`: the QUIC PEPs
- * write a qlog per connection there. `via`: where the chain relays to when
- * it is not the origin's HTTPS: for QUIC {next, alpn, h3} (see
- * startQuicPepChain), for TCP and QPEP {ports} to intercept.
+ * returns null) in testbed `tb`. `sides`: the chain's typed settings as the
+ * campaign's plan holds them (cli/pep-options.js checkPepOptions: tcp
+ * {preset, sat, ground}, quic and qpep {sat, ground, tunnel}); `qlogDir`:
+ * the QUIC PEPs write a qlog per connection there. `via`: where the chain
+ * relays to when it is not the origin's HTTPS: for QUIC {next, alpn, h3}
+ * (see startQuicPepChain), for TCP and QPEP {ports} to intercept.
  * Returns {kind, settings, stats(), …}: for QUIC also serverAddr, port, ca
  * and spki, where the client must connect and what it must trust (the TCP
  * PEP and QPEP are transparent).
  */
-export async function startPepChain(tb, kind, { pep = {}, qlogDir = null, via = {} } = {}) {
-  const { preset = null, ground = {} } = pep;
-  const sat = chainSat(pep, kind);
-  if (kind === 'tcp') {
-    const chain = await startTcpPepChain(tb, {
-      preset: preset ?? 'paper',
-      sat: tcpPepSide(sat, '--pep-sat'),
-      ground: tcpPepSide(ground, '--pep-ground'),
-      ...(via.ports ? { ports: via.ports } : {}),
-    });
-    return { kind, ...chain };
-  }
-  if (kind === 'quic') {
-    const chain = await startQuicPepChain(tb, {
-      sat: quicPepSide(sat, '--pep-sat'),
-      ground: quicPepSide(ground, '--pep-ground'),
-      ...(pep.tunnel ? { tunnel: pep.tunnel } : {}),
-      qlogDir,
-      ...via,
-    });
-    return { kind, ...chain };
-  }
-  if (kind === 'qpep') {
-    const chain = await startQpepChain(tb, {
-      sat: quicPepSide(sat, '--pep-sat'),
-      ground: quicPepSide(ground, '--pep-ground'),
-      ...(pep.tunnel ? { tunnel: pep.tunnel } : {}),
-      qlogDir,
-      ...(via.ports ? { ports: via.ports } : {}),
-    });
-    return { kind, ...chain };
-  }
+export async function startPepChain(tb, kind, { sides = {}, qlogDir = null, via = {} } = {}) {
+  const ports = via.ports ? { ports: via.ports } : {};
+  if (kind === 'tcp') return { kind, ...(await startTcpPepChain(tb, { ...sides, ...ports })) };
+  if (kind === 'quic') return { kind, ...(await startQuicPepChain(tb, { ...sides, qlogDir, ...via })) };
+  if (kind === 'qpep') return { kind, ...(await startQpepChain(tb, { ...sides, qlogDir, ...ports })) };
   if (kind === 'vpn') return { kind, ...(await startVpnChain(tb)) };
   return null;
 }

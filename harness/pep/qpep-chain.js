@@ -16,7 +16,6 @@
 //
 // The plain functions (settings → the proxies' extra arguments, st's nft
 // ruleset and rules) are unit-tested; `startQpepChain` applies them.
-import { UsageError } from '../core/errors.js';
 import { LINK_PLAN, ORIGIN_TCP_PORTS } from '../testbed/addressing.js';
 import { linuxCc } from '../testbed/congestion-control.js';
 import { startQuicPepChain } from './quic-chain.js';
@@ -34,14 +33,6 @@ export const QPEP_SPARES = 6;
 
 // The page's ports (h1 cleartext, h1s and h2 over TLS); bulk gives satbulk's.
 export const QPEP_PORTS = ORIGIN_TCP_PORTS;
-
-/** Pure: QPEP needs the standing tunnel; `--pep-tunnel per-connection` is refused. */
-export function checkQpepTunnel(tunnel) {
-  if (tunnel !== undefined && tunnel !== null && tunnel !== 'warm')
-    throw new UsageError(
-      `--pep-tunnel ${tunnel}: QPEP (the -qpep protocols) carries TCP over the standing tunnel; use --pep-tunnel warm`,
-    );
-}
 
 /**
  * Pure: what QPEP adds to the QUIC PEP chain. `ports`: the TCP ports st
@@ -71,16 +62,15 @@ export function qpepPlan({ ports = QPEP_PORTS, ground = {} } = {}) {
  * its standing tunnel (up before this returns) and Proxy-ST's TCP
  * listener. `ports`: the TCP ports to intercept; `sat`, `ground`, `hops`,
  * `qlogDir`, `profile`, `next`, `alpn`, `h3`: as startQuicPepChain takes
- * them (the satellite hop's settings are the tunnel's). `tunnel`: only
- * 'warm'.
+ * them (the satellite hop's settings are the tunnel's). The tunnel is
+ * always the standing one (cli/pep-options.js refuses another for QPEP).
  *
  * Returns {settings (the QUIC chain's, with `qpep`), logs, stats(),
  * beforeLoad(), tunnelAtLoad()}: no address to point the client at, as
  * QPEP is transparent. stats() gives each proxy's counters, QPEP's under
  * `qpep` {accepted, relayed, failed, refused, active, bytes: {up, down}}.
  */
-export async function startQpepChain(tb, { ports = QPEP_PORTS, tunnel = 'warm', ground = {}, ...quic } = {}) {
-  checkQpepTunnel(tunnel);
+export async function startQpepChain(tb, { ports = QPEP_PORTS, tunnel: _warm, ground = {}, ...quic } = {}) {
   const plan = qpepPlan({ ports, ground });
   await applyTproxy(tb.ns.st, plan.st);
   // No spare origin connection at gw: no QUIC client comes through.

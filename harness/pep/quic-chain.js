@@ -18,6 +18,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
+import { bdpBytes } from '../core/units.js';
 import { binPath } from '../core/sys.js';
 import { makeCertificate } from '../core/certificates.js';
 import { QUIC_KEYS, quicSideText } from '../core/quic-options.js';
@@ -64,8 +65,8 @@ function extremes(imp) {
 export function linkBdpBytes(profile, link) {
   const f = extremes(profile.links[link].forward);
   const r = extremes(profile.links[link].return);
-  const rtt = (f.delay + r.delay) / 1000;
-  const hold = (d) => (d.rate ? ((d.rate * 1e6) / 8) * rtt + d.queue : 0);
+  const rttMs = f.delay + r.delay;
+  const hold = (d) => (d.rate ? bdpBytes(d.rate, rttMs) + d.queue : 0);
   const bytes = Math.max(hold(f), hold(r));
   return bytes ? Math.round(bytes) : null;
 }
@@ -86,7 +87,7 @@ export function tunnelInitialWindow(profile, direction = 'forward') {
   const { forward: f, return: r } = profile.links.satellite;
   const rate = (direction === 'return' ? r : f).rate_mbit ?? 0;
   if (!rate) return null;
-  const pipe = ((rate * 1e6) / 8) * ((f.delay_ms + r.delay_ms) / 1000);
+  const pipe = bdpBytes(rate, f.delay_ms + r.delay_ms);
   return Math.max(DEFAULT_HOPS.satellite['initial-window'], Math.ceil(pipe / QUIC_PACKET_BYTES));
 }
 

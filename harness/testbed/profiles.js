@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import { UsageError } from '../core/errors.js';
-import { durationMs, rateMbit, percent, sizeBytes } from '../core/units.js';
+import { durationMs, rateMbit, percent, sizeBytes, bdpBytes } from '../core/units.js';
 
 export const PROFILE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../netem/profiles');
 export const LINKS = ['satellite', 'internet'];
@@ -385,7 +385,7 @@ export function configuredRttMs(profile, { worst = false } = {}) {
 }
 
 export function withDefaultLimits(profile) {
-  const rttS = configuredRttMs(profile, { worst: true }) / 1000;
+  const rttMs = configuredRttMs(profile, { worst: true });
   const links = {};
   for (const link of LINKS) {
     links[link] = {};
@@ -393,7 +393,7 @@ export function withDefaultLimits(profile) {
       const imp = profile.links[link][dir];
       const rates = [imp.rate_mbit, ...(imp.schedule?.points ?? []).map((p) => p.rate_mbit)].filter((r) => r);
       const needsLimit = imp.limit === null && rates.length > 0;
-      const bdp = needsLimit ? Math.round(((Math.max(...rates) * 1e6) / 8) * rttS) : 0;
+      const bdp = needsLimit ? Math.round(bdpBytes(Math.max(...rates), rttMs)) : 0;
       links[link][dir] = needsLimit ? { ...imp, limit: { bytes: Math.max(bdp, MIN_DEFAULT_LIMIT_BYTES) } } : imp;
     }
   }
@@ -449,5 +449,5 @@ export function lossUnit(profile, dir) {
 /** Pure: bytes in flight the path holds at its bottleneck rate over its worst RTT; null without a rate. */
 export function pathBdpBytes(profile) {
   const mbps = configuredSummary(profile).forward_mbps;
-  return mbps ? Math.round((((mbps * 1e6) / 8) * configuredRttMs(profile, { worst: true })) / 1000) : null;
+  return mbps ? Math.round(bdpBytes(mbps, configuredRttMs(profile, { worst: true }))) : null;
 }

@@ -6,20 +6,15 @@
 // the tunnel's mode named.
 import assert from 'node:assert/strict';
 import { QPEP_PROTOCOLS, baseProtocol, isPep, isQpep, pepKind, usesQuicPep } from '../../harness/core/protocols.js';
-import {
-  QPEP_TPROXY,
-  QPEP_PORTS,
-  checkQpepTunnel,
-  checkQpepRelayed,
-  qpepPlan,
-  qpepRelayed,
-} from '../../harness/pep/qpep-chain.js';
+import { QPEP_TPROXY, QPEP_PORTS, checkQpepRelayed, qpepPlan, qpepRelayed } from '../../harness/pep/qpep-chain.js';
 import { TPROXY, nftRuleset, tproxyRules } from '../../harness/pep/tcp-chain.js';
 import { chainArgs } from '../../harness/pep/quic-chain.js';
-import { checkPepOptions, parsePepOptions } from '../../harness/pep/options.js';
+import { checkPepOptions, parsePepOptions } from '../../harness/cli/pep-options.js';
 import { pepRecord, checkThrough } from '../../harness/pep/chain.js';
-import { BULK_PROTOCOLS, bulkPepKind, validateBulkMatrix, checkBulk } from '../../harness/bulk/matrix.js';
-import { validateBenchMatrix, checkBench } from '../../harness/pageload/matrix.js';
+import { BULK_PROTOCOLS, bulkPepKind, validateBulkMatrix } from '../../harness/bulk/matrix.js';
+import { validateBenchMatrix } from '../../harness/pageload/matrix.js';
+import { checkBench } from '../../harness/cli/bench-plan.js';
+import { checkBulk } from '../../harness/cli/bulk-plan.js';
 import { BENCH_PRESETS } from '../../harness/pageload/presets.js';
 import { comparisonPairs } from '../../harness/kinds/pageload-report.js';
 import { quicTunnelModes, tunnelSentence, variantPairs } from '../../harness/kinds/pep-variants.js';
@@ -85,13 +80,10 @@ describe('QPEP: the -qpep protocols', () => {
     const per = parsePepOptions({ tunnel: 'per-connection' });
     const message =
       '--pep-tunnel per-connection: QPEP (the -qpep protocols) carries TCP over the standing tunnel; use --pep-tunnel warm';
-    assert.throws(() => checkQpepTunnel('per-connection'), { name: 'UsageError', message });
-    assert.throws(() => checkPepOptions(per, ['qpep']), { message });
+    assert.throws(() => checkPepOptions(per, ['qpep']), { name: 'UsageError', message });
     await assert.rejects(checkBench(bench(['h1', 'h1-qpep']), { pep: per }, { profiles }), { message });
     assert.throws(() => checkBulk(bulkMatrix(['tcp-qpep']), { pep: per }, { profiles }), { message });
     // warm (the default) is fine, and per-connection without -qpep too
-    checkQpepTunnel('warm');
-    checkQpepTunnel(undefined);
     checkPepOptions(parsePepOptions({}), ['qpep']);
     checkPepOptions(per, ['quic', 'tcp']);
     // the satellite hop is QUIC: the QUIC options, not the split-TCP PEP's

@@ -15,7 +15,8 @@ import {
 } from '../../harness/pep/quic-chain.js';
 import { TPROXY } from '../../harness/pep/tcp-chain.js';
 import { QPEP_TPROXY } from '../../harness/pep/qpep-chain.js';
-import { parsePepOptions, parsePepTunnel, chainSat, checkPepOptions } from '../../harness/pep/options.js';
+import { chainSat } from '../../harness/pep/options.js';
+import { parsePepOptions, parsePepTunnel, checkPepOptions } from '../../harness/cli/pep-options.js';
 import { pepRecord } from '../../harness/pep/chain.js';
 import { parseProfile, withDefaultLimits } from '../../harness/testbed/profiles.js';
 

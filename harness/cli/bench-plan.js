@@ -1,0 +1,85 @@
+// `satbench bench`'s campaign checked once into its plan: the matrix and
+// the settings (the command line's, or those campaign.json saved) with
+// every default applied from core/defaults.js, the PEP chains' typed sides
+// and each site archive read. The campaign loop and every run read this
+// plan; nothing below checks or parses the settings again.
+import path from 'node:path';
+import { UsageError } from '../core/errors.js';
+import { DEFAULTS } from '../core/defaults.js';
+import { pepKind } from '../core/protocols.js';
+import { checkOrigin } from '../servers/origin.js';
+import { checkCongestionControl, availableCongestionControls } from '../testbed/congestion-control.js';
+import { profileCache } from '../campaign/scenario.js';
+import { validateBenchMatrix, H3_PRIORITIES, ALT_SVC } from '../pageload/matrix.js';
+import { archiveSite, checkArchiveScenarios } from '../pageload/archive-site.js';
+import { isArchive } from '../archive/format.js';
+import { listSites } from '../../sites/generate.js';
+import { checkPepOptions, parsePepOptions } from './pep-options.js';
+
+/**
+ * The matrix and the settings together: the origin can serve the
+ * protocols, the PEP options suit the chains the protocols use, the HTTP/3
+ * priorities are known, the kernel has the end hosts' --cc, a site archive
+ * can be replayed as asked. Asks H2O about HTTP/3 when it is the origin;
+ * needs no privileges. `settings` as benchInput makes them; a key left out
+ * takes its default. Returns the plan: {kind, matrix, settings (complete),
+ * pepChains ({tcp, quic, qpep, vpn}: the typed sides of each chain the
+ * protocols use), archives ({[site]: archiveSite}), profiles (the reader
+ * that parsed each profile once)}.
+ */
+export async function checkBench(matrix, settings = {}, options = {}) {
+  const profiles = options.profiles ?? profileCache();
+  const {
+    link = DEFAULTS.link,
+    seed = DEFAULTS.seed,
+    timeoutMs = DEFAULTS.timeoutMs,
+    origin = DEFAULTS.origin,
+    quic = {},
+    h3Priorities = null,
+    altSvc = null,
+    dns = null,
+    tcp = {},
+    pep = parsePepOptions({}),
+    shard = null,
+    lighthouse = false,
+  } = settings;
+  validateBenchMatrix(matrix, { profiles });
+  checkCongestionControl(tcp.cc, options.congestionControls ?? availableCongestionControls());
+  if (h3Priorities !== null && !H3_PRIORITIES.includes(h3Priorities))
+    throw new UsageError(`--h3-priorities: expected ${H3_PRIORITIES.join(', ')}, got ${JSON.stringify(h3Priorities)}`);
+  if (altSvc !== null && !ALT_SVC.includes(altSvc))
+    throw new UsageError(`--alt-svc: expected ${ALT_SVC.join(' or ')}, got ${JSON.stringify(altSvc)}`);
+  const pepChains = checkPepOptions(pep, matrix.protocols.map(pepKind).filter(Boolean));
+  await checkOrigin(origin, matrix.protocols, { quic, h3Priorities });
+  const archives = Object.fromEntries(
+    matrix.sites.filter((s) => !listSites().includes(s) && isArchive(s)).map((s) => [s, archiveSite(path.resolve(s))]),
+  );
+  const sites = Object.values(archives);
+  if (dns !== null && !sites.length)
+    throw new UsageError(`--dns ${dns}: only for a site archive (--site DIR with an archive.json)`);
+  if (sites.length && origin !== 'rust')
+    throw new UsageError(`--origin ${origin}: a site archive is replayed by our origin only (--origin rust)`);
+  for (const site of sites)
+    checkArchiveScenarios(site, matrix.protocols, dns ?? DEFAULTS.archiveDns, { tunnel: pep.tunnel });
+  return {
+    kind: 'pageload',
+    matrix,
+    settings: {
+      link,
+      seed,
+      timeoutMs,
+      origin,
+      quic,
+      h3Priorities,
+      altSvc,
+      dns: sites.length ? (dns ?? DEFAULTS.archiveDns) : null,
+      tcp,
+      pep,
+      shard,
+      lighthouse,
+    },
+    pepChains,
+    archives,
+    profiles,
+  };
+}

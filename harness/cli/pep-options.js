@@ -1,0 +1,91 @@
+// The PEP chains' options of bench and bulk (--pep-preset, --pep-sat,
+// --pep-ground, --pep-tunnel): read from the command line as given (what
+// campaign.json saves), then checked into each chain's typed sides, which
+// a campaign's plan carries to the runs. Only here are these flags named.
+import { UsageError, withFlag } from '../core/errors.js';
+import { DEFAULTS } from '../core/defaults.js';
+import { PEP_TUNNEL_MODES, parsePepSide, tcpPepSide, quicPepSide, chainSat } from '../pep/options.js';
+import { pepSettings } from '../pep/tcp-chain.js';
+
+export const PEP_OPTIONS = {
+  'pep-preset': { type: 'string' },
+  'pep-sat': { type: 'string' },
+  'pep-ground': { type: 'string' },
+  'pep-tunnel': { type: 'string' },
+};
+
+/** Pure: --pep-tunnel's value, or why it is not one. */
+export function parsePepTunnel(text) {
+  if (text === undefined || text === null) return DEFAULTS.pepTunnel;
+  if (!PEP_TUNNEL_MODES.includes(text))
+    throw new UsageError(`--pep-tunnel: expected ${PEP_TUNNEL_MODES.join(' or ')}, got ${JSON.stringify(text)}`);
+  return text;
+}
+
+/**
+ * Pure: the command line's PEP options → {preset, sat, ground, tunnel,
+ * sat_by_chain}, the settings as given. `satByChain` ({quic, tcp}: a
+ * --pep-sat list each) is what a campaign preset recommends for each
+ * chain's satellite hop; --pep-sat, when given, replaces it for every chain.
+ */
+export function parsePepOptions({ preset, sat, ground, tunnel }, { satByChain = null } = {}) {
+  // a preset is judged as it is read, whatever protocols run (not when a split-TCP run starts)
+  if (preset !== undefined && preset !== null) withFlag('--pep-preset', () => pepSettings(preset));
+  const byChain =
+    !sat && satByChain
+      ? Object.fromEntries(Object.entries(satByChain).map(([k, v]) => [k, parsePepSide(v, `preset's ${k} --pep-sat`)]))
+      : null;
+  return {
+    preset: preset ?? null,
+    sat: sat ? parsePepSide(sat, '--pep-sat') : {},
+    ground: ground ? parsePepSide(ground, '--pep-ground') : {},
+    tunnel: parsePepTunnel(tunnel),
+    ...(byChain ? { sat_by_chain: byChain } : {}),
+  };
+}
+
+/** The PEP settings of parsed options `v`; `satByChain` as parsePepOptions takes it. */
+export const pepOptions = (v, satByChain = null) =>
+  parsePepOptions(
+    { preset: v['pep-preset'], sat: v['pep-sat'], ground: v['pep-ground'], tunnel: v['pep-tunnel'] },
+    { satByChain },
+  );
+
+/**
+ * Pure: the typed sides each chain of `kinds` ('tcp', 'quic', 'qpep',
+ * 'vpn') starts with, from `pep` (parsePepOptions' shape): {tcp: {preset,
+ * sat, ground}, quic: {sat, ground, tunnel}, qpep: {…as quic}}, only for
+ * the kinds given. Fails now, naming the flag, when a chain could not
+ * start with them.
+ */
+export function checkPepOptions(pep, kinds) {
+  const { preset = null, ground = {} } = pep;
+  // a preset that no run would use is a mistake, not a setting to ignore
+  if (preset !== null && !kinds.includes('tcp'))
+    throw new UsageError(
+      `--pep-preset ${preset}: sets the split-TCP PEP, which no protocol of the matrix goes through (bench: h1-pep, h1s-pep, h2-pep; bulk: tcp-pep)`,
+    );
+  const chains = {};
+  if (kinds.includes('tcp')) {
+    const p = preset ?? 'paper';
+    const sides = { sat: tcpPepSide(chainSat(pep, 'tcp'), '--pep-sat'), ground: tcpPepSide(ground, '--pep-ground') };
+    withFlag('--pep-preset', () => pepSettings(p));
+    withFlag('--pep-sat', () => pepSettings(p, { sat: sides.sat }));
+    withFlag('--pep-ground', () => pepSettings(p, { ground: sides.ground }));
+    chains.tcp = { preset: p, ...sides };
+  }
+  // QPEP is the QUIC PEP with its tunnel: the same sides, and no other mode
+  const tunnel = pep.tunnel ?? DEFAULTS.pepTunnel;
+  for (const kind of ['quic', 'qpep'].filter((k) => kinds.includes(k)))
+    chains[kind] = {
+      sat: quicPepSide(chainSat(pep, kind), '--pep-sat'),
+      ground: quicPepSide(ground, '--pep-ground'),
+      tunnel,
+    };
+  if (kinds.includes('qpep') && tunnel !== 'warm')
+    throw new UsageError(
+      `--pep-tunnel ${tunnel}: QPEP (the -qpep protocols) carries TCP over the standing tunnel; use --pep-tunnel warm`,
+    );
+  if (kinds.includes('vpn')) chains.vpn = {};
+  return chains;
+}
