@@ -15,6 +15,7 @@ import { DEFAULT_KIND, kindOf, kinds, keyOf } from '../harness/kinds/index.js';
 import { OTHER_RESULTS } from '../harness/kinds/generic.js';
 import { h, escapeHtml, jsonForScript, inlineScript } from './render.js';
 import { loadReference } from './paper.js';
+import { campaignSettings } from '../harness/results/meta.js';
 
 export { escapeHtml, jsonForScript, inlineScript };
 
@@ -133,6 +134,7 @@ const kvRows = (pairs) =>
 
 function renderEnvironment(model) {
   const meta = model.meta;
+  const settings = campaignSettings(meta);
   const env = meta.environment ?? {};
   const code = (v) =>
     v === null || v === undefined ? null : `<code>${h(typeof v === 'string' ? v : JSON.stringify(v))}</code>`;
@@ -156,21 +158,20 @@ function renderEnvironment(model) {
     ['link emulation', meta.link !== undefined ? h(meta.link) : null],
     [
       'origin server',
-      meta.origin !== undefined
-        ? `${h(meta.origin)}${env.origin ? ` · ${h(env.origin.version ?? 'version not recorded')} (${h(env.origin.path)}), for every scenario` : ''}`
+      settings.origin !== undefined
+        ? `${h(settings.origin)}${env.origin ? ` · ${h(env.origin.version ?? 'version not recorded')} (${h(env.origin.path)}), for every scenario` : ''}`
         : undefined,
     ],
-    ['origin Alt-Svc', meta.alt_svc ? h(ALT_SVC_SHOWN[meta.alt_svc] ?? meta.alt_svc) : undefined],
+    ['origin Alt-Svc', settings.alt_svc ? h(ALT_SVC_SHOWN[settings.alt_svc] ?? settings.alt_svc) : undefined],
     ['seed', meta.seed !== undefined ? h(meta.seed) : null],
     ['preset', meta.preset !== undefined ? h(meta.preset) : undefined],
     [
       'command line',
       meta.argv ? code(`satbench ${kindOf(meta).command ?? DEFAULT_KIND.command} ${meta.argv.join(' ')}`) : undefined,
     ],
-    ['settings', meta.settings ? code(meta.settings) : undefined],
+    // every setting of the campaign, as its records carry them (both kinds alike)
+    ['settings', Object.keys(settings).length ? code(settings) : undefined],
     ['matrix', meta.matrix ? code(meta.matrix) : null],
-    ['TCP', meta.tcp ? code(meta.tcp) : undefined],
-    ['QUIC', meta.quic && Object.keys(meta.quic).length ? code(meta.quic) : undefined],
     ['shard', meta.shard ? h(`${meta.shard.index}/${meta.shard.count}`) : undefined],
     [
       'merged from',

@@ -6,6 +6,7 @@
 // of pageload.js.
 import { compareSamples, MIN_RUNS_FOR_COMPARISON } from '../core/stats.js';
 import { usesQuicPep } from '../core/protocols.js';
+import { campaignSettings } from '../results/meta.js';
 import { paperMedian } from '../../reports/paper.js';
 import { runFailures } from './generic.js';
 import { variantPairs, quicTunnelModes, tunnelSentence } from './pep-variants.js';
@@ -194,7 +195,7 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
     originGroups: gi.filter((g) => g.origins),
     hasRecords: Boolean(records),
     tunnelNote: tunnelSentence(protocolsAll, tunnelModes),
-    altSvcNote: altSvcSentence(protocolsAll, meta.alt_svc),
+    altSvcNote: altSvcSentence(protocolsAll, campaignSettings(meta).alt_svc),
   };
 }
 

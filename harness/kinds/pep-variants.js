@@ -5,6 +5,7 @@
 // the QUIC PEP's satellite hop ran (the standing tunnel or a connection
 // per client connection).
 import { baseProtocol, isQpep, isVpn, usesQuicPep } from '../core/protocols.js';
+import { campaignSettings } from '../results/meta.js';
 
 const variantKind = (p) => (isVpn(p) ? 'VPN vs no VPN' : isQpep(p) ? 'QPEP vs no PEP' : 'PEP vs no PEP');
 
@@ -34,9 +35,8 @@ export function variantPairs(protocols) {
  * Pure: the modes the QUIC PEP's satellite hop ran in ('warm',
  * 'per-connection'), for the runs of `protocols` that went through it:
  * from the records (pep.tunnel.mode, or the chain's settings), else from
- * the campaign's settings in `meta` (bench: meta.pep, bulk:
- * meta.settings.pep). Empty when none of them used the QUIC PEP or
- * nothing says.
+ * the campaign's settings in `meta` (results/meta.js). Empty when none of
+ * them used the QUIC PEP or nothing says.
  */
 export function quicTunnelModes({ protocols = [], records = null, meta = {} } = {}) {
   const wanted = protocols.filter(usesQuicPep);
@@ -48,7 +48,7 @@ export function quicTunnelModes({ protocols = [], records = null, meta = {} } = 
     if (m) modes.add(String(m));
   }
   if (!modes.size) {
-    const m = meta?.pep?.tunnel ?? meta?.settings?.pep?.tunnel;
+    const m = campaignSettings(meta).pep?.tunnel;
     if (m) modes.add(String(m));
   }
   return [...modes];

@@ -93,7 +93,7 @@ describe('page loads (integration, real Chromium)', function () {
       assert.equal(images.length, 30);
       const starts = images.map((x) => x.responseStart);
       spread[where] = Math.max(...starts) - Math.min(...starts);
-      assert.equal(JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')).meta.alt_svc, where);
+      assert.equal(JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')).meta.settings.alt_svc, where);
     }
     assert.ok(spread.tcp > 3.5 * rttMs, `--alt-svc tcp: images over ${spread.tcp.toFixed(0)} ms, expected waves`);
     assert.ok(spread.all < 3.5 * rttMs, `--alt-svc all: images over ${spread.all.toFixed(0)} ms, expected one wave`);

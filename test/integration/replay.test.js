@@ -93,7 +93,7 @@ describe('replaying a site archive (integration, real Chromium)', function () {
     const dests = Object.keys(pep.stats.gw.destinations); // address → {connections, names}
     assert.equal(dests.length, 6, `h3-pep: Proxy-GW's destinations ${JSON.stringify(pep.stats.gw.destinations)}`);
     const summary = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8'));
-    assert.equal(summary.meta.dns, 'gw');
+    assert.equal(summary.meta.settings.dns, 'gw');
     // the report's Origins section
     assert.ok(
       summary.groups.every((g) => g.origins.origins.length === 6),

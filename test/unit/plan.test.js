@@ -13,11 +13,13 @@ import { profileCache } from '../../harness/campaign/scenario.js';
 import { bench } from '../../harness/pageload/bench.js';
 import { bulk } from '../../harness/bulk/bulk.js';
 import { failedRunRecord } from '../../harness/pageload/run.js';
+import { campaignSettings } from '../../harness/results/meta.js';
 
 const CCS = { congestionControls: ['reno', 'cubic'] };
 
 describe('a campaign checked once into its plan', () => {
   let tmp;
+  let benchMeta;
   before(() => (tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-plan-'))));
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
@@ -60,6 +62,11 @@ describe('a campaign checked once into its plan', () => {
       summary.groups.reduce((a, g) => a + g.failed, 0),
       4,
     );
+    // the campaign's settings under meta.settings, as bulk writes them
+    assert.equal(summary.meta.settings.origin, 'rust');
+    assert.equal(summary.meta.settings.alt_svc, DEFAULTS.altSvc);
+    assert.equal(summary.meta.origin, undefined);
+    benchMeta = summary.meta;
   });
 
   it('bulk: the runs read the plan’s settings and sides', async () => {
@@ -73,9 +80,22 @@ describe('a campaign checked once into its plan', () => {
       seen.push(resolved);
       return { kind: 'bulk', scenario: resolved.scenario, run: runNo, ok: false, error: 'not run: a test' };
     };
-    await bulk(plan, { outDir: path.join(tmp, 'bulk'), run });
+    const summary = await bulk(plan, { outDir: path.join(tmp, 'bulk'), run });
     assert.equal(seen.length, 1);
+    // both kinds write their meta in one shape; bulk's is tagged
+    assert.deepEqual(Object.keys(summary.meta), ['kind', ...Object.keys(benchMeta)]);
+    assert.equal(summary.meta.settings.bin_ms, DEFAULTS.binMs);
     assert.equal(seen[0].pepSides, plan.pepChains.tcp);
     assert.equal(seen[0].binMs, DEFAULTS.binMs);
+  });
+});
+
+describe('summary.json meta.settings read back', () => {
+  it('reads the settings of both shapes: under settings, and bench’s older flat meta', () => {
+    const settings = { origin: 'h2o', alt_svc: 'tcp', quic: {}, tcp: null, pep: { tunnel: 'warm' } };
+    assert.deepEqual(campaignSettings({ seed: 1, settings }), settings);
+    assert.deepEqual(campaignSettings({ seed: 1, link: 'linkem', ...settings, matrix: {} }), settings);
+    assert.deepEqual(campaignSettings({ seed: 1 }), {});
+    assert.deepEqual(campaignSettings(undefined), {});
   });
 });

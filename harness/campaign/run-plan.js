@@ -1,0 +1,41 @@
+// A checked plan (cli/bench-plan.js, cli/bulk-plan.js) run to its outputs,
+// the same for every kind: the results folder opened (or resumed), the
+// run loop over the kind's items, then summary.json and index.html with
+// the campaign's meta, which every kind writes in one shape: the command
+// line's part (preset, argv, resumed), the kind's tag, seed and link, the
+// settings its records carry under `settings`, the matrix, the shard, the
+// environment and when (results/meta.js reads it back, old shapes too).
+import { runCampaign } from './loop.js';
+import { openResults } from './results-dir.js';
+import { gatherEnvironment } from './environment.js';
+import { readResults } from '../results/store.js';
+import { writeOutputs } from '../analysis/outputs.js';
+
+/**
+ * Runs `plan`'s `items` ({scenario, run}) with `runOne`, as campaign/loop.js
+ * does, into `outDir`. `settings`: what the kind records of the plan's
+ * settings (summary.json's meta.settings); `tag`: the kind's mark on its
+ * meta ({kind: 'bulk'}, or none for page loads); `origin`: the origin
+ * whose version the environment names. Returns the summary.
+ */
+export async function runPlan(
+  plan,
+  { outDir, resume = false, manifest = null, onProgress = () => {}, meta = {} },
+  { items, runOne, name, describe, settings, tag = {}, origin },
+) {
+  const { kind, matrix, profiles } = plan;
+  const { file, done } = openResults(outDir, { resume, kind, manifest, onWarning: onProgress });
+  await runCampaign({ kind, items, done, resultsFile: file, runOne, name, describe, runs: matrix.runs, onProgress });
+  const { seed, link, shard = null } = plan.settings;
+  return writeOutputs(outDir, readResults(file), {
+    ...meta,
+    ...tag,
+    seed,
+    link,
+    settings,
+    matrix,
+    ...(shard ? { shard } : {}),
+    environment: await gatherEnvironment(matrix, { profiles, origin }),
+    generated: new Date().toISOString(),
+  });
+}
