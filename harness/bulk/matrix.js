@@ -1,11 +1,6 @@
 // The scenarios of `satbench bulk` (profiles × losses × protocols ×
 // directions, each a transfer of a duration or a size), what each protocol
-// means, and the matrix's check, which cli/bulk-plan.js makes with the
-// settings' before anything runs. Every problem is a UsageError that names
-// the flag and what it expects.
-import { UsageError, withFlag } from '../core/errors.js';
-import { refuseQuicOverQpep } from '../core/protocols.js';
-import { profileCache } from '../campaign/scenario.js';
+// means (cli/bulk-plan.js checks a matrix against them).
 import { objectivesFor } from '../results/objectives.js';
 
 export const BULK_PROTOCOLS = [
@@ -66,41 +61,6 @@ export function expandBulkMatrix({
   const out = [];
   for (let r = 1; r <= runs; r++) for (const scenario of scenarios) out.push({ scenario, run: r });
   return out;
-}
-
-/** Pure but for reading the profiles. */
-export function validateBulkMatrix(m, { profiles = profileCache() } = {}) {
-  for (const p of m.protocols) {
-    refuseQuicOverQpep(p);
-    if (!BULK_PROTOCOLS.includes(p))
-      throw new UsageError(
-        `--protocol: unknown bulk protocol ${JSON.stringify(p)}; expected ${BULK_PROTOCOLS.join(', ')}`,
-      );
-  }
-  if (!m.protocols.length) throw new UsageError('--protocol: name at least one protocol');
-  const directions = m.directions ?? ['down'];
-  for (const d of directions)
-    if (!BULK_DIRECTIONS.includes(d))
-      throw new UsageError(`--direction: expected down or up (or both, comma-separated), got ${JSON.stringify(d)}`);
-  if (!directions.length) throw new UsageError('--direction: name down, up or both');
-  const browser = m.protocols.find(isBrowser);
-  if (directions.includes('up') && browser)
-    throw new UsageError(
-      `--direction up: ${browser} only downloads; upload with quic, tcp or their PEP and VPN variants`,
-    );
-  for (const l of m.losses)
-    if (l !== null && !(l >= 0 && l <= 100))
-      throw new UsageError(`--loss: expected percentages between 0 and 100, got ${l}`);
-  for (const p of m.profiles) withFlag('--profile', () => profiles(p)); // unknown names fail here, before anything runs
-  if ((m.duration_s == null) === (m.size_bytes == null))
-    throw new UsageError('give --duration or --size (one of them)');
-  if (m.duration_s != null && !(m.duration_s > 0))
-    throw new UsageError(`--duration: expected seconds > 0, got ${m.duration_s}`);
-  if (m.size_bytes != null && !(Number.isInteger(m.size_bytes) && m.size_bytes >= 1))
-    throw new UsageError(`--size: expected a whole number of bytes >= 1, got ${m.size_bytes}`);
-  if (!Number.isInteger(m.runs) || m.runs < 1)
-    throw new UsageError(`-n: expected a whole number of runs >= 1, got ${m.runs}`);
-  return m;
 }
 
 /**

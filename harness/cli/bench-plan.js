@@ -2,19 +2,56 @@
 // the settings (the command line's, or those campaign.json saved) with
 // every default applied from core/defaults.js, the PEP chains' typed sides
 // and each site archive read. The campaign loop and every run read this
-// plan; nothing below checks or parses the settings again.
+// plan; nothing below checks or parses the settings again. Every problem
+// is a UsageError that names the flag and what it expects.
 import path from 'node:path';
-import { UsageError } from '../core/errors.js';
+import fs from 'node:fs';
+import { UsageError, withFlag } from '../core/errors.js';
 import { DEFAULTS } from '../core/defaults.js';
-import { pepKind } from '../core/protocols.js';
+import {
+  PROTOCOLS,
+  PEP_PROTOCOLS,
+  QPEP_PROTOCOLS,
+  VPN_PROTOCOLS,
+  pepKind,
+  refuseQuicOverQpep,
+} from '../core/protocols.js';
 import { checkOrigin } from '../servers/origin.js';
 import { checkCongestionControl, availableCongestionControls } from '../testbed/congestion-control.js';
 import { profileCache } from '../campaign/scenario.js';
-import { validateBenchMatrix, H3_PRIORITIES, ALT_SVC } from '../pageload/matrix.js';
 import { archiveSite, checkArchiveScenarios } from '../pageload/archive-site.js';
 import { isArchive } from '../archive/format.js';
 import { listSites } from '../../sites/generate.js';
 import { checkPepOptions, parsePepOptions } from './pep-options.js';
+
+// How our origin may order HTTP/3 responses (--h3-priorities); rfc9218 is its default.
+export const H3_PRIORITIES = ['rfc9218', 'incremental-last', 'off'];
+// Which of our origin's responses carry Alt-Svc (--alt-svc); all is its default.
+export const ALT_SVC = ['all', 'tcp'];
+
+/** Pure but for reading the profiles and looking for site folders. */
+export function validateBenchMatrix(m, { profiles = profileCache() } = {}) {
+  const protocols = [...PROTOCOLS, ...PEP_PROTOCOLS, ...QPEP_PROTOCOLS, ...VPN_PROTOCOLS];
+  for (const p of m.protocols) {
+    refuseQuicOverQpep(p);
+    if (!protocols.includes(p))
+      throw new UsageError(`--protocol: unknown protocol ${JSON.stringify(p)}; expected ${protocols.join(', ')}`);
+  }
+  for (const l of m.losses)
+    if (!(l >= 0 && l <= 100)) throw new UsageError(`--loss: expected percentages between 0 and 100, got ${l}`);
+  for (const p of m.profiles) withFlag('--profile', () => profiles(p)); // unknown names fail here, before anything runs
+  const known = listSites();
+  for (const s of m.sites) {
+    if (!known.includes(s) && !fs.existsSync(path.join(s, 'index.html')) && !isArchive(s)) {
+      throw new UsageError(
+        `--site ${s}: neither a reference site (${known.join(', ')}), a directory with an index.html nor a site archive (archive.json)`,
+      );
+    }
+  }
+  if (!Number.isInteger(m.runs) || m.runs < 1)
+    throw new UsageError(`-n: expected a whole number of runs >= 1, got ${m.runs}`);
+  return m;
+}
 
 /**
  * The matrix and the settings together: the origin can serve the

@@ -2,13 +2,51 @@
 // the settings (the command line's, or those campaign.json saved) with
 // every default applied from core/defaults.js and the PEP chains' typed
 // sides. The campaign loop and every run read this plan; nothing below
-// checks or parses the settings again.
+// checks or parses the settings again. Every problem is a UsageError that
+// names the flag and what it expects.
+import { UsageError, withFlag } from '../core/errors.js';
+import { refuseQuicOverQpep } from '../core/protocols.js';
 import { binPath } from '../core/sys.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { checkCongestionControl, availableCongestionControls } from '../testbed/congestion-control.js';
 import { profileCache } from '../campaign/scenario.js';
-import { validateBulkMatrix, bulkPepKind, isBrowser } from '../bulk/matrix.js';
+import { BULK_PROTOCOLS, BULK_DIRECTIONS, bulkPepKind, isBrowser } from '../bulk/matrix.js';
 import { checkPepOptions, parsePepOptions } from './pep-options.js';
+
+/** Pure but for reading the profiles. */
+export function validateBulkMatrix(m, { profiles = profileCache() } = {}) {
+  for (const p of m.protocols) {
+    refuseQuicOverQpep(p);
+    if (!BULK_PROTOCOLS.includes(p))
+      throw new UsageError(
+        `--protocol: unknown bulk protocol ${JSON.stringify(p)}; expected ${BULK_PROTOCOLS.join(', ')}`,
+      );
+  }
+  if (!m.protocols.length) throw new UsageError('--protocol: name at least one protocol');
+  const directions = m.directions ?? ['down'];
+  for (const d of directions)
+    if (!BULK_DIRECTIONS.includes(d))
+      throw new UsageError(`--direction: expected down or up (or both, comma-separated), got ${JSON.stringify(d)}`);
+  if (!directions.length) throw new UsageError('--direction: name down, up or both');
+  const browser = m.protocols.find(isBrowser);
+  if (directions.includes('up') && browser)
+    throw new UsageError(
+      `--direction up: ${browser} only downloads; upload with quic, tcp or their PEP and VPN variants`,
+    );
+  for (const l of m.losses)
+    if (l !== null && !(l >= 0 && l <= 100))
+      throw new UsageError(`--loss: expected percentages between 0 and 100, got ${l}`);
+  for (const p of m.profiles) withFlag('--profile', () => profiles(p)); // unknown names fail here, before anything runs
+  if ((m.duration_s == null) === (m.size_bytes == null))
+    throw new UsageError('give --duration or --size (one of them)');
+  if (m.duration_s != null && !(m.duration_s > 0))
+    throw new UsageError(`--duration: expected seconds > 0, got ${m.duration_s}`);
+  if (m.size_bytes != null && !(Number.isInteger(m.size_bytes) && m.size_bytes >= 1))
+    throw new UsageError(`--size: expected a whole number of bytes >= 1, got ${m.size_bytes}`);
+  if (!Number.isInteger(m.runs) || m.runs < 1)
+    throw new UsageError(`-n: expected a whole number of runs >= 1, got ${m.runs}`);
+  return m;
+}
 
 /**
  * The matrix and the settings together: the PEP options suit the chains

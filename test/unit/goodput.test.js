@@ -22,7 +22,8 @@ import {
   QUIC4SAT_DOWNLOAD_OBJECTIVES_S,
   QUIC4SAT_UPLOAD_OBJECTIVES_S,
 } from '../../harness/results/objectives.js';
-import { expandBulkMatrix, validateBulkMatrix, transferTimeoutS } from '../../harness/bulk/matrix.js';
+import { expandBulkMatrix, transferTimeoutS } from '../../harness/bulk/matrix.js';
+import { validateBulkMatrix } from '../../harness/cli/bulk-plan.js';
 import { satbulkGetArgs, everyConnectionEnded } from '../../harness/bulk/satbulk.js';
 import { scenarioName } from '../../harness/bulk/run.js';
 import { browserDownload } from '../../harness/bulk/browser.js';

@@ -11,10 +11,9 @@ import { TPROXY, nftRuleset, tproxyRules } from '../../harness/pep/tcp-chain.js'
 import { chainArgs } from '../../harness/pep/quic-chain.js';
 import { checkPepOptions, parsePepOptions } from '../../harness/cli/pep-options.js';
 import { pepRecord, checkThrough } from '../../harness/pep/chain.js';
-import { BULK_PROTOCOLS, bulkPepKind, validateBulkMatrix } from '../../harness/bulk/matrix.js';
-import { validateBenchMatrix } from '../../harness/pageload/matrix.js';
-import { checkBench } from '../../harness/cli/bench-plan.js';
-import { checkBulk } from '../../harness/cli/bulk-plan.js';
+import { BULK_PROTOCOLS, bulkPepKind } from '../../harness/bulk/matrix.js';
+import { validateBenchMatrix, checkBench } from '../../harness/cli/bench-plan.js';
+import { validateBulkMatrix, checkBulk } from '../../harness/cli/bulk-plan.js';
 import { BENCH_PRESETS } from '../../harness/pageload/presets.js';
 import { comparisonPairs } from '../../harness/kinds/pageload-report.js';
 import { quicTunnelModes, tunnelSentence, variantPairs } from '../../harness/kinds/pep-variants.js';

@@ -14,8 +14,9 @@ import {
   checkTunnelled,
 } from '../../harness/pep/vpn-chain.js';
 import { pepRecord, checkThrough } from '../../harness/pep/chain.js';
-import { bulkPepKind, validateBulkMatrix } from '../../harness/bulk/matrix.js';
-import { validateBenchMatrix } from '../../harness/pageload/matrix.js';
+import { bulkPepKind } from '../../harness/bulk/matrix.js';
+import { validateBulkMatrix } from '../../harness/cli/bulk-plan.js';
+import { validateBenchMatrix } from '../../harness/cli/bench-plan.js';
 import { comparisonPairs } from '../../harness/kinds/pageload-report.js';
 import { chromiumFlags } from '../../harness/campaign/environment.js';
 import { summarize } from '../../harness/analysis/summary.js';
