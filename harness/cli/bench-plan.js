@@ -13,13 +13,15 @@ import {
   PEP_PROTOCOLS,
   QPEP_PROTOCOLS,
   VPN_PROTOCOLS,
+  baseProtocol,
   pepKind,
   refuseQuicOverQpep,
 } from '../core/protocols.js';
 import { checkOrigin } from '../servers/origin.js';
 import { checkCongestionControl, availableCongestionControls } from '../testbed/congestion-control.js';
 import { profileCache } from '../campaign/scenario.js';
-import { archiveSite, checkArchiveScenarios } from '../pageload/archive-site.js';
+import { archiveSite } from '../pageload/archive-site.js';
+import { checkDnsPlace } from '../servers/dns.js';
 import { isArchive } from '../archive/format.js';
 import { listSites } from '../../sites/generate.js';
 import { checkPepOptions, parsePepOptions } from './pep-options.js';
@@ -51,6 +53,32 @@ export function validateBenchMatrix(m, { profiles = profileCache() } = {}) {
   if (!Number.isInteger(m.runs) || m.runs < 1)
     throw new UsageError(`-n: expected a whole number of runs >= 1, got ${m.runs}`);
   return m;
+}
+
+/**
+ * Pure: refuses what a replay of `site` cannot be: cleartext h1 for a page
+ * over https (and TLS protocols for one over http), h3-pep over a QUIC PEP
+ * connection per client connection (only the standing tunnel carries each
+ * connection's destination to Proxy-GW), a place for DNS we do not have.
+ */
+export function checkArchiveScenarios(site, protocols, dns, { tunnel = 'warm' } = {}) {
+  checkDnsPlace(dns);
+  const https = new URL(site.page).protocol === 'https:';
+  for (const p of protocols) {
+    const base = baseProtocol(p);
+    if (https && base === 'h1')
+      throw new UsageError(
+        `--protocol ${p}: ${site.dir} is a page over https (${site.page}); cleartext h1 cannot replay it, use h1s`,
+      );
+    if (!https && base !== 'h1')
+      throw new UsageError(
+        `--protocol ${p}: ${site.dir} is a page over cleartext http (${site.page}); only h1 replays it`,
+      );
+    if (p === 'h3-pep' && tunnel !== 'warm')
+      throw new UsageError(
+        `--pep-tunnel ${tunnel}: a site archive's h3-pep needs the standing tunnel (warm), which carries each connection's destination to Proxy-GW`,
+      );
+  }
 }
 
 /**
