@@ -35,7 +35,7 @@ import { round } from '../harness/core/stats.js';
 import { LOSS_ON, resolveProfilePath } from '../harness/testbed/profiles.js';
 import { BENCH_PRESETS } from '../harness/pageload/presets.js';
 import { pepOptions } from '../harness/cli/args.js';
-import { loadReference, paperMedian } from '../reports/paper.js';
+import { loadReference, paperMedian } from '../harness/report/paper.js';
 
 const { values: o } = parseArgs({
   options: {

@@ -8,7 +8,8 @@ import YAML from 'yaml';
 import { UsageError } from '../core/errors.js';
 import { compareSamples, MIN_RUNS_FOR_COMPARISON } from '../core/stats.js';
 import { kindOf, kinds } from '../kinds/index.js';
-import { escapeHtml, fmtP } from '../../reports/render.js';
+import { escapeHtml } from '../report/render.js';
+import { fmtP } from '../core/stats.js';
 
 // Without --budget: the limits each kind gives (page loads: a median more
 // than 10 % slower, and significantly so, fails Response Start, FCP or

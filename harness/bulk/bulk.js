@@ -14,7 +14,7 @@ import { openResults } from '../campaign/results-dir.js';
 import { profileCache, scenarioResolver } from '../campaign/scenario.js';
 import { gatherEnvironment } from '../campaign/environment.js';
 import { readResults } from '../results/store.js';
-import { writeOutputs } from '../analysis/outputs.js';
+import { writeOutputs } from '../report/outputs.js';
 import { checkBulk, expandBulkMatrix, bulkPepKind, isBrowser } from './matrix.js';
 import { DEFAULT_BIN_MS } from './satbulk.js';
 import { bulkRun, scenarioName, describeRun } from './run.js';

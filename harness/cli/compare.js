@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
-import { loadResultSet } from '../analysis/outputs.js';
+import { loadResultSet } from '../analysis/result-set.js';
 import {
   compareResults,
   readBudget,

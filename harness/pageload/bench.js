@@ -11,7 +11,7 @@ import { openResults } from '../campaign/results-dir.js';
 import { profileCache, scenarioResolver } from '../campaign/scenario.js';
 import { gatherEnvironment } from '../campaign/environment.js';
 import { readResults } from '../results/store.js';
-import { writeOutputs } from '../analysis/outputs.js';
+import { writeOutputs } from '../report/outputs.js';
 import { ensureSite, listSites } from '../../sites/generate.js';
 import { checkBench, DEFAULT_ARCHIVE_DNS } from './matrix.js';
 import { pageloadRun, describeRun } from './run.js';

@@ -14,7 +14,7 @@ import {
   defaultBudget,
   describeLimits,
 } from '../../harness/analysis/compare.js';
-import { loadResultSet } from '../../harness/analysis/outputs.js';
+import { loadResultSet } from '../../harness/analysis/result-set.js';
 import { summarize } from '../../harness/analysis/summary.js';
 import { scenarios, makeRecords, writeResultsDir } from '../fixtures.js';
 import { CLI } from '../integration/helpers.js';

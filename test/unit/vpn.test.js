@@ -16,7 +16,7 @@ import {
 import { pepRecord, checkThrough } from '../../harness/pep/chain.js';
 import { bulkPepKind, validateBulkMatrix } from '../../harness/bulk/matrix.js';
 import { validateBenchMatrix } from '../../harness/pageload/matrix.js';
-import { comparisonPairs } from '../../harness/kinds/pageload-report.js';
+import { comparisonPairs } from '../../harness/report/pageload/part.js';
 import { chromiumFlags } from '../../harness/campaign/environment.js';
 import { summarize } from '../../harness/analysis/summary.js';
 import { LINK_PLAN } from '../../harness/testbed/addressing.js';
