@@ -224,9 +224,12 @@ function warnings(part) {
 
 // ---------------------------------------------------------------- rendering
 
-// The part's sections, in the order of the page and of its contents; each
-// renders '' when it has nothing to show (origins: no replayed archive,
-// Lighthouse: no audits). A new section is a module here and a line below.
+// The part's sections, in the order of the page and of its contents. A
+// section is a module in this folder: nav(part) and render(part), each ''
+// when it has nothing to show (origins: no replayed archive, Lighthouse: no
+// audits), and optionally data(part) for the page's script; it reads the
+// part build() made (each group's records are its `recs`). A new section
+// is such a module and its line here.
 const SECTIONS = [medians, comparisons, distributions, origins, lighthouse];
 
 function renderRuns(part) {
