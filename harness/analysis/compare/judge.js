@@ -88,15 +88,15 @@ export function medianChange(baseMedian, currentMedian, higherIsBetter) {
 export function significanceAgainstBaseline(baseSide, currentSide, samples, { alpha, higherIsBetter }) {
   const none = { p: null, test: null, cliffs_delta: null, magnitude: null, significant: null, warnings: [] };
   if (samples) {
-    const test = compareSamples(...samples);
+    const mannWhitney = compareSamples(...samples);
     const worse = higherIsBetter ? currentSide.median < baseSide.median : currentSide.median > baseSide.median;
     return {
-      p: test.p,
-      test: `Mann–Whitney U (${test.test})`,
-      cliffs_delta: test.cliffs_delta,
-      magnitude: test.magnitude,
-      significant: test.p < alpha && worse,
-      warnings: test.warning ? [test.warning] : [],
+      p: mannWhitney.p,
+      test: `Mann–Whitney U (${mannWhitney.test})`,
+      cliffs_delta: mannWhitney.cliffs_delta,
+      magnitude: mannWhitney.magnitude,
+      significant: mannWhitney.p < alpha && worse,
+      warnings: mannWhitney.warning ? [mannWhitney.warning] : [],
     };
   }
   if (!baseSide.ci95 || !currentSide.ci95) return none;
