@@ -36,7 +36,7 @@ import { LOSS_ON, resolveProfilePath } from '../harness/testbed/profiles.js';
 import { BENCH_PRESETS } from '../harness/pageload/presets.js';
 import { pepOptions } from '../harness/cli/pep-options.js';
 import { checkBench } from '../harness/cli/bench-plan.js';
-import { loadReference, paperMedian } from '../reports/paper.js';
+import { loadReference, paperMedian } from '../harness/report/paper.js';
 
 const { values: o } = parseArgs({
   options: {

@@ -15,7 +15,7 @@ import { bench } from '../harness/pageload/bench.js';
 import { checkBench } from '../harness/cli/bench-plan.js';
 import { requireNetAdmin } from '../harness/core/sys.js';
 import { round } from '../harness/core/stats.js';
-import { loadReference, paperMedian } from '../reports/paper.js';
+import { loadReference, paperMedian } from '../harness/report/paper.js';
 
 const { values: o } = parseArgs({
   options: {

@@ -2,6 +2,7 @@
 # Entry point of the npm scripts: set up what is missing, then run.
 #   run.sh test         lint and format checks (eslint, prettier, cargo fmt,
 #                       clippy), then every test: cargo's, then Mocha's
+#   run.sh lint         the lint and format checks alone (no root needed)
 #   run.sh node FILE ARGS...  a Node script of the project (the satbench
 #                             command is harness/cli.js)
 set -euo pipefail
@@ -10,9 +11,21 @@ bash "$root/harness/setup.sh"
 local_node="$root/.tools/node/node_modules/node/bin/node"
 [[ -x $local_node ]] && export PATH="$(dirname "$local_node"):$PATH"
 cd "$root"
+lint() {
+  node node_modules/eslint/bin/eslint.js --max-warnings 0 .
+  node node_modules/prettier/bin/prettier.cjs --check --log-level warn '**/*.{js,cjs,mjs}'
+  cargo fmt --all --check
+  cargo clippy --release --workspace --all-targets --quiet -- -D warnings
+}
 what=${1:-}; shift || true
 case "$what" in
+  lint)
+    lint
+    ;;
   test)
+    # Lint and format checks first: they fail in seconds, the tests in
+    # minutes, and they need no root.
+    lint
     # Every integration test builds namespaces: without root they could only
     # skip, and a skipped check is one a user never ran.
     if [[ $(id -u) -ne 0 ]]; then
@@ -24,11 +37,6 @@ case "$what" in
     TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/satbench-test.XXXXXX")
     export TMPDIR
     trap 'rm -rf "$TMPDIR"' EXIT
-    # Lint and format checks first: they fail in seconds, the tests in minutes.
-    node node_modules/eslint/bin/eslint.js --max-warnings 0 .
-    node node_modules/prettier/bin/prettier.cjs --check --log-level warn '**/*.{js,cjs,mjs}'
-    cargo fmt --all --check
-    cargo clippy --release --workspace --all-targets --quiet -- -D warnings
     cargo test --release --workspace --quiet
     # No spec in .mocharc.json, so that `mocha FILE` runs only FILE.
     (($#)) || set -- 'test/**/*.test.js'
@@ -38,7 +46,7 @@ case "$what" in
     exec node "$@"
     ;;
   *)
-    echo "usage: harness/run.sh test | node FILE [ARGS...]" >&2
+    echo "usage: harness/run.sh test | lint | node FILE [ARGS...]" >&2
     exit 2
     ;;
 esac

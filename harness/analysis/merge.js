@@ -1,12 +1,10 @@
 // `satbench merge DIR… --out DIR`: join the shards of one matrix (bench
 // --shard i/n on several machines) into one result and report. mergeSets
-// decides (pure); mergeFolders reads and writes.
-import fs from 'node:fs';
+// decides (pure); harness/report/outputs.js mergeFolders reads and writes.
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
-import { kindOf, kindOfCommand, kinds } from '../kinds/index.js';
-import { readResults, readSummary, RESULTS, SUMMARY, MANIFEST, LIGHTHOUSE_DIR } from '../results/store.js';
-import { writeOutputs } from './outputs.js';
+import { kindOf, kinds } from '../kinds/index.js';
+import { RESULTS, SUMMARY } from '../results/store.js';
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -176,55 +174,4 @@ export function mergeSets(sets, { now = new Date().toISOString() } = {}) {
   };
   if (warnings.length) meta.warnings = warnings;
   return { records, meta, warnings };
-}
-
-// A folder's meta: its summary.json's, else (an interrupted campaign has
-// none) what its campaign.json, written as the matrix started, says of the
-// kind, matrix, seed and shard.
-function folderMeta(dir) {
-  const sf = path.join(dir, SUMMARY);
-  if (fs.existsSync(sf)) return readSummary(sf).meta ?? {};
-  const mf = path.join(dir, MANIFEST);
-  if (!fs.existsSync(mf)) return {};
-  let m;
-  try {
-    m = JSON.parse(fs.readFileSync(mf, 'utf8'));
-  } catch (e) {
-    throw new UsageError(`${mf}: not JSON (${e.message})`);
-  }
-  const s = m?.settings ?? {};
-  return Object.fromEntries(
-    Object.entries({
-      ...kindOfCommand(m?.command)?.tag({}), // its `kind`, if its kind's meta carries one
-      matrix: m?.matrix,
-      seed: s.seed,
-      shard: s.shard ?? undefined,
-    }).filter(([, v]) => v !== undefined && v !== null),
-  );
-}
-
-export function mergeFolders(dirs, outDir) {
-  const sets = dirs.map((dir) => {
-    const rf = path.join(dir, RESULTS);
-    if (!fs.existsSync(rf)) throw new UsageError(`${dir}: no ${RESULTS} (merge needs every run)`);
-    return { dir, records: readResults(rf), meta: folderMeta(dir) };
-  });
-  const out = path.resolve(outDir);
-  if (dirs.some((d) => path.resolve(d) === out))
-    throw new UsageError(`--out ${outDir}: must be a new folder, not one of the inputs`);
-  if (fs.existsSync(out) && !fs.statSync(out).isDirectory())
-    throw new UsageError(`--out ${outDir}: is a file; expected a new folder`);
-  if (fs.existsSync(path.join(out, RESULTS)))
-    throw new UsageError(`--out ${outDir}: already holds a ${RESULTS}; pick a new folder`);
-  const { records, meta, warnings } = mergeSets(sets);
-  fs.mkdirSync(out, { recursive: true });
-  fs.writeFileSync(path.join(out, RESULTS), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  // Lighthouse reports (bench --lighthouse) come along, so that the merged
-  // folder is complete on its own; records name them relative to it.
-  for (const d of dirs) {
-    const lh = path.join(d, LIGHTHOUSE_DIR);
-    if (fs.existsSync(lh)) fs.cpSync(lh, path.join(out, LIGHTHOUSE_DIR), { recursive: true });
-  }
-  const summary = writeOutputs(out, records, meta);
-  return { summary, records: records.length, warnings };
 }

@@ -9,7 +9,7 @@ import { runCampaign } from './loop.js';
 import { openResults } from './results-dir.js';
 import { gatherEnvironment } from './environment.js';
 import { readResults } from '../results/store.js';
-import { writeOutputs } from '../analysis/outputs.js';
+import { writeOutputs } from '../report/outputs.js';
 
 /**
  * Runs `plan`'s `items` ({scenario, run}) with `runOne`, as campaign/loop.js

@@ -3,16 +3,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
-import { loadResultSet } from '../analysis/outputs.js';
-import {
-  compareResults,
-  readBudget,
-  defaultBudget,
-  describeLimits,
-  formatText,
-  toMarkdown,
-  toJUnit,
-} from '../analysis/compare.js';
+import { loadResultSet } from '../analysis/result-set.js';
+import { readBudget, defaultBudget, describeLimits } from '../analysis/compare/budget.js';
+import { compareResults } from '../analysis/compare/judge.js';
+import { formatText } from '../analysis/compare/text.js';
+import { toMarkdown } from '../analysis/compare/markdown.js';
+import { toJUnit } from '../analysis/compare/junit.js';
 import { parse, print, help } from './args.js';
 
 export const HELP = `Usage: satbench compare BASELINE CURRENT [--budget FILE] [--junit FILE] [--markdown FILE] [--json]

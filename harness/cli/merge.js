@@ -1,6 +1,6 @@
 // `satbench merge DIR... --out DIR`: join the shards of a matrix.
 import { UsageError } from '../core/errors.js';
-import { mergeFolders } from '../analysis/merge.js';
+import { mergeFolders } from '../report/outputs.js';
 import { parse, print, note, help } from './args.js';
 
 export const HELP = `Usage: satbench merge DIR... --out DIR [--json]

@@ -1,6 +1,6 @@
 // `satbench report DIR`: (re)write DIR/index.html from DIR's results.
 import { UsageError } from '../core/errors.js';
-import { reportFolder } from '../analysis/outputs.js';
+import { reportFolder } from '../report/outputs.js';
 import { parse, note, help } from './args.js';
 
 export const HELP = `Usage: satbench report DIR

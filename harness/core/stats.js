@@ -228,3 +228,6 @@ export function compareSamples(baseline, current) {
       : null,
   };
 }
+
+// A p-value as the report and compare print it.
+export const fmtP = (p) => (p === null || p === undefined ? '–' : p < 0.001 ? '<0.001' : p.toFixed(3));

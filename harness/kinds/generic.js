@@ -2,7 +2,6 @@
 // records of an unknown kind get: keyed by their whole scenario, every
 // numeric metric summarised, listed in the report as a table of medians.
 // defineKind() is how a kind module (pageload.js, bulk.js, …) starts.
-import { h, medianList } from '../../reports/render.js';
 
 // Object keys in sorted order, so that equal scenarios give equal keys
 // whatever order their writer used.
@@ -26,40 +25,6 @@ export function numericMetrics(okRecords) {
   return [...names].sort();
 }
 
-// The failed runs of a report part's groups, each linked to its row among
-// the runs (`anchor(group)`-run).
-export const runFailures = (groups, label, anchor) =>
-  groups.flatMap((g) =>
-    (g.failures ?? []).map((f) => ({ label: label(g), anchor: `${anchor(g)}-${f.run}`, run: f.run, error: f.error })),
-  );
-
-/**
- * A report part that is one table of medians, a row per group: what a kind
- * without its own sections shows, and (as "Other results") what records
- * of unknown kinds show. `nav`: whether the table of contents links to it.
- */
-export function medianTableReport({ id, title, note, nav = true }) {
-  return {
-    build: (groups, { kindOf }) => ({ groups: groups.map((g) => ({ ...g, label: kindOf(g).label(g.scenario) })) }),
-    nav: (part) => (nav && part.groups.length ? `<a href="#${h(id)}">${h(title)}</a>` : ''),
-    sections: (part) =>
-      part.groups.length
-        ? `<section id="${h(id)}"><h2>${h(title)}</h2>
-<p class="legend-note">${h(note)}</p>
-<table><thead><tr><th>scenario</th><th>runs</th><th>failed</th><th>medians</th></tr></thead><tbody>
-${part.groups
-  .map(
-    (g) =>
-      `<tr><td>${h(g.label)}</td><td class="num">${h(g.runs)}</td><td class="num">${h(g.failed)}</td><td>${medianList(g.metrics)}</td></tr>`,
-  )
-  .join('\n')}
-</tbody></table></section>`
-        : '',
-    // its runs have no anchors to link a failure to; the totals count them
-    failures: () => [],
-  };
-}
-
 /**
  * A kind from what its module says, the rest generic. Fields (who asks):
  *   name                      records' `kind`; summary.json groups carry it
@@ -78,8 +43,9 @@ ${part.groups
  *   defaultBudget             compare without --budget: {metric: limits} (all kinds' together)
  *   command                   the satbench command that writes it (the report's environment,
  *                             merge: the kind of a campaign.json)
- *   report                    its report part: build, nav, sections, failures, and optional
- *                             runs/runsTitle, warnings, data, lead, withoutRecords (reports/html.js)
+ *   report                    the key of its part of the report, which harness/report/parts.js
+ *                             renders: 'medians' (one table of medians), 'pageload', 'bulk'
+ *   title                     the heading of a 'medians' part (default: name)
  */
 export function defineKind(spec) {
   const { name } = spec;
@@ -100,15 +66,7 @@ export function defineKind(spec) {
     matrixOrder: () => null,
     defaultBudget: {},
     command: null,
-    report: medianTableReport({ id: name, title: spec.title ?? name, note: `${name}: medians of each metric.` }),
+    report: 'medians',
     ...spec,
   };
 }
-
-// The report part of every record whose kind is not registered.
-export const OTHER_RESULTS = medianTableReport({
-  id: 'other',
-  title: 'Other results',
-  note: 'Records of other kinds (e.g. bulk transfers): medians of each metric.',
-  nav: false,
-});

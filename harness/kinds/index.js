@@ -42,4 +42,3 @@ export const kindOf = (x) => kindNamed(x?.kind ?? DEFAULT_KIND.name);
 // The key of a group of `kind` (a name) and `scenario`.
 export const groupKey = (kind, scenario) => kindNamed(kind).key(scenario);
 export const keyOf = (x) => kindOf(x).key(x.scenario);
-export const labelOf = (x) => kindOf(x).label(x.scenario);

@@ -2,7 +2,6 @@
 // scenario is profile × loss × protocol × site; summary.json's page-load
 // groups carry no `kind` (their shape predates kinds).
 import { defineKind } from './generic.js';
-import { pageloadReport } from './pageload-report.js';
 import { originStats } from './pageload-origins.js';
 
 // The key bench --resume, shards and compare match runs on.
@@ -78,7 +77,7 @@ export const pageload = defineKind({
   matrixScalars: [],
   matrixOrder,
   command: 'bench',
-  report: pageloadReport,
+  report: 'pageload',
   // a replayed archive's groups: what each origin cost (pageload-origins.js)
   complete: (entries) =>
     entries.map(({ group, records }) =>

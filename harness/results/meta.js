@@ -6,6 +6,6 @@ const FLAT_BENCH_SETTINGS = ['origin', 'quic', 'h3_priorities', 'alt_svc', 'dns'
 
 /** Pure: the campaign settings of a summary's `meta` ({} when it has none). */
 export function campaignSettings(meta = {}) {
-  if (meta?.settings) return meta.settings;
-  return Object.fromEntries(FLAT_BENCH_SETTINGS.filter((k) => meta?.[k] !== undefined).map((k) => [k, meta[k]]));
+  const flat = FLAT_BENCH_SETTINGS.filter((k) => meta?.[k] !== undefined).map((k) => [k, meta[k]]);
+  return { ...Object.fromEntries(flat), ...(meta?.settings ?? {}) };
 }

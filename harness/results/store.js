@@ -2,7 +2,7 @@
 // as runs end, each line whole or absent) and summary.json (statistics per
 // scenario), read and checked without knowing any kind of record. Input
 // problems are UsageErrors that name the file and the line or key; a torn
-// last line also names the command that repairs it. harness/analysis/outputs.js
+// last line also names the command that repairs it. harness/report/outputs.js
 // computes and writes summary.json and the report.
 import fs from 'node:fs';
 import path from 'node:path';

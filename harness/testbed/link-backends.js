@@ -43,11 +43,14 @@ export function resolveLinkBackend(requested, { kernelNetem, tun }) {
 export const hasTun = () => fs.existsSync('/dev/net/tun');
 
 let netemCache;
-// Whether the kernel has sch_netem: try it on the loopback of a throwaway
-// namespace (named like a testbed's, so `satbench cleanup` finds it if we die).
+// The throwaway namespace process `pid` asks the kernel for netem in: named
+// like a testbed's, so `satbench cleanup` finds it if the process dies.
+export const netemProbeNamespace = (pid) => `${NAMESPACE_PREFIX}nc${pid.toString(36)}-client`;
+
+// Whether the kernel has sch_netem: try it on the loopback of that namespace.
 export async function kernelHasNetem() {
   if (netemCache !== undefined) return netemCache;
-  const ns = `${NAMESPACE_PREFIX}nc${process.pid.toString(36)}-client`;
+  const ns = netemProbeNamespace(process.pid);
   const remove = () => run('ip', ['netns', 'del', ns], { allowFail: true });
   // A signal while it is being made waits for it, then removes it.
   let added;

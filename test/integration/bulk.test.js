@@ -4,8 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { records, satbench, SHORT, writeProfile } from './helpers.js';
-import { listNamespaces } from '../../harness/testbed/testbed.js';
+import { records, satbench, SHORT, writeProfile, leftBehind } from './helpers.js';
 
 const RATE_BYTES_PER_S = 20e6 / 8;
 
@@ -90,7 +89,7 @@ describe('bulk downloads (integration)', function () {
       assert.equal(g.link_rate_mbps, 20);
     }
     assert.ok(fs.existsSync(path.join(out, 'index.html')));
-    assert.ok(!(await listNamespaces()).some((n) => n.startsWith('sbt-')), 'a run left namespaces behind');
+    assert.deepEqual(await leftBehind(r.made), [], 'a run left these behind');
   });
 
   it('downloads a size over quic and tcp and stops at its last byte', async () => {

@@ -10,10 +10,19 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { satbench, spawnSatbench, exited, writeProfile, tinySite, until } from './helpers.js';
-import { STATE_DIR, listNamespaces } from '../../harness/testbed/testbed.js';
-import { parseNamespace } from '../../harness/testbed/addressing.js';
-import { alive, startTicks } from '../../harness/testbed/processes.js';
+import {
+  satbench,
+  spawnSatbench,
+  exited,
+  writeProfile,
+  tinySite,
+  until,
+  cmdlines,
+  testbedsOf,
+  watchSatbench,
+  leftBehind,
+} from './helpers.js';
+import { alive } from '../../harness/testbed/processes.js';
 import { PROFILE_PREFIX } from '../../harness/browser/chromium.js';
 import { run, ROOT } from '../../harness/core/sys.js';
 import { rng } from '../../harness/core/stats.js';
@@ -28,74 +37,20 @@ const profile = (oneWayMs) =>
     internet: { forward: { delay: '5ms' }, return: { delay: '5ms' } },
   });
 
-// The testbeds satbench process `pid` owns now, from their state files.
-function testbedsOf(pid) {
-  const out = [];
-  for (const id of fs.existsSync(STATE_DIR) ? fs.readdirSync(STATE_DIR) : []) {
-    try {
-      const st = JSON.parse(fs.readFileSync(path.join(STATE_DIR, id, 'state.json'), 'utf8'));
-      if (st.owner_pid === pid) out.push(st);
-    } catch {
-      /* being written or removed */
-    }
-  }
-  return out;
-}
-
-function cmdlines() {
-  const out = [];
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      out.push({ pid: Number(d), cmd: fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').replaceAll('\0', ' ') });
-    } catch {
-      /* gone */
-    }
-  }
-  return out;
-}
-
 // Chromium's main process of satbench process `pid` (its profile folder
 // carries that PID; Chromium's children have --type=).
 const chromiumOf = (pid) =>
   cmdlines().filter((p) => p.cmd.includes(`${PROFILE_PREFIX}${pid}-`) && !p.cmd.includes('--type='));
 
-/**
- * Watches satbench process `pid`: every testbed id and helper PID it had
- * (Chromium included), so that what is left afterwards can be found.
- */
-function observe(pid) {
-  const seen = { ids: new Set(), pids: new Map() };
-  const look = () => {
-    for (const st of testbedsOf(pid)) {
-      seen.ids.add(st.id);
-      for (const p of st.processes) if (!seen.pids.has(p.pid)) seen.pids.set(p.pid, startTicks(p.pid));
-    }
-    for (const p of chromiumOf(pid)) if (!seen.pids.has(p.pid)) seen.pids.set(p.pid, startTicks(p.pid));
-  };
-  const timer = setInterval(look, 50);
-  return {
-    seen,
-    stop: () => {
-      clearInterval(timer);
-      look();
-    },
-  };
-}
+// Watches satbench process `pid`: its testbeds and helpers, Chromium included.
+const observe = (pid) => watchSatbench(pid, () => chromiumOf(pid).map((p) => p.pid));
 
 /** Everything of satbench process `pid` still on the machine, in words. */
-async function leftovers(pid, seen) {
-  const found = [];
-  for (const n of await listNamespaces()) {
-    const id = parseNamespace(n)?.id;
-    if (id && seen.ids.has(id)) found.push(`namespace ${n}`);
-  }
-  for (const st of testbedsOf(pid)) found.push(`testbed state ${st.id}`);
-  for (const id of seen.ids) if (fs.existsSync(path.join(STATE_DIR, id))) found.push(`state folder ${id}`);
-  for (const [p, ticks] of seen.pids) if (alive(p) && startTicks(p) === ticks) found.push(`process ${p}`);
-  const marks = [`${PROFILE_PREFIX}${pid}-`, ...[...seen.ids].map((id) => `${path.join(STATE_DIR, id)}/`)];
+async function leftovers(pid, made) {
+  const found = await leftBehind(made);
   for (const p of cmdlines())
-    if (marks.some((m) => p.cmd.includes(m)) && alive(p.pid)) found.push(`process ${p.pid}: ${p.cmd.slice(0, 80)}`);
+    if (p.cmd.includes(`${PROFILE_PREFIX}${pid}-`) && alive(p.pid))
+      found.push(`process ${p.pid}: ${p.cmd.slice(0, 80)}`);
   for (const n of fs.readdirSync(os.tmpdir()))
     if (n.startsWith(`${PROFILE_PREFIX}${pid}-`)) found.push(`Chromium profile ${n}`);
   const nft = await run('nft', ['list', 'tables'], { allowFail: true });
@@ -176,7 +131,7 @@ describe('a run meets trouble (integration, real Chromium)', function () {
     assert.ok(tookMs < 10000, `the run took ${tookMs} ms to end after linkem died (Chromium pid ${chromium.pid})`);
     assert.equal(recs[1].ok, true, recs[1].error);
     assert.match(io.stderr, /run 1 of 2 done · failed \(linkem for the sat link/);
-    assert.deepEqual(await leftovers(child.pid, watch.seen), []);
+    assert.deepEqual(await leftovers(child.pid, watch.made), []);
   });
 
   it('a helper that fails to start fails its run with its exit status and log; the matrix goes on', async () => {
@@ -215,7 +170,7 @@ describe('a run meets trouble (integration, real Chromium)', function () {
     assert.equal(rec.ok, false);
     // Chromium is killed 5 s after the 3 s timeout, whichever call hangs (close() included)
     assert.ok(rec.phases.browser_ms < 3000 + 5000 + 1500, `the browser held the run ${rec.phases.browser_ms} ms`);
-    assert.deepEqual(await leftovers(child.pid, watch.seen), []);
+    assert.deepEqual(await leftovers(child.pid, watch.made), []);
   });
 
   it('a second signal exits at once, and cleanup removes what it left', async () => {
@@ -231,7 +186,7 @@ describe('a run meets trouble (integration, real Chromium)', function () {
     assert.match(io.stderr, /second signal \(SIGINT\): exiting now; `satbench cleanup` removes what is left/);
     const c = await satbench(['cleanup', '--json']);
     assert.equal(c.code, 0, c.stderr);
-    assert.deepEqual(await leftovers(child.pid, watch.seen), []);
+    assert.deepEqual(await leftovers(child.pid, watch.made), []);
   });
 });
 
@@ -331,11 +286,11 @@ describe('chaos: signals and kills at random moments (integration)', function ()
           if (!fs.existsSync(path.join(out, f))) problems.push(`${label}: interrupted without ${f}`);
       if (action === 'SIGKILL' && !finished) {
         // what a SIGKILL leaves, before cleanup: shows the search finds things
-        if ((await leftovers(child.pid, watch.seen)).length) totals.killedLeft++;
+        if ((await leftovers(child.pid, watch.made)).length) totals.killedLeft++;
         const c = await satbench(['cleanup']);
         if (c.code !== 0) problems.push(`${label}: cleanup exited ${c.code}: ${c.stderr}`);
       }
-      const left = await leftovers(child.pid, watch.seen);
+      const left = await leftovers(child.pid, watch.made);
       totals.leftovers += left.length;
       if (left.length) problems.push(`${label}: left ${left.join(', ')}`);
 

@@ -1,28 +1,35 @@
 // Shared by the integration tests: run the CLI, write short-delay
-// profiles, and look at what exists on the machine.
+// profiles, and look at what exists on the machine, and what of it a run
+// of ours made (other satbench runs may share the machine).
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../../harness/core/sys.js';
-import { listNamespaces } from '../../harness/testbed/testbed.js';
+import { listNamespaces, STATE_DIR } from '../../harness/testbed/testbed.js';
+import { parseNamespace } from '../../harness/testbed/addressing.js';
+import { netemProbeNamespace } from '../../harness/testbed/link-backends.js';
+import { alive, startTicks } from '../../harness/testbed/processes.js';
 import { readResults, RESULTS } from '../../harness/results/store.js';
 
 export { alive } from '../../harness/testbed/testbed.js';
 
 export const CLI = path.join(ROOT, 'harness/cli.js');
 
+// `made`: what the run made (watchSatbench), for leftBehind.
 export function satbench(args, { timeoutMs = 120000, env } = {}) {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [CLI, ...args],
       { timeout: timeoutMs, env: { ...process.env, ...env } },
       (err, stdout, stderr) => {
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+        resolve({ code, stdout, stderr, made: watch.stop() });
       },
     );
+    const watch = watchSatbench(child.pid);
   });
 }
 
@@ -96,34 +103,95 @@ export function tinySite() {
   return dir;
 }
 
-// The command lines (NUL-separated, as /proc has them) of every process.
-function commandLines() {
-  return fs
-    .readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .map((d) => {
-      try {
-        return fs.readFileSync(`/proc/${d}/cmdline`, 'utf8');
-      } catch {
-        return '';
-      }
-    });
+// Every process and its command line (arguments joined by spaces).
+export function cmdlines() {
+  const out = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      out.push({ pid: Number(d), cmd: fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').replaceAll('\0', ' ') });
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
 }
 
-// No testbed namespace left, and no process whose command line `isOurs`
-// (`what` names it in the failure).
-export async function nothingLeft(isOurs, what) {
-  assert.ok(!(await listNamespaces()).some((n) => n.startsWith('sbt-')), 'a run left namespaces behind');
-  assert.ok(!commandLines().some(isOurs), `a run left ${what} running`);
+// The testbeds satbench process `pid` owns now, from their state files.
+export function testbedsOf(pid) {
+  const out = [];
+  for (const id of fs.existsSync(STATE_DIR) ? fs.readdirSync(STATE_DIR) : []) {
+    try {
+      const st = JSON.parse(fs.readFileSync(path.join(STATE_DIR, id, 'state.json'), 'utf8'));
+      if (st.owner_pid === pid) out.push(st);
+    } catch {
+      /* being written or removed */
+    }
+  }
+  return out;
+}
+
+/**
+ * Watches satbench process `pid` while it runs: the testbeds it made (their
+ * state names it their owner) and their helpers, plus the PIDs `more()`
+ * gives, so that what it leaves can be told from what other satbench runs
+ * on the machine have. stop() returns `made`, for leftBehind; a caller may
+ * add the ids of testbeds it made detached (owned by nobody).
+ */
+export function watchSatbench(pid, more = () => []) {
+  const made = { pid, ids: new Set(), pids: new Map() };
+  const note = (p) => {
+    if (!made.pids.has(p)) made.pids.set(p, startTicks(p));
+  };
+  const look = () => {
+    for (const st of testbedsOf(pid)) {
+      made.ids.add(st.id);
+      for (const p of st.processes) note(p.pid);
+    }
+    for (const p of more()) note(p);
+  };
+  look();
+  const timer = setInterval(look, 50);
+  return {
+    made,
+    stop: () => {
+      clearInterval(timer);
+      look();
+      return made;
+    },
+  };
+}
+
+/**
+ * What of `made` (watchSatbench) is still on the machine, in words: its
+ * testbeds' namespaces, state and processes (those watched, and any whose
+ * command line names a testbed's folder), and its netem probe's namespace.
+ */
+export async function leftBehind(made) {
+  const found = [];
+  const probe = netemProbeNamespace(made.pid);
+  for (const n of await listNamespaces())
+    if (n === probe || made.ids.has(parseNamespace(n)?.id)) found.push(`namespace ${n}`);
+  for (const st of testbedsOf(made.pid)) found.push(`testbed state ${st.id}`);
+  for (const id of made.ids) if (fs.existsSync(path.join(STATE_DIR, id))) found.push(`state folder ${id}`);
+  for (const [p, ticks] of made.pids) if (alive(p) && startTicks(p) === ticks) found.push(`process ${p}`);
+  // and any other process naming a testbed's folder (a helper's child, say)
+  const folders = [...made.ids].map((id) => `${path.join(STATE_DIR, id)}/`);
+  for (const p of cmdlines())
+    if (!made.pids.has(p.pid) && folders.some((f) => p.cmd.includes(f)) && alive(p.pid))
+      found.push(`process ${p.pid}: ${p.cmd.slice(0, 80)}`);
+  return found;
 }
 
 // Runs `satbench CMD ARGS` once over SHORT into a fresh folder (named
-// after `tag`) that must succeed; its records.
+// after `tag`) that must succeed and leave nothing of its own behind; its
+// records.
 export async function runShort(cmd, args, tag) {
   const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), `satbench-${tag}-`)), 'r');
   const r = await satbench([cmd, '--profile', writeProfile(SHORT), ...args, '-n', '1', '--out', out], {
     timeoutMs: 240000,
   });
   assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(await leftBehind(r.made), [], 'a run left these behind');
   return records(out);
 }

@@ -4,8 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { satbench, SHORT, records, tinySite, writeProfile } from './helpers.js';
-import { listNamespaces } from '../../harness/testbed/testbed.js';
+import { satbench, SHORT, records, tinySite, writeProfile, leftBehind } from './helpers.js';
 import { isFavicon } from '../../harness/pageload/load.js';
 
 describe('page loads (integration, real Chromium)', function () {
@@ -58,7 +57,7 @@ describe('page loads (integration, real Chromium)', function () {
     assert.equal(summary.groups.length, 4);
     assert.ok(summary.groups.every((g) => g.failed === 0 && g.metrics.plt_ms.n === 1));
     assert.ok(fs.readFileSync(path.join(out, 'r/index.html'), 'utf8').includes('<table>'));
-    assert.ok(!(await listNamespaces()).some((n) => n.startsWith('sbt-')), 'a run left namespaces behind');
+    assert.deepEqual(await leftBehind(r.made), [], 'a run left these behind');
   });
 
   it('--alt-svc: over h3 Chromium keeps at most 6 images in flight unless the origin advertises HTTP/3 over h3 too', async () => {

@@ -8,9 +8,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { satbench, SHORT, records, writeProfile } from './helpers.js';
+import { satbench, SHORT, records, writeProfile, leftBehind } from './helpers.js';
 import { RULES, startRecordSite } from './record-site-ns.js';
-import { listTestbeds } from '../../harness/testbed/testbed.js';
 import { readArchive } from '../../harness/archive/format.js';
 
 const SIX_ORIGINS = ['api', 'cdn', 'fonts', 'img', 'stats', 'www'].map((h) => `https://${h}.record.test`);
@@ -100,9 +99,7 @@ describe('replaying a site archive (integration, real Chromium)', function () {
       'per-origin figures in every group',
     );
     assert.match(fs.readFileSync(path.join(out, 'index.html'), 'utf8'), /<section id="origins">/);
-    // the bench has exited: a testbed of its would have no living owner (others may be running)
-    const left = (await listTestbeds()).filter((tb) => !tb.owner_alive);
-    assert.deepEqual(left, [], 'a run left a testbed behind');
+    assert.deepEqual(await leftBehind(r.made), [], 'a run left these behind');
   });
 
   it('refuses cleartext h1 for an https page, and --dns without an archive, before anything runs', async () => {

@@ -17,6 +17,8 @@ import {
   unprivilegedSatbench,
   spawnSatbench,
   exited,
+  watchSatbench,
+  leftBehind,
   writeProfile,
   namespacesOfTestbed,
   alive,
@@ -372,13 +374,13 @@ describe('testbed lifecycle (integration)', function () {
   it('a signal at any moment of building a testbed leaves nothing behind', async () => {
     // spread over the build: namespaces, sysctls, links, linkem starting, routes
     // (the build takes about half a second here, after node's start)
-    const ours = (await listNamespaces()).filter((n) => n.startsWith('sbt-'));
     // Unless this process changed them itself (an earlier test), a run's
     // host settings must be put back whatever moment the signal came at.
     const settingsOurs = fs.existsSync(HOST_SETTINGS_FILE);
     for (const [i, delayMs] of [250, 300, 350, 400, 450, 500, 550, 650].entries()) {
       const name = `itsig${i}`;
       const child = spawnSatbench(['testbed', 'up', '--profile', writeProfile(SHORT), '--name', name]);
+      const watch = watchSatbench(child.pid);
       const end = exited(child);
       let stderr = '';
       let stdout = '';
@@ -392,8 +394,11 @@ describe('testbed lifecycle (integration)', function () {
       assert.ok([0, 130, 143].includes(code) || signal, `exit ${code} ${signal}`);
       // once `up` has said the testbed is up it is the user's, even if a signal then ends the process
       if (code === 0 || stdout.includes(`testbed ${name} is up`)) await satbench(['testbed', 'down', name]);
-      // its own, and the throwaway one that asks whether the kernel has netem
-      const left = (await listNamespaces()).filter((n) => n.startsWith('sbt-') && !ours.includes(n));
+      // its own (up's testbed is owned by no process: named here), and the throwaway one that
+      // asks whether the kernel has netem
+      const made = watch.stop();
+      made.ids.add(name);
+      const left = await leftBehind(made);
       assert.deepEqual(left, [], `${name} after ${delayMs} ms (exit ${code} ${signal}): ${stderr}`);
       const state = fs.existsSync(path.join(STATE_DIR, name)) && fs.readdirSync(path.join(STATE_DIR, name));
       assert.ok(!state, `${name}: state left after ${delayMs} ms (${state}; exit ${code} ${signal}): ${stderr}`);

@@ -6,9 +6,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { kindOf, kindOfCommand, kindNamed, kinds, registerKind, DEFAULT_KIND } from '../../harness/kinds/index.js';
 import { summarize } from '../../harness/analysis/summary.js';
-import { compareResults, parseBudget, formatText, defaultBudget } from '../../harness/analysis/compare.js';
+import { parseBudget, defaultBudget } from '../../harness/analysis/compare/budget.js';
+import { compareResults } from '../../harness/analysis/compare/judge.js';
+import { formatText } from '../../harness/analysis/compare/text.js';
 import { mergeSets, outsideMatrix } from '../../harness/analysis/merge.js';
-import { renderReport } from '../../reports/html.js';
+import { renderReport } from '../../harness/report/html.js';
 import { dns } from '../dns-kind.js';
 import { scenarios, makeRecords } from '../fixtures.js';
 
@@ -63,6 +65,24 @@ describe('kinds', () => {
       unregister();
     }
     assert.equal(defaultBudget().metrics.lookup_ms, undefined);
+  });
+
+  it('names its part of the report by key, which the report renders (an unknown key is refused)', () => {
+    assert.deepEqual(
+      kinds().map((k) => k.report),
+      ['pageload', 'bulk'],
+    );
+    assert.equal(dns.report, 'medians', 'a kind without its own part: a table of medians');
+    const unregister = registerKind({ ...dns, report: 'waterfall' });
+    try {
+      const records = lookups('udp', 300, { runs: 1 });
+      assert.throws(
+        () => renderReport({ meta: {}, groups: summarize(records) }, { records }),
+        /kind dns: no report part "waterfall"/,
+      );
+    } finally {
+      unregister();
+    }
   });
 
   describe('a third kind: one new file plus its registration', () => {

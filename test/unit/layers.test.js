@@ -6,9 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../../harness/core/sys.js';
 
-// Lower number = lower layer. Folders of the same rank do not import each
-// other. reports/html.js assembles the page from every kind, so it sits above
-// the kinds; the rest of reports/ are helpers below them.
+// Lower number = lower layer; ranks are whole numbers. Folders of the same
+// rank do not import each other. The report (all of the HTML) sits above
+// the kinds it shows and the analysis it presents.
 export const LAYERS = [
   ['harness/core/', 0],
   ['harness/testbed/', 1],
@@ -17,15 +17,14 @@ export const LAYERS = [
   ['harness/servers/', 2],
   ['harness/pep/', 2],
   ['harness/browser/', 2],
-  ['reports/html.js', 3.5],
-  ['reports/', 2],
   ['harness/kinds/', 3],
   ['harness/analysis/', 4],
-  ['harness/campaign/', 5],
-  ['harness/pageload/', 6],
-  ['harness/bulk/', 6],
-  ['harness/cli/', 7],
-  ['harness/cli.js', 8],
+  ['harness/report/', 5],
+  ['harness/campaign/', 6],
+  ['harness/pageload/', 7],
+  ['harness/bulk/', 7],
+  ['harness/cli/', 8],
+  ['harness/cli.js', 9],
 ];
 
 // Pure: the layer of a repository-relative path, or null outside the harness.
@@ -94,13 +93,12 @@ export function layerViolations(g) {
 
 // Pure: the layers docs/architecture.md lists under "Layers of `harness/`",
 // as [path, rank] like LAYERS: each item's `names` before its "(rank):",
-// reports/… as they are, the rest under harness/.
+// under harness/. Only a whole rank counts (an item with another is missed).
 export function documentedLayers(markdown) {
   const section = markdown.split(/^## /m).find((s) => s.startsWith('Layers of `harness/`')) ?? '';
   const out = [];
-  for (const [, head, rank] of section.matchAll(/^- (.*?) \((\d+(?:\.\d+)?)\):/gm))
-    for (const [, name] of head.matchAll(/`([^`]+)`/g))
-      out.push([name.startsWith('reports/') ? name : `harness/${name}`, Number(rank)]);
+  for (const [, head, rank] of section.matchAll(/^- (.*?) \((\d+)\):/gm))
+    for (const [, name] of head.matchAll(/`([^`]+)`/g)) out.push([`harness/${name}`, Number(rank)]);
   return out;
 }
 
@@ -114,7 +112,6 @@ function moduleFiles() {
     }
   };
   walk('harness');
-  walk('reports');
   return out;
 }
 
@@ -138,8 +135,12 @@ describe('harness layers', () => {
     assert.equal(importsOf("const l = await import('lighthouse');").dynamic, false);
     assert.equal(importsOf('const l = await import(file);').dynamic, true);
     assert.deepEqual(importsOf(src), { imports: ['./x.js', '../y.js', './z.js'], dynamic: true });
-    assert.equal(layerOf('reports/html.js').rank, 3.5);
-    assert.equal(layerOf('reports/client.js').rank, 2);
+    assert.equal(layerOf('harness/report/html.js').rank, 5);
+    assert.equal(layerOf('harness/report/pageload/medians.js').name, 'harness/report/');
+    assert.ok(
+      LAYERS.every(([, rank]) => Number.isInteger(rank)),
+      'whole ranks only',
+    );
     assert.equal(layerOf('harness/campaign/loop.js').name, 'harness/campaign/');
   });
 
@@ -149,7 +150,9 @@ describe('harness layers', () => {
       'harness/campaign/loop.js': ['harness/pageload/run.js', 'harness/kinds/index.js', 'sites/x.js'],
       'harness/pageload/run.js': ['harness/bulk/run.js', 'harness/campaign/loop.js'],
       'harness/pep/chain.js': ['harness/servers/origin.js', 'harness/testbed/testbed.js'],
-      'harness/kinds/bulk.js': ['reports/html.js', 'reports/render.js'],
+      'harness/kinds/bulk.js': ['harness/report/html.js', 'harness/kinds/generic.js'],
+      'harness/analysis/compare.js': ['harness/report/render.js', 'harness/core/stats.js'],
+      'harness/report/html.js': ['harness/kinds/index.js', 'harness/analysis/summary.js'],
       'harness/elsewhere/x.js': [],
     };
     assert.deepEqual(layerViolations(g), [
@@ -157,7 +160,8 @@ describe('harness layers', () => {
       'harness/campaign/loop.js → harness/pageload/run.js',
       'harness/pageload/run.js → harness/bulk/run.js',
       'harness/pep/chain.js → harness/servers/origin.js',
-      'harness/kinds/bulk.js → reports/html.js',
+      'harness/kinds/bulk.js → harness/report/html.js',
+      'harness/analysis/compare.js → harness/report/render.js',
       'harness/elsewhere/x.js is in no layer',
     ]);
   });
@@ -168,12 +172,12 @@ describe('harness layers', () => {
     assert.deepEqual(sorted(doc), sorted(LAYERS));
     assert.deepEqual(
       documentedLayers(
-        '## Layers of `harness/`\n\n- `cli/` (7): x (`args.js`)\n- `a/` and `reports/b.js` (2.5): y\n## Other\n- `z/` (1): z',
+        '## Layers of `harness/`\n\n- `cli/` (7): x (`args.js`)\n- `a/` and `b/c.js` (2): y\n- `f/` (3.5): f\n## Other\n- `z/` (1): z',
       ),
       [
         ['harness/cli/', 7],
-        ['harness/a/', 2.5],
-        ['reports/b.js', 2.5],
+        ['harness/a/', 2],
+        ['harness/b/c.js', 2],
       ],
     );
   });

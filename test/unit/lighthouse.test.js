@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { lighthouseFlags, keyMetrics, reportSlug } from '../../harness/pageload/lighthouse.js';
-import { renderReport } from '../../reports/html.js';
+import { renderReport } from '../../harness/report/html.js';
 import { summarize } from '../../harness/analysis/summary.js';
 import { scenarios, makeRecords } from '../fixtures.js';
 

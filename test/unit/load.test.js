@@ -3,7 +3,7 @@ import { chromiumArgs, siteUrl } from '../../harness/browser/chromium.js';
 import { checkProtocol, checkStatus, connectionsByOrigin, deriveMetrics } from '../../harness/pageload/load.js';
 import { expandMatrix } from '../../harness/campaign/matrix.js';
 import { summarize, bootstrapMedianCi } from '../../harness/analysis/summary.js';
-import { renderReport, escapeHtml } from '../../reports/html.js';
+import { renderReport, escapeHtml } from '../../harness/report/html.js';
 
 const nav = (over = {}) => ({
   name: 'https://satbench.test/',

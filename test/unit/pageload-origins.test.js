@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { originStats, runOriginTimes } from '../../harness/kinds/pageload-origins.js';
 import { pageload } from '../../harness/kinds/pageload.js';
-import { renderReport } from '../../reports/html.js';
+import { renderReport } from '../../harness/report/html.js';
 
 // Resource Timing entries as Chromium gives them (ms from navigation start).
 const entry = (name, { dns = 0, connect = 0, tls = 0, at = 100 } = {}) => ({

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { isPep, pepKind } from '../../harness/core/protocols.js';
 import { relayedCounts, checkRelayed } from '../../harness/pep/chain.js';
-import { PEP_KEYS, parsePepSide, takesNumber, tcpPepSide } from '../../harness/pep/options.js';
+import { PEP_KEYS, parsePepSide, takesNumber, tcpPepSide, quicPepSide } from '../../harness/pep/options.js';
 import { QUIC_OPTIONS } from '../../harness/core/quic-options.js';
 
 describe('PEP chain choice and the through-the-chain check', () => {
@@ -57,5 +57,16 @@ describe('PEP sides (--pep-sat, --pep-ground)', () => {
       'initial-window': 100,
       rcvbuf: 65536,
     });
+  });
+
+  it('PEP hop settings', () => {
+    const side = parsePepSide('cc=newreno,initial-window=100', '--pep-sat');
+    assert.deepEqual(side, { cc: 'newreno', 'initial-window': '100' });
+    assert.deepEqual(tcpPepSide(side), { cc: 'newreno', 'initial-window': 100 });
+    assert.deepEqual(quicPepSide(side), side);
+    assert.throws(() => parsePepSide('window=3', '--pep-sat'), /unknown option "window"/);
+    assert.throws(() => parsePepSide('initial-window=lots', '--pep-sat'), /whole number/);
+    assert.throws(() => tcpPepSide({ 'ack-frequency': true }), /QUIC option/);
+    assert.throws(() => quicPepSide({ sndbuf: '1' }), /TCP option/);
   });
 });

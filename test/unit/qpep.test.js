@@ -15,11 +15,11 @@ import { BULK_PROTOCOLS, bulkPepKind } from '../../harness/bulk/matrix.js';
 import { validateBenchMatrix, checkBench } from '../../harness/cli/bench-plan.js';
 import { validateBulkMatrix, checkBulk } from '../../harness/cli/bulk-plan.js';
 import { BENCH_PRESETS } from '../../harness/pageload/presets.js';
-import { comparisonPairs } from '../../harness/kinds/pageload-report.js';
+import { comparisonPairs } from '../../harness/report/pageload/part.js';
 import { quicTunnelModes, tunnelSentence, variantPairs } from '../../harness/kinds/pep-variants.js';
 import { chromiumFlags } from '../../harness/campaign/environment.js';
 import { summarize } from '../../harness/analysis/summary.js';
-import { buildReport, renderReport } from '../../reports/html.js';
+import { buildReport, renderReport } from '../../harness/report/html.js';
 import { bulkRecord, scenarios, makeRecords } from '../fixtures.js';
 
 const profiles = () => ({});

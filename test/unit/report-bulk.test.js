@@ -3,8 +3,8 @@
 // medians and objectives tables equal to its numbers, the page-load
 // sections only where there are page loads, every input string escaped.
 import assert from 'node:assert/strict';
-import { renderReport, buildReport, jsonForScript } from '../../reports/html.js';
-import { bulkTitle, BULK_COLUMNS } from '../../harness/kinds/bulk-report.js';
+import { renderReport, buildReport, jsonForScript } from '../../harness/report/html.js';
+import { bulkTitle, BULK_COLUMNS } from '../../harness/report/bulk.js';
 import { summarize } from '../../harness/analysis/summary.js';
 import { scenarios, makeRecords, bulkScenarios, makeBulkRecords } from '../fixtures.js';
 

@@ -17,7 +17,7 @@ import { pepRecord, checkThrough } from '../../harness/pep/chain.js';
 import { bulkPepKind } from '../../harness/bulk/matrix.js';
 import { validateBulkMatrix } from '../../harness/cli/bulk-plan.js';
 import { validateBenchMatrix } from '../../harness/cli/bench-plan.js';
-import { comparisonPairs } from '../../harness/kinds/pageload-report.js';
+import { comparisonPairs } from '../../harness/report/pageload/part.js';
 import { chromiumFlags } from '../../harness/campaign/environment.js';
 import { summarize } from '../../harness/analysis/summary.js';
 import { LINK_PLAN } from '../../harness/testbed/addressing.js';

@@ -30,7 +30,6 @@ export function inlineScript(js) {
 
 export const fmtMs = (v) => (v === null || v === undefined ? '–' : String(Math.round(v)));
 export const fmtRatio = (r) => (r === null || r === undefined ? '–' : `×${r.toFixed(2)}`);
-export const fmtP = (p) => (p === null || p === undefined ? '–' : p < 0.001 ? '<0.001' : p.toFixed(3));
 export const fmtDelta = (d) => (d === null || d === undefined ? '–' : (d > 0 ? '+' : '') + d.toFixed(2));
 
 // "name median · name median …" of a group's metrics, three decimals at most.
@@ -51,6 +50,13 @@ export function ordered(values, preferred = []) {
     .sort((x, y) => idx(x[0]) - idx(y[0]) || x[1] - y[1])
     .map(([v]) => v);
 }
+
+// The failed runs of a report part's groups, each linked to its row among
+// the runs (`anchor(group)`-run, runsTable's row ids).
+export const runFailures = (groups, label, anchor) =>
+  groups.flatMap((g) =>
+    (g.failures ?? []).map((f) => ({ label: label(g), anchor: `${anchor(g)}-${f.run}`, run: f.run, error: f.error })),
+  );
 
 /**
  * A group's runs as a table: per run its number, ok or its error, the

@@ -3,9 +3,8 @@
 // time, and the runs. build() makes plain data (pure); the rest renders
 // it, escaping every string that comes from input.
 import { MARKS_S, markMetric } from '../results/goodput.js';
-import { h, medianList, ordered, runsTable } from '../../reports/render.js';
-import { runFailures } from './generic.js';
-import { quicTunnelModes, tunnelSentence } from './pep-variants.js';
+import { h, medianList, ordered, runsTable, runFailures } from './render.js';
+import { quicTunnelModes, tunnelSentence } from '../kinds/pep-variants.js';
 
 // The bulk medians the report tabulates, in order; a column shows only when
 // some group has the metric (a 3 s download has no bytes at 5 s).

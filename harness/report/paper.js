@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 export function loadReference() {
-  return JSON.parse(fs.readFileSync(path.join(HERE, '../reference/ifip2022-table2.json'), 'utf8'));
+  return JSON.parse(fs.readFileSync(path.join(HERE, '../../reference/ifip2022-table2.json'), 'utf8'));
 }
 
 // The paper's median for a scenario, or null: the kepler page over the

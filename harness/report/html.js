@@ -4,18 +4,19 @@
 // records into a plain model (pure); renderReport() turns the model into
 // HTML, escaping every string that comes from input; writeReport() is the
 // I/O. The page is assembled here: each kind of record (harness/kinds/)
-// gives its part (sections, runs, failures, chart data); what every report
-// has (headline, warnings, failures, environment) is this file's.
+// names its part (parts.js: sections, runs, failures, chart data); what
+// every report has (headline, warnings, failures, environment) is this file's.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_KIND, kindOf, kinds, keyOf } from '../harness/kinds/index.js';
-import { OTHER_RESULTS } from '../harness/kinds/generic.js';
+import { DEFAULT_KIND, kindOf, kinds, keyOf } from '../kinds/index.js';
+import { partOf } from './parts.js';
+import { OTHER_RESULTS } from './median-table.js';
 import { h, escapeHtml, jsonForScript, inlineScript } from './render.js';
 import { loadReference } from './paper.js';
-import { campaignSettings } from '../harness/results/meta.js';
+import { campaignSettings } from '../results/meta.js';
 
 export { escapeHtml, jsonForScript, inlineScript };
 
@@ -30,7 +31,8 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 function buildParts(allGroups, ctx) {
   const parts = kinds().map((kind) => {
     const groups = allGroups.filter((g) => kindOf(g) === kind);
-    return { name: kind.name, report: kind.report, ...kind.report.build(groups, { ...ctx, kind }) };
+    const report = partOf(kind);
+    return { name: kind.name, report, ...report.build(groups, { ...ctx, kind }) };
   });
   const unknown = allGroups.filter((g) => kindOf(g).unknown);
   parts.push({ name: 'other', report: OTHER_RESULTS, ...OTHER_RESULTS.build(unknown, ctx) });

@@ -1,0 +1,104 @@
+// A results folder's derived files: summary.json (the records summarised)
+// and index.html (the report), written after bench and bulk, by `satbench
+// report` and into the folder `satbench merge` makes. The raw files are
+// harness/results/store.js's.
+import fs from 'node:fs';
+import path from 'node:path';
+import { UsageError } from '../core/errors.js';
+import { readResults, readSummary, RESULTS, SUMMARY, MANIFEST, LIGHTHOUSE_DIR } from '../results/store.js';
+import { kindOfCommand } from '../kinds/index.js';
+import { summarize } from '../analysis/summary.js';
+import { mergeSets } from '../analysis/merge.js';
+import { writeReport } from './html.js';
+
+/**
+ * summary.json and index.html of `outDir` from its records: the statistics
+ * are recomputed from the records with meta.seed. Returns the summary.
+ */
+export function writeOutputs(outDir, records, meta) {
+  const summary = { meta, groups: summarize(records, { seed: meta.seed ?? 1 }) };
+  fs.writeFileSync(path.join(outDir, SUMMARY), JSON.stringify(summary, null, 2));
+  writeReport(outDir, summary, { records });
+  return summary;
+}
+
+/**
+ * `satbench report DIR`: index.html from results.jsonl (or, without it,
+ * from summary.json alone). summary.json is kept when it matches the
+ * records and rewritten from them when it is missing or stale.
+ */
+export function reportFolder(dir) {
+  const rf = path.join(dir, RESULTS);
+  const sf = path.join(dir, SUMMARY);
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new UsageError(`${dir}: not a folder`);
+  if (!fs.existsSync(rf)) {
+    if (!fs.existsSync(sf)) throw new UsageError(`${dir}: neither ${RESULTS} nor ${SUMMARY} in this folder`);
+    const summary = readSummary(sf);
+    return { file: writeReport(dir, summary), summary, rewrote: false };
+  }
+  const records = readResults(rf);
+  if (!records.length) throw new UsageError(`${rf}: no records`);
+  const old = fs.existsSync(sf) ? readSummary(sf) : null;
+  const runs = old ? old.groups.reduce((a, g) => a + (g.runs ?? 0), 0) : -1;
+  if (old && runs === records.length) {
+    return { file: writeReport(dir, old, { records }), summary: old, rewrote: false };
+  }
+  const summary = writeOutputs(dir, records, { ...(old?.meta ?? {}), generated: new Date().toISOString() });
+  return { file: path.join(dir, 'index.html'), summary, rewrote: true };
+}
+
+// A folder's meta: its summary.json's, else (an interrupted campaign has
+// none) what its campaign.json, written as the matrix started, says of the
+// kind, matrix, seed and shard.
+function folderMeta(dir) {
+  const sf = path.join(dir, SUMMARY);
+  if (fs.existsSync(sf)) return readSummary(sf).meta ?? {};
+  const mf = path.join(dir, MANIFEST);
+  if (!fs.existsSync(mf)) return {};
+  let m;
+  try {
+    m = JSON.parse(fs.readFileSync(mf, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`${mf}: not JSON (${e.message})`);
+  }
+  const s = m?.settings ?? {};
+  return Object.fromEntries(
+    Object.entries({
+      ...kindOfCommand(m?.command)?.tag({}), // its `kind`, if its kind's meta carries one
+      matrix: m?.matrix,
+      seed: s.seed,
+      shard: s.shard ?? undefined,
+    }).filter(([, v]) => v !== undefined && v !== null),
+  );
+}
+
+/**
+ * `satbench merge`: the folders' runs joined (analysis/merge.js mergeSets
+ * decides) into the new folder `outDir`: results.jsonl, the Lighthouse
+ * reports, summary.json and index.html.
+ */
+export function mergeFolders(dirs, outDir) {
+  const sets = dirs.map((dir) => {
+    const rf = path.join(dir, RESULTS);
+    if (!fs.existsSync(rf)) throw new UsageError(`${dir}: no ${RESULTS} (merge needs every run)`);
+    return { dir, records: readResults(rf), meta: folderMeta(dir) };
+  });
+  const out = path.resolve(outDir);
+  if (dirs.some((d) => path.resolve(d) === out))
+    throw new UsageError(`--out ${outDir}: must be a new folder, not one of the inputs`);
+  if (fs.existsSync(out) && !fs.statSync(out).isDirectory())
+    throw new UsageError(`--out ${outDir}: is a file; expected a new folder`);
+  if (fs.existsSync(path.join(out, RESULTS)))
+    throw new UsageError(`--out ${outDir}: already holds a ${RESULTS}; pick a new folder`);
+  const { records, meta, warnings } = mergeSets(sets);
+  fs.mkdirSync(out, { recursive: true });
+  fs.writeFileSync(path.join(out, RESULTS), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  // Lighthouse reports (bench --lighthouse) come along, so that the merged
+  // folder is complete on its own; records name them relative to it.
+  for (const d of dirs) {
+    const lh = path.join(d, LIGHTHOUSE_DIR);
+    if (fs.existsSync(lh)) fs.cpSync(lh, path.join(out, LIGHTHOUSE_DIR), { recursive: true });
+  }
+  const summary = writeOutputs(out, records, meta);
+  return { summary, records: records.length, warnings };
+}
