@@ -132,13 +132,12 @@ impl Origins {
         alpn: Vec<u8>,
         to: Option<Target>,
     ) -> Result<Connection, Ended> {
-        let Some(spare) = &self.spare else {
-            return self.dial.connect(id, alpn, to).await;
+        let spare = match (&self.spare, &to) {
+            (Some(spare), None) => spare,
+            // no `--spare`; or a destination, which `Dial::connect` refuses
+            // then: the spare is the fixed next hop's
+            _ => return self.dial.connect(id, alpn, to).await,
         };
-        if to.is_some() {
-            // refused by `Dial::connect`: the spare is the fixed next hop's
-            return self.dial.connect(id, alpn, to).await;
-        }
         let ready = spare.lock().unwrap().take(&alpn, Instant::now());
         self.prepare(alpn.clone());
         if let Some(mut h) = ready {
