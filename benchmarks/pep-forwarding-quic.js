@@ -8,7 +8,7 @@
 //   direct       the same download without the proxies (Mbit/s), for scale
 //   st, gw       bits the proxy forwarded per second of its own CPU
 //                (Mbit/s per core) and the cores it used meanwhile
-// The load is satbulk (sites/bulk): `satbulk serve` and `satbulk get quic`.
+// The load is satbulk (bulk/): `satbulk serve` and `satbulk get quic`.
 // Usage: node benchmarks/pep-forwarding-quic.js [--runs 5] [--bytes 500000000]
 //                                           [--json]
 import dgram from 'node:dgram';

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
-import { DROPPED_HEADERS } from './headers.js';
+import { DROPPED_HEADERS, hasControlCharacter } from './headers.js';
 import { archiveUrl } from './urls.js';
 import { pageChain } from './match.js';
 
@@ -26,6 +26,14 @@ const show = (v) => {
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isUrl = (v) => typeof v === 'string' && archiveUrl(v) === v;
 const URL_EXPECTED = 'an absolute http(s) URL as the WHATWG URL parser writes it, without fragment';
+// A UTC time as toISOString writes it (the fraction optional), on a day and at an hour that exist.
+const UTC_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$/;
+const isUtcTime = (v) =>
+  typeof v === 'string' &&
+  UTC_TIME.test(v) &&
+  !Number.isNaN(Date.parse(v)) &&
+  // Date.parse takes 2026-02-30 as 2026-03-02: written back, it differs
+  new Date(v).toISOString().slice(0, 19) === v.slice(0, 19);
 
 /** Pure: throws a UsageError for the first key of `archive` that is not as the format says (`file` names it). */
 export function validateArchive(archive, file) {
@@ -37,7 +45,7 @@ export function validateArchive(archive, file) {
   check(archive.version === VERSION, 'version', `${VERSION} (the version this satbench reads)`, archive.version);
   check(isUrl(archive.page), 'page', URL_EXPECTED, archive.page);
   const created = archive.created;
-  check(typeof created === 'string' && !Number.isNaN(Date.parse(created)), 'created', 'an ISO 8601 time', created);
+  check(isUtcTime(created), 'created', 'an ISO 8601 time', created);
   const source = archive.source;
   check(isObject(source), 'source', 'an object {tool, from}', source);
   check(SOURCE_TOOLS.includes(source.tool), 'source.tool', SOURCE_TOOLS.map(show).join(' or '), source.tool);
@@ -55,6 +63,7 @@ export function validateArchive(archive, file) {
       const pair = Array.isArray(h) && h.length === 2 && typeof h[1] === 'string';
       check(pair && typeof h[0] === 'string' && TOKEN.test(h[0]), `${key}.headers[${j}]`, '[name, value]', h);
       check(!DROPPED_HEADERS.includes(h[0].toLowerCase()), `${key}.headers[${j}]`, 'no hop-by-hop header', h);
+      check(!hasControlCharacter(h[1]), `${key}.headers[${j}]`, 'a value without control characters', h);
     });
     check(
       e.body === null || (typeof e.body === 'string' && BODY_NAME.test(e.body)),

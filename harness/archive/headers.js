@@ -5,10 +5,18 @@
 // Hop-by-hop headers, and content-length: the server frames the body it sends.
 export const DROPPED_HEADERS = ['connection', 'keep-alive', 'transfer-encoding', 'content-length'];
 
+// Pure: whether `value` holds what a field value may not (RFC 9110 5.5):
+// a control character other than tab.
+export const hasControlCharacter = (value) => [...value].some((c) => (c < ' ' && c !== '\t') || c === '\x7f');
+
 // Pure: the headers an archive keeps. HTTP/2 and HTTP/3 pseudo-headers
-// (":status"), which some HAR writers list, go too.
+// (":status"), which some HAR writers list, go too, and so does a value no
+// server can send (a HAR file may hold one).
 export const servedHeaders = (headers) =>
-  headers.filter(([name]) => !name.startsWith(':') && !DROPPED_HEADERS.includes(name.toLowerCase()));
+  headers.filter(
+    ([name, value]) =>
+      !name.startsWith(':') && !DROPPED_HEADERS.includes(name.toLowerCase()) && !hasControlCharacter(value),
+  );
 
 // Pure: the values of header `name` (any case) as one comma-separated value, or null.
 export function headerValue(headers, name) {

@@ -10,8 +10,10 @@ import { headerValue } from './headers.js';
  * the same method and the same URL up to its query string (a request's
  * cache-busting or session parameter differs between loads). A HEAD
  * request that no HEAD entry answers by a rule takes a GET entry by that
- * rule (a server answers HEAD with GET's headers). `url` is compared in
- * archive form (see urls.js).
+ * rule (a server answers HEAD with GET's headers). An entry with a 1xx
+ * status is no final response and answers nothing. `url` is compared in
+ * archive form (see urls.js). sites/archive-conformance.json holds the
+ * cases both sides test.
  */
 export function matchEntry(archive, method, url) {
   const want = archiveUrl(url);
@@ -19,7 +21,7 @@ export function matchEntry(archive, method, url) {
   const methods = method === 'HEAD' ? ['HEAD', 'GET'] : [method];
   for (const same of [(u) => u === want, (u) => withoutQuery(u) === withoutQuery(want)])
     for (const m of methods) {
-      const hit = archive.entries.find((e) => e.method === m && same(e.url));
+      const hit = archive.entries.find((e) => e.method === m && e.status >= 200 && same(e.url));
       if (hit) return hit;
     }
   return null;
@@ -43,7 +45,8 @@ export function pageChain(archive) {
     chain.push(entry);
     const location = entry.status >= 300 && entry.status < 400 ? headerValue(entry.headers, 'location') : null;
     if (!location) return { chain };
-    url = new URL(location, entry.url).href;
+    // a Location that is no URL answers nothing, like one no entry has
+    url = URL.parse(location, entry.url)?.href ?? location;
   }
 }
 

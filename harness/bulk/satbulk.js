@@ -1,5 +1,5 @@
 // A satbulk transfer (quic, tcp, quic-pep, tcp-pep, tcp-qpep, quic-vpn,
-// tcp-vpn): `satbulk serve` in the server namespace (sites/bulk), `satbulk
+// tcp-vpn): `satbulk serve` in the server namespace (bulk/), `satbulk
 // get` in the client namespace, directly, through the VPN tunnel or through
 // a PEP chain: quic-pep connects to Proxy-ST, whose Proxy-GW connects to
 // satbulk; the split-TCP PEPs, and QPEP's Proxy-ST, intercept the

@@ -89,7 +89,7 @@ describe('site archives', () => {
   });
 
   describe('headers (headers.js)', () => {
-    it('drops hop-by-hop headers, content-length and pseudo-headers, keeping order and case', () => {
+    it('drops hop-by-hop headers, content-length, pseudo-headers and values no server sends, keeping order and case', () => {
       const h = [
         [':status', '200'],
         ['Content-Type', 'text/html'],
@@ -98,12 +98,15 @@ describe('site archives', () => {
         ['Transfer-Encoding', 'chunked'],
         ['content-length', '12'],
         ['set-cookie', 'a=1'],
+        ['x-broken', 'a\rb'],
         ['set-cookie', 'b=2'],
+        ['x-tab', 'a\tcafé'],
       ];
       assert.deepEqual(servedHeaders(h), [
         ['Content-Type', 'text/html'],
         ['set-cookie', 'a=1'],
         ['set-cookie', 'b=2'],
+        ['x-tab', 'a\tcafé'],
       ]);
       assert.equal(headerValue(h, 'set-cookie'), 'a=1, b=2');
       assert.equal(headerValue(h, 'content-type'), 'text/html');

@@ -33,6 +33,23 @@ pub fn block_on<T>(
     runtime(threads)?.block_on(work)
 }
 
+/// Runs `work` to completion on exactly `threads` threads: one is this
+/// thread alone (no worker pool at all, not a pool of one beside it), more
+/// a pool of that many workers.
+pub fn block_on_threads<T>(
+    threads: usize,
+    work: impl Future<Output = Result<T, String>>,
+) -> Result<T, String> {
+    if threads != 1 {
+        return block_on(Some(threads), work);
+    }
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("tokio runtime: {e}"))?
+        .block_on(work)
+}
+
 /// CPU time this process has used so far (user + system, every thread),
 /// in ms: a record says whether a run was CPU-bound.
 pub fn cpu_ms() -> Option<f64> {
@@ -121,6 +138,19 @@ mod tests {
             block_on(None, async { Err::<(), _>("no".to_string()) }),
             Err("no".into())
         );
+    }
+
+    #[test]
+    fn one_thread_is_this_thread_alone() {
+        use tokio::runtime::{Handle, RuntimeFlavor};
+        let flavor = |threads| {
+            block_on_threads(threads, async {
+                let h = Handle::current();
+                Ok::<_, String>((h.runtime_flavor(), h.metrics().num_workers()))
+            })
+        };
+        assert_eq!(flavor(1), Ok((RuntimeFlavor::CurrentThread, 1)));
+        assert_eq!(flavor(3), Ok((RuntimeFlavor::MultiThread, 3)));
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! The decisions live here as plain functions without I/O (argument
 //! validation, the pacing schedule, matching one-byte owd receipts to their
 //! sends, the delivered-rate figure, a burst's per-datagram delays, which
-//! failed connect() is a timeout); `main.rs` drives sockets and threads.
+//! failed connect() is a timeout); the binary's `drive/`, one module per
+//! mode, drives sockets and threads.
 //! All times are nanoseconds of one `CLOCK_MONOTONIC`, shared by the sender
 //! and receiver threads of the one process.
 

@@ -219,7 +219,7 @@ pub struct Config {
     pub mode: Mode,
     /// `--tunnel`: the standing ST↔GW connection (its end is `role`).
     pub tunnel: bool,
-    /// `--spare`: Proxy-GW's origin connection dialled ahead (`tunnel::spare`).
+    /// `--spare`: Proxy-GW's origin connection dialled ahead (`tunnel::origin`).
     pub spare: bool,
     pub alpn: Vec<Vec<u8>>,
     /// QPEP (`qpep`): TCP carried over the tunnel.
@@ -262,7 +262,7 @@ pub struct Qpep {
     /// gw: where connections may go, and their congestion control.
     pub allow: Vec<Ipv4Net>,
     pub connect_cc: Option<String>,
-    /// gw: spare connections per destination (`tcp_spares`).
+    /// gw: spare connections per destination (`qpep::spare_policy`).
     pub spares: usize,
 }
 

@@ -6,12 +6,15 @@
 //! Plain, unit-tested decisions: `cli` (arguments), `streams` (the
 //! stream-ID mapping), `close` (what crosses when a stream or connection
 //! ends), `limits` (connection and memory caps), `tparams` (the next hop's
-//! stream limits). I/O at the edges: `tls`, `transport`, `hop` (the
-//! connection to the next hop), `relay` (one client connection), `proxy`
-//! (the listening side), `stats`, `usage` (heap and tasks) and `log`. `tunnel`: the standing ST↔GW
-//! connection (`--tunnel`), its framing and ordering as plain code;
-//! `qpep`: TCP carried over it (QPEP, `--qpep-listen`); `transparent`:
-//! where a client connection goes with `--transparent` (plain decisions).
+//! stream limits), `spares` (connections dialled ahead at Proxy-GW). I/O at
+//! the edges: `tls`, `transport`, `hop` (the connection to the next hop),
+//! `relay` (one client connection), `proxy` (the listening side and one
+//! file per relay strategy), `stats`, `usage` (heap and tasks) and `log`.
+//! `tunnel`: the standing ST↔GW connection (`--tunnel`), its framing, client
+//! table and ordering as plain code, Proxy-ST keeping it up (`keep_up`) and
+//! Proxy-GW's origin connections (`origin`); `qpep`: TCP carried over it
+//! (QPEP, `--qpep-listen`); `transparent`: where a client connection goes
+//! with `--transparent` (plain decisions).
 
 pub mod cli;
 pub mod close;
@@ -21,9 +24,9 @@ pub mod log;
 pub mod proxy;
 pub mod qpep;
 pub mod relay;
+pub mod spares;
 pub mod stats;
 pub mod streams;
-pub mod tcp_spares;
 pub mod tls;
 pub mod tparams;
 pub mod transparent;

@@ -1,34 +1,32 @@
 //! The listening side: the client-facing endpoint, admission up to
-//! `--max-connections`, the two handshake modes, then `relay::run`.
-//!
-//! Handshake modes (Kosek et al.):
-//! - parallel (default): the client is accepted at once; as soon as its
-//!   ClientHello has been processed (quinn's `handshake_data`, which carries
-//!   the ALPN the proxy chose from `--alpn`), the next hop is dialled with
-//!   that ALPN, and both handshakes run side by side. Streams the client
-//!   opens meanwhile wait in quinn's buffers (within flow control).
-//! - `--h3`: the next hop first. The client's connection attempt (quinn's
-//!   `Incoming`) is held, unanswered, while the proxy connects to the next
-//!   hop offering `--alpn`; the client is then accepted with exactly the
-//!   ALPN the next hop chose and the next hop's stream limits
-//!   (initial_max_streams_bidi/uni), so HTTP/3's control and QPACK streams,
-//!   relayed unchanged, see the same limits end to end. quinn 0.11 does not
-//!   show a client's ClientHello before it is accepted (quinn issue #2024),
-//!   so the next hop is offered `--alpn` rather than the client's own list.
+//! `--max-connections`, then one relay strategy per client connection,
+//! each in a file of its own:
+//! - `parallel` (default): both handshakes at once, then `relay::run`;
+//! - `next_hop_first` (`--h3`): the next hop first, then the client with
+//!   its ALPN and stream limits, then `relay::run`;
+//! - `st_over_tunnel` (Proxy-ST with `--tunnel`): the client carried over
+//!   the standing tunnel;
+//! - `gw_tunnel` (Proxy-GW with `--tunnel`): a tunnel from Proxy-ST, whose
+//!   client connections each get their own origin connection
+//!   (`tunnel::origin`).
 //!
 //! `--transparent` (with the tunnel): Proxy-ST's listener is a transparent
 //! socket that TPROXY hands QUIC to any address; each client connection's
 //! destination (`transparent::destination`) and the name it asked for go to
 //! Proxy-GW in its Open, which dials them (`transparent::dial_target`).
 
+mod gw_tunnel;
+mod next_hop_first;
+mod parallel;
+mod st_over_tunnel;
+
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
 
-use quinn::{Connecting, Incoming, VarInt};
+use quinn::{Incoming, VarInt};
 
 use crate::cli::{Config, Mode, Role};
-use crate::close::{self, Ended};
 use crate::hop::{NextHop, Upstream};
 use crate::limits::{self, Admission, Refusals};
 use crate::log::Log;
@@ -37,15 +35,14 @@ use crate::relay;
 use crate::stats::Stats;
 use crate::streams::Side;
 use crate::tls;
-use crate::transparent;
 use crate::transport::{QlogDir, SideTransport};
-use crate::tunnel::frame::Target;
 use crate::tunnel::{self, Tunnel};
 
 pub struct Proxy {
     pub cfg: Config,
     endpoint: quinn::Endpoint,
-    hop: NextHop,
+    /// Shared with each tunnel's `tunnel::origin::Origins` at Proxy-GW.
+    hop: Arc<NextHop>,
     server_tls: rustls::ServerConfig,
     accept: SideTransport,
     admission: Arc<Admission>,
@@ -101,7 +98,7 @@ impl Proxy {
             accept.qlog = Some(q.clone());
             connect.qlog = Some(q);
         }
-        let hop = NextHop::new(cfg.next_hop.clone(), client_tls, connect)?;
+        let hop = Arc::new(NextHop::new(cfg.next_hop.clone(), client_tls, connect)?);
         let mut server =
             quinn::ServerConfig::with_crypto(tls::with_alpn(&server_tls, cfg.alpn.clone()));
         // Every connection is accepted with its own config (`server_config`);
@@ -170,7 +167,7 @@ impl Proxy {
                 let p = p.clone();
                 Box::pin(async move { p.hop.connect_tunnel().await })
             };
-            tokio::spawn(tunnel::dial::keep_up(
+            tokio::spawn(tunnel::keep_up::keep_up(
                 connect,
                 self.tunnel.clone(),
                 self.stats.clone(),
@@ -255,7 +252,7 @@ impl Proxy {
         }
         let pair = match self.cfg.mode {
             Mode::Parallel => self.parallel(id, incoming).await,
-            Mode::H3 => self.far_first(id, incoming).await,
+            Mode::H3 => self.next_hop_first(id, incoming).await,
         };
         // Counters first, then the log line: whoever reads the line finds
         // the counters (and the freed slot) already updated.
@@ -304,274 +301,6 @@ impl Proxy {
         let mut c = quinn::ServerConfig::with_crypto(tls::with_alpn(&self.server_tls, alpn));
         c.transport_config(Arc::new(t));
         Ok(c)
-    }
-
-    /// Default mode: both handshakes at once.
-    async fn parallel(
-        &self,
-        id: u64,
-        incoming: Incoming,
-    ) -> Result<(quinn::Connection, Upstream), String> {
-        let cfg = self.server_config(id, self.cfg.alpn.clone(), None)?;
-        let mut connecting: Connecting = incoming
-            .accept_with(Arc::new(cfg))
-            .map_err(|e| format!("client side: {e}"))?;
-        // Ready once the ClientHello is processed, long before the handshake ends.
-        let hd = connecting
-            .handshake_data()
-            .await
-            .map_err(|e| format!("client side: {}", Ended::from(&e).describe()))?;
-        let alpn =
-            tls::negotiated_alpn(Some(hd)).map_or_else(|| self.cfg.alpn.clone(), |a| vec![a]);
-        let (near, far) = tokio::join!(connecting, self.hop.connect(alpn, id));
-        match (near, far) {
-            (Ok(n), Ok(f)) => {
-                self.stats.accepted.fetch_add(1, Relaxed);
-                Ok((n, f))
-            }
-            (Ok(n), Err(ended)) => {
-                self.stats.accepted.fetch_add(1, Relaxed);
-                self.refuse_near(&n, &ended);
-                Err(format!("next hop: {}", ended.describe()))
-            }
-            (Err(e), far) => {
-                let ended = Ended::from(&e);
-                if let Ok(f) = far {
-                    if let Some(c) = close::relay_close(&ended, Side::Near.name()) {
-                        f.conn
-                            .close(VarInt::from_u64(c.code).unwrap_or(VarInt::MAX), &c.reason);
-                    }
-                }
-                Err(format!("client side: {}", ended.describe()))
-            }
-        }
-    }
-
-    /// `--h3`: the next hop first, then the client with its ALPN and limits.
-    async fn far_first(
-        &self,
-        id: u64,
-        incoming: Incoming,
-    ) -> Result<(quinn::Connection, Upstream), String> {
-        let far = match self.hop.connect(self.cfg.alpn.clone(), id).await {
-            Ok(f) => f,
-            Err(ended) => {
-                // The client has had no answer yet: refusing tells it at once.
-                self.refuse(incoming);
-                return Err(format!("next hop: {}", ended.describe()));
-            }
-        };
-        let alpn = far
-            .alpn
-            .clone()
-            .map_or_else(|| self.cfg.alpn.clone(), |a| vec![a]);
-        let cfg = self.server_config(id, alpn, Some(&far))?;
-        let near = match incoming.accept_with(Arc::new(cfg)) {
-            Ok(c) => c.await,
-            Err(e) => Err(e),
-        };
-        match near {
-            Ok(n) => {
-                self.stats.accepted.fetch_add(1, Relaxed);
-                Ok((n, far))
-            }
-            Err(e) => {
-                let ended = Ended::from(&e);
-                match close::relay_close(&ended, Side::Near.name()) {
-                    Some(c) => far
-                        .conn
-                        .close(VarInt::from_u64(c.code).unwrap_or(VarInt::MAX), &c.reason),
-                    None => far.conn.close(0u32.into(), b""),
-                }
-                Err(format!("client side: {}", ended.describe()))
-            }
-        }
-    }
-
-    /// Proxy-GW with `--tunnel`: a tunnel from Proxy-ST, served until it
-    /// closes; each client connection it carries gets its own origin
-    /// connection.
-    async fn tunnel_from(self: &Arc<Self>, incoming: Incoming) -> String {
-        let remote = incoming.remote_address();
-        let started = Instant::now();
-        let mut cfg = quinn::ServerConfig::with_crypto(tls::with_alpn(
-            &self.server_tls,
-            vec![tunnel::ALPN.to_vec()],
-        ));
-        match tunnel::transport(&self.accept, false) {
-            Ok(t) => cfg.transport_config(Arc::new(t)),
-            Err(e) => return format!("tunnel from {remote} failed: {e}"),
-        };
-        let conn = match incoming.accept_with(Arc::new(cfg)) {
-            Ok(c) => c.await,
-            Err(e) => Err(e),
-        };
-        let conn = match conn {
-            Ok(c) => c,
-            Err(e) => {
-                self.stats.failed.fetch_add(1, Relaxed);
-                return format!(
-                    "tunnel from {remote} failed: {}",
-                    Ended::from(&e).describe()
-                );
-            }
-        };
-        self.stats.accepted.fetch_add(1, Relaxed);
-        let t = match Tunnel::new(
-            conn.clone(),
-            tunnel::End::Gw,
-            self.stats.clone(),
-            self.log.clone(),
-        )
-        .await
-        {
-            Ok(t) => t,
-            Err(e) => return format!("tunnel from {remote} failed: {e}"),
-        };
-        self.stats.tunnel.up(&conn, started.elapsed());
-        self.log.line(&format!("tunnel from {remote} up"));
-        let p = self.clone();
-        let dial: tunnel::Dialer = Arc::new(move |id, alpn, to| {
-            let p = p.clone();
-            Box::pin(async move { p.dial_origin(id, alpn, to).await })
-        });
-        // `--spare`: an origin connection ready for the next client
-        // connection, first with the ALPN clients are most likely to agree on.
-        let spare = tunnel::spare::Spare::new(dial.clone(), self.stats.clone());
-        let take: tunnel::Dialer = match self.cfg.alpn.first().filter(|_| self.cfg.spare) {
-            Some(alpn) => {
-                spare.prepare(alpn.clone());
-                let spare = spare.clone();
-                Arc::new(move |id, alpn, to| {
-                    let (spare, dial) = (spare.clone(), dial.clone());
-                    Box::pin(async move {
-                        match to {
-                            None => spare.take(id, alpn).await,
-                            // refused by dial_origin: the spare is the fixed next hop's
-                            to => dial(id, alpn, to).await,
-                        }
-                    })
-                })
-            }
-            None => dial,
-        };
-        let gw = Arc::new(qpep::Gw {
-            allow: self.cfg.qpep.allow.clone(),
-            connect_cc: self.cfg.qpep.connect_cc.clone(),
-            spares: std::sync::Mutex::new(crate::tcp_spares::Spares::new(self.cfg.qpep.spares)),
-            stats: self.stats.clone(),
-            log: self.log.clone(),
-        });
-        let tcp: tunnel::TcpHandler = Arc::new(move |dst, send, recv| {
-            let gw = gw.clone();
-            Box::pin(async move { gw.carry(dst, send, recv).await })
-        });
-        t.serve(tunnel::Handlers {
-            dial: Some(take),
-            tcp: Some(tcp),
-        })
-        .await;
-        self.stats.tunnel.down();
-        format!(
-            "tunnel from {remote} closed ({})",
-            conn.close_reason()
-                .map_or("-".into(), |e| Ended::from(&e).describe())
-        )
-    }
-
-    /// Proxy-GW: the origin connection of one client connection: the
-    /// destination it names with `--transparent`, else `--next-hop`.
-    async fn dial_origin(
-        &self,
-        id: u64,
-        alpn: Vec<u8>,
-        to: Option<Target>,
-    ) -> Result<quinn::Connection, Ended> {
-        let target =
-            transparent::dial_target(self.cfg.transparent.as_ref(), to.as_ref(), self.cfg.listen)
-                .map_err(Ended::Failed)?;
-        let up = match target {
-            Some((addr, name)) => self.hop.connect_to(addr, &name, vec![alpn], id).await,
-            None => self.hop.connect(vec![alpn], id).await,
-        };
-        up.map(|u| u.conn)
-    }
-
-    /// Proxy-ST with `--tunnel`: the client is accepted at once and
-    /// carried over the standing tunnel (held for a while if the tunnel is
-    /// being dialled).
-    async fn over_tunnel(&self, id: u64, incoming: Incoming) -> String {
-        let remote = incoming.remote_address();
-        let started = Instant::now();
-        // `--transparent`: where the client meant to go
-        let dst = match &self.cfg.transparent {
-            Some(tr) => {
-                match transparent::destination(tr.to, incoming.local_ip(), self.cfg.listen) {
-                    Ok(d) => Some(d),
-                    Err(why) => {
-                        self.stats.failed.fetch_add(1, Relaxed);
-                        self.refuse(incoming);
-                        return format!("conn {id} from {remote} refused: {why}");
-                    }
-                }
-            }
-            None => None,
-        };
-        let t = match tunnel::dial::wait_up(self.tunnel.subscribe()).await {
-            Some(t) => t,
-            None => {
-                self.stats.failed.fetch_add(1, Relaxed);
-                self.refuse(incoming);
-                return format!("conn {id} from {remote} failed: the tunnel is down");
-            }
-        };
-        let near = match self.server_config(id, self.cfg.alpn.clone(), None) {
-            Ok(cfg) => match incoming.accept_with(Arc::new(cfg)) {
-                Ok(c) => c.await.map_err(|e| Ended::from(&e).describe()),
-                Err(e) => Err(Ended::from(&e).describe()),
-            },
-            Err(e) => Err(e),
-        };
-        let near = match near {
-            Ok(n) => n,
-            Err(why) => {
-                self.stats.failed.fetch_add(1, Relaxed);
-                return format!("conn {id} from {remote} failed: client side: {why}");
-            }
-        };
-        let alpn = tls::negotiated_alpn(near.handshake_data()).unwrap_or_default();
-        let to = dst.map(|addr| Target {
-            addr,
-            name: tls::server_name(near.handshake_data()).unwrap_or_default(),
-        });
-        self.stats.accepted.fetch_add(1, Relaxed);
-        self.stats.relayed.fetch_add(1, Relaxed);
-        if let Some(t) = &to {
-            self.stats
-                .destinations
-                .count(std::net::SocketAddr::V4(t.addr), &t.name);
-        }
-        self.log.line(&format!(
-            "conn {id} carried over the tunnel from {remote}{} alpn={} setup_ms={}",
-            to.as_ref().map_or(String::new(), |t| format!(
-                " to {} name={}",
-                t.addr,
-                tunnel::or_dash(&t.name)
-            )),
-            String::from_utf8_lossy(&alpn),
-            started.elapsed().as_millis()
-        ));
-        let out = t.carry_client(id, near, alpn, to).await;
-        self.stats.closed.fetch_add(1, Relaxed);
-        format!("conn {id} {}", out.describe())
-    }
-
-    fn refuse_near(&self, near: &quinn::Connection, ended: &Ended) {
-        let c = close::relay_close(ended, Side::Far.name()).unwrap_or(close::Close {
-            code: close::PEP_ERROR,
-            reason: b"quic-pep: next hop unavailable".to_vec(),
-        });
-        near.close(VarInt::from_u64(c.code).unwrap_or(VarInt::MAX), &c.reason);
     }
 
     pub fn mode_name(&self) -> &'static str {

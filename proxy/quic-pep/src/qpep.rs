@@ -26,8 +26,8 @@ use tokio::sync::watch;
 
 use crate::cli::Qpep;
 use crate::log::Log;
+use crate::spares::{Policy, Spares};
 use crate::stats::{QpepStats, Stats};
-use crate::tcp_spares::Spares;
 use crate::tunnel::frame::Header;
 use crate::tunnel::{self, Tunnel};
 
@@ -39,6 +39,21 @@ pub const TCP_UNREACHABLE: u32 = 0x7173;
 const BUF: usize = 64 * 1024;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const BACKLOG: u32 = 1024;
+
+/// `--qpep-spares N`: once a client's TCP connection to a server has
+/// crossed the tunnel, Proxy-GW keeps up to N connections to that server
+/// dialled ahead, so the client's next connections (a browser opens up to
+/// six per host for HTTP/1.1) do not wait for the ground hop's handshake.
+/// Kept for the 4 servers used last. A spare older than 5 s is not used:
+/// servers close connections that send no request (H2O 2.2.5 after 10 s),
+/// and one closed in the last moment would cost the client a reset.
+pub fn spare_policy(per_server: usize) -> Policy {
+    Policy {
+        per_key: per_server,
+        max_keys: 4,
+        max_age: Some(Duration::from_secs(5)),
+    }
+}
 
 /// Proxy-ST's TCP listener: transparent for TPROXY, or plain with `--qpep-to`.
 pub fn listen(q: &Qpep) -> Result<Option<TcpListener>, String> {
@@ -122,7 +137,7 @@ impl St {
             ));
             return abort_tcp(tcp);
         }
-        let opened = match tunnel::dial::wait_up(self.tunnel.clone()).await {
+        let opened = match tunnel::keep_up::wait_up(self.tunnel.clone()).await {
             Some(t) => t.conn.open_bi().await.map_err(|e| e.to_string()),
             None => Err("the tunnel is down".into()),
         };
@@ -156,8 +171,9 @@ impl St {
 pub struct Gw {
     pub allow: Vec<Ipv4Net>,
     pub connect_cc: Option<String>,
-    /// `--qpep-spares`: connections dialled ahead per destination.
-    pub spares: Mutex<Spares<TcpStream>>,
+    /// `--qpep-spares`: connections dialled ahead per destination
+    /// (`spare_policy`).
+    pub spares: Mutex<Spares<SocketAddrV4, TcpStream>>,
     pub stats: Arc<Stats>,
     pub log: Arc<Log>,
 }
@@ -216,7 +232,7 @@ impl Gw {
     /// A spare connection to `dst` the server has not closed, if one is ready.
     fn spare(&self, dst: SocketAddrV4) -> Option<TcpStream> {
         loop {
-            let s = self.spares.lock().unwrap().take(dst, Instant::now())?;
+            let s = self.spares.lock().unwrap().take(&dst, Instant::now())?;
             if !closed(&s) {
                 self.stats.qpep.spares_used.fetch_add(1, Relaxed);
                 return Some(s);
@@ -226,12 +242,12 @@ impl Gw {
 
     /// Dials what `dst` lacks of its spares, in the background.
     fn refill(self: Arc<Self>, dst: SocketAddrV4) {
-        let n = self.spares.lock().unwrap().to_dial(dst, Instant::now());
+        let n = self.spares.lock().unwrap().to_dial(&dst, Instant::now());
         for _ in 0..n {
             let gw = self.clone();
             tokio::spawn(async move {
                 let c = gw.connect(dst).await.ok();
-                gw.spares.lock().unwrap().dialled(dst, c, Instant::now());
+                gw.spares.lock().unwrap().dialled(&dst, c, Instant::now());
             });
         }
     }

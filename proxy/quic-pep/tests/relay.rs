@@ -326,38 +326,29 @@ fn errors_are_one_line_and_exit_2() {
     let certs = gen_cert(&dir, "st.test");
     let cert = certs.join("cert.pem");
     let key = certs.join("key.pem");
-    let (code, err) = run(&[
-        "--listen",
-        "127.0.0.1:1",
-        "--cert",
-        cert.to_str().unwrap(),
-        "--key",
-        key.to_str().unwrap(),
-        "--next-hop",
-        "127.0.0.1:2",
-        "--next-hop-name",
-        "gw.test",
-        "--next-hop-ca",
-        "/nonexistent.pem",
-    ]);
+    // a complete command line but for these two
+    let st = |listen: &str, next_hop_ca: &str| {
+        run(&[
+            "--listen",
+            listen,
+            "--cert",
+            cert.to_str().unwrap(),
+            "--key",
+            key.to_str().unwrap(),
+            "--next-hop",
+            "127.0.0.1:2",
+            "--next-hop-name",
+            "gw.test",
+            "--next-hop-ca",
+            next_hop_ca,
+        ])
+    };
+    let (code, err) = st("127.0.0.1:1", "/nonexistent.pem");
     assert_eq!(code, Some(2));
     assert!(err.starts_with("--next-hop-ca /nonexistent.pem:"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     // a listen address that is not ours
-    let (code, err) = run(&[
-        "--listen",
-        "192.0.2.1:4433",
-        "--cert",
-        cert.to_str().unwrap(),
-        "--key",
-        key.to_str().unwrap(),
-        "--next-hop",
-        "127.0.0.1:2",
-        "--next-hop-name",
-        "gw.test",
-        "--next-hop-ca",
-        cert.to_str().unwrap(),
-    ]);
+    let (code, err) = st("192.0.2.1:4433", cert.to_str().unwrap());
     assert_eq!(code, Some(2));
     assert!(err.starts_with("--listen 192.0.2.1:4433:"), "{err}");
     let o = Command::new(env!("CARGO_BIN_EXE_quic-pep"))

@@ -1,7 +1,6 @@
-//! Command-line parsing, with no I/O: arguments in, `Options` (or the help
-//! or version text) or a one-line error out.
+//! The command line (clap), turned into `Options` with no I/O; errors are
+//! one line naming the flag.
 
-use std::ffi::OsString;
 use std::fmt::Display;
 use std::net::SocketAddrV4;
 use std::path::PathBuf;
@@ -9,8 +8,6 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use clap::Parser;
-use satbench_transport::cli::{self, Stop};
-
 use satbench_transport::net::Ipv4Net;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -38,14 +35,6 @@ pub struct Options {
     pub quiet: bool,
 }
 
-/// What the command line asks for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Command {
-    Run(Box<Options>),
-    /// `--help` or `--version`: this text on stdout, exit 0.
-    Print(String),
-}
-
 // The testbed's range: a stray rule cannot turn this into an open relay.
 const DEFAULT_ALLOW_DST: &str = "198.18.0.0/15";
 // A pipe holds at least one page; fs.pipe-max-size is 1 MiB by default.
@@ -70,7 +59,7 @@ const BUF_MAX: u32 = 1 << 30;
     args_override_self = true,
     after_help = "Prints `ready` once listening; exits 0 on SIGTERM or SIGINT (stats written), 2 on an error."
 )]
-struct Args {
+pub struct Cli {
     /// TPROXY listener
     #[arg(long, value_name = "IP:PORT", default_value = "127.0.0.1:9480", value_parser = listen_addr)]
     listen: SocketAddrV4,
@@ -177,8 +166,9 @@ fn cc_name(v: &str) -> Result<String, String> {
     Ok(if v == "newreno" { "reno".into() } else { v })
 }
 
-impl Args {
-    fn into_options(self) -> Result<Options, String> {
+impl Cli {
+    /// The options, defaults applied and the lists checked.
+    pub fn options(self) -> Result<Options, String> {
         let allow_dst = if self.allow_dst.is_empty() {
             vec![DEFAULT_ALLOW_DST.parse()?]
         } else {
@@ -214,19 +204,6 @@ impl Args {
     }
 }
 
-/// Parses the whole command line (program name first).
-pub fn parse<I, T>(argv: I) -> Result<Command, String>
-where
-    I: IntoIterator<Item = T>,
-    T: Into<OsString> + Clone,
-{
-    match cli::parse_from::<Args, _, _>(argv) {
-        Ok(a) => Ok(Command::Run(Box::new(a.into_options()?))),
-        Err(Stop::Print(text)) => Ok(Command::Print(text)),
-        Err(Stop::Usage(line)) => Err(line),
-    }
-}
-
 /// Whether every congestion control asked for is one the kernel offers
 /// (`available` is tcp_available_congestion_control's content).
 pub fn check_cc(o: &Options, available: &str) -> Result<(), String> {
@@ -247,16 +224,22 @@ pub fn check_cc(o: &Options, available: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use satbench_transport::cli::{parse_from, Stop};
 
-    fn parse_line(s: &str) -> Result<Command, String> {
-        parse(std::iter::once("tcp-pep").chain(s.split_whitespace()))
+    fn parse(s: &str) -> Result<Cli, Stop> {
+        parse_from::<Cli, _, _>(std::iter::once("tcp-pep").chain(s.split_whitespace()))
+    }
+
+    fn parse_line(s: &str) -> Result<Options, String> {
+        match parse(s) {
+            Ok(cli) => cli.options(),
+            Err(Stop::Usage(line)) => Err(line),
+            Err(Stop::Print(text)) => Err(format!("printed {text}")),
+        }
     }
 
     fn run(s: &str) -> Options {
-        match parse_line(s).unwrap() {
-            Command::Run(o) => *o,
-            c => panic!("{c:?}"),
-        }
+        parse_line(s).unwrap()
     }
 
     #[test]
@@ -353,7 +336,7 @@ mod tests {
 
     #[test]
     fn help_and_version_are_printed_not_errors() {
-        let Ok(Command::Print(help)) = parse_line("--help") else {
+        let Err(Stop::Print(help)) = parse("--help") else {
             panic!()
         };
         for flag in ["--listen", "--allow-dst", "--no-splice", "--pipe-bytes"] {
@@ -361,8 +344,8 @@ mod tests {
         }
         assert!(help.contains("[default: 262144]"), "{help}");
         assert_eq!(
-            parse_line("-V").unwrap(),
-            Command::Print(format!("tcp-pep {}\n", env!("CARGO_PKG_VERSION")))
+            parse("-V").unwrap_err(),
+            Stop::Print(format!("tcp-pep {}\n", env!("CARGO_PKG_VERSION")))
         );
     }
 

@@ -8,6 +8,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
+use satbench_transport::process::{say_ready, Shutdown};
 use satbench_transport::time::rfc3339_millis;
 use tokio::net::{TcpSocket, TcpStream};
 use tokio::signal::unix::{signal, SignalKind};
@@ -103,13 +104,12 @@ pub async fn run(o: Options) -> Result<(), String> {
         Err(e) => ctx.log(&format!("cannot read the open-files limit: {e}")),
     }
     ctx.write_stats()?; // a bad --stats path fails now, not at exit
-    let sig = |k: SignalKind| signal(k).map_err(|e| format!("signal handler: {e}"));
-    let (mut term, mut int, mut usr1) = (
-        sig(SignalKind::terminate())?,
-        sig(SignalKind::interrupt())?,
-        sig(SignalKind::user_defined1())?,
-    );
-    satbench_transport::process::say_ready();
+
+    // Handlers before `ready`: a signal that comes right after must not kill us.
+    let shutdown = Shutdown::listen()?;
+    let mut usr1 =
+        signal(SignalKind::user_defined1()).map_err(|e| format!("signal handler: {e}"))?;
+    say_ready();
     ctx.log(&format!(
         "listening on {} (accept side {}, connect side {}, {})",
         ctx.o.listen,
@@ -119,6 +119,8 @@ pub async fn run(o: Options) -> Result<(), String> {
     ));
     let mut cap = CapNotice::default();
     let mut last_accept_error: Option<Instant> = None;
+    let stop = shutdown.requested();
+    tokio::pin!(stop);
     loop {
         tokio::select! {
             r = listener.accept() => match r {
@@ -137,8 +139,7 @@ pub async fn run(o: Options) -> Result<(), String> {
                     ctx.log(&e);
                 }
             }
-            _ = term.recv() => break,
-            _ = int.recv() => break,
+            _ = &mut stop => break,
         }
     }
     let s = ctx

@@ -29,7 +29,7 @@ use tokio::io::AsyncReadExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsAcceptor;
 
-use crate::archive::{Archive, Url};
+use crate::archive::{self, Archive};
 use crate::body::{ResponseBody, CHUNK};
 use crate::cli::{ServeArgs, Source};
 use crate::h3_quinn_prio::{self, StreamPriorities};
@@ -128,8 +128,17 @@ impl Site {
                     "http" => self.http_port,
                     _ => self.https_port,
                 };
-                let url = Url::of_request(a.scheme, a.authority, a.path, a.query, port);
-                (archive.decide(a.method, &url, alt_svc), url.to_string())
+                let url = archive::request_url(a.scheme, a.authority, a.path, a.query, port);
+                let logged = match &url {
+                    Some(u) => u.to_string(),
+                    // no host, or no URL: logged as it came
+                    None => {
+                        let query = a.query.map(|q| format!("?{q}")).unwrap_or_default();
+                        let host = a.authority.unwrap_or_default();
+                        format!("{}://{host}{}{query}", a.scheme, a.path)
+                    }
+                };
+                (archive.decide(a.method, url.as_ref(), alt_svc), logged)
             }
         }
     }

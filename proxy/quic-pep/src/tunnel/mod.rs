@@ -1,38 +1,41 @@
 //! The standing ST↔GW tunnel (`--tunnel`): one QUIC connection between
 //! Proxy-ST and Proxy-GW that carries every client connection's streams.
 //!
-//! Proxy-ST dials it at start (`dial`) and re-dials if it drops; Proxy-GW
-//! accepts it. Each end has a "local" connection per client connection:
-//! at ST the client's, at GW its own to the origin. A stream opened on a
-//! local connection becomes a tunnel stream of the same direction that
-//! starts with a `frame::Header` naming the client connection and the
-//! original stream ID; the other end opens the local twin in ID order
-//! (`order::Reorder`), so IDs stay as the client and the origin number
-//! them. The control stream carries Open, Close and Reset (`frame`).
-//! Stream data, FIN, RESET_STREAM and STOP_SENDING cross with
-//! `relay::copy`, as without the tunnel.
+//! Proxy-ST dials it at start and re-dials if it drops (`keep_up`);
+//! Proxy-GW accepts it. Each end has a "local" connection per client
+//! connection: at ST the client's, at GW its own to the origin (`origin`).
+//! A stream opened on a local connection becomes a tunnel stream of the
+//! same direction that starts with a `frame::Header` naming the client
+//! connection and the original stream ID; the other end opens the local
+//! twin in ID order, so IDs stay as the client and the origin number them.
+//! Which client connections are carried and whose turn it is to be opened
+//! is plain state (`clients`, over `order`); this file does the I/O. The
+//! control stream carries Open, Close and Reset (`frame`). Stream data,
+//! FIN, RESET_STREAM and STOP_SENDING cross with `relay::copy`, as without
+//! the tunnel.
 
-pub mod dial;
+pub mod clients;
 pub mod frame;
+pub mod keep_up;
 pub mod order;
-pub mod spare;
+pub mod origin;
 
-use std::collections::HashMap;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use quinn::{Connection, RecvStream, SendStream, VarInt};
 use satbench_transport::quic::keep_alive_every;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{watch, Notify};
 
 use crate::close::{self, Close, Ended, PEP_ERROR};
 use crate::log::Log;
 use crate::relay::{self, Accepted, Opened, Outcome, Tracker, DRAIN};
 use crate::stats::{Counters, Pair, Stats};
 use crate::streams::{Dir, Initiator, Kind, Mirror, Side};
+use clients::{Clients, Next, OnOpen};
 use frame::{FrameError, Header, Message, Target};
-use order::{ClosedIds, Insert, Reorder};
+use origin::Origins;
 
 /// The tunnel's ALPN: Proxy-GW in `--tunnel` mode accepts nothing else.
 pub const ALPN: &[u8] = b"satbench-tunnel";
@@ -74,6 +77,15 @@ impl End {
         }
     }
 
+    /// Who opens the streams the peer carries into the tunnel, whose local
+    /// twins this end opens.
+    fn peer_opens(self) -> Initiator {
+        match self {
+            End::St => Initiator::Server,
+            End::Gw => Initiator::Client,
+        }
+    }
+
     /// The local connection's side in relay terms (for logs and closes).
     fn local_side(self) -> Side {
         match self {
@@ -89,38 +101,34 @@ enum Item {
     Reset(u64),
 }
 
-/// One client connection carried by the tunnel.
+/// The I/O side of one client connection carried by the tunnel.
 struct Client {
     id: u64,
     local: watch::Sender<Option<Connection>>,
     remote_close: watch::Sender<Option<Close>>,
-    /// The openers of the two kinds the peer relays to us.
-    openers: Mutex<Vec<mpsc::UnboundedSender<(u64, Item)>>>,
+    /// Wakes the opener of each kind the peer relays to us (bidi, uni)
+    /// when a stream of that kind is queued.
+    queued: [Notify; 2],
     tasks: Mutex<tokio::task::JoinSet<()>>,
     count: Pair,
     to_local: Tracker,
     to_tunnel: Tracker,
-    opened: std::sync::atomic::AtomicBool,
     /// Set when the client connection is forgotten: its tasks reset what
     /// they hold and end.
     gone: watch::Sender<bool>,
 }
 
+/// The client table with each client's I/O side and waiting streams.
+type Table = Clients<Arc<Client>, Item>;
+
 pub struct Tunnel {
     pub conn: Connection,
     end: End,
     control: tokio::sync::Mutex<Option<SendStream>>,
-    clients: Mutex<HashMap<u64, Arc<Client>>>,
-    closed: Mutex<ClosedIds>,
+    clients: Arc<Mutex<Table>>,
     stats: Arc<Stats>,
     log: Arc<Log>,
 }
-
-/// What Proxy-GW does with an Open: connect to the origin for one client
-/// connection with that ALPN, at the destination it names if it names one
-/// (`--transparent`).
-pub type Dialer =
-    Arc<dyn Fn(u64, Vec<u8>, Option<Target>) -> BoxFuture<Result<Connection, Ended>> + Send + Sync>;
 
 /// What Proxy-GW does with a TCP stream (QPEP, `crate::qpep::Gw`): the
 /// original destination and both halves of the stream.
@@ -128,10 +136,10 @@ pub type TcpHandler =
     Arc<dyn Fn(std::net::SocketAddrV4, SendStream, RecvStream) -> BoxFuture<()> + Send + Sync>;
 
 /// Proxy-GW's answers to what the tunnel brings: client connections to
-/// dial the origin for, and TCP streams (none: they are refused).
+/// connect to the origin for, and TCP streams (none: they are refused).
 #[derive(Clone, Default)]
 pub struct Handlers {
-    pub dial: Option<Dialer>,
+    pub origins: Option<Arc<Origins>>,
     pub tcp: Option<TcpHandler>,
 }
 
@@ -162,8 +170,7 @@ impl Tunnel {
             conn,
             end,
             control: tokio::sync::Mutex::new(None),
-            clients: Mutex::new(HashMap::new()),
-            closed: Mutex::new(ClosedIds::new(4096)),
+            clients: Arc::new(Mutex::new(Clients::new(end.peer_opens()))),
             stats,
             log,
         });
@@ -186,7 +193,7 @@ impl Tunnel {
             code: PEP_ERROR,
             reason: format!("quic-pep: tunnel lost: {}", Ended::from(&err).describe()).into_bytes(),
         };
-        let clients: Vec<_> = self.clients.lock().unwrap().values().cloned().collect();
+        let clients = self.clients.lock().unwrap().handles();
         for c in clients {
             c.remote_close.send_replace(Some(lost.clone()));
         }
@@ -215,21 +222,16 @@ impl Tunnel {
         close_unless_closed(&self.conn, reason);
     }
 
-    fn client(&self, id: u64, create: bool) -> Option<Arc<Client>> {
-        let mut clients = self.clients.lock().unwrap();
-        if let Some(c) = clients.get(&id) {
-            return Some(c.clone());
-        }
-        if !create || self.closed.lock().unwrap().contains(id) {
-            return None;
-        }
+    /// The I/O side of a client connection new to the table, with the
+    /// openers of the peer's two kinds of streams.
+    fn new_client(&self, id: u64) -> Arc<Client> {
         let (local, _) = watch::channel(None);
         let (remote_close, _) = watch::channel(None);
         let c = Arc::new(Client {
             id,
             local,
             remote_close,
-            openers: Mutex::new(Vec::new()),
+            queued: Default::default(),
             tasks: Mutex::new(tokio::task::JoinSet::new()),
             count: Pair {
                 conn: Arc::new(Counters::default()),
@@ -237,36 +239,41 @@ impl Tunnel {
             },
             to_local: Tracker::default(),
             to_tunnel: Tracker::default(),
-            opened: Default::default(),
             gone: watch::channel(false).0,
         });
-        // Openers for the kinds the peer relays, in Kind::ALL order of
-        // the peer's initiator (bidi first).
-        let peer = match self.end.local_opens() {
-            Initiator::Client => Initiator::Server,
-            Initiator::Server => Initiator::Client,
-        };
         {
             let mut tasks = c.tasks.lock().unwrap();
-            let mut openers = c.openers.lock().unwrap();
             for dir in [Dir::Bi, Dir::Uni] {
-                let (tx, rx) = mpsc::unbounded_channel();
-                openers.push(tx);
                 let kind = Kind {
-                    initiator: peer,
+                    initiator: self.end.peer_opens(),
                     dir,
                 };
-                tasks.spawn(opener(kind, c.clone(), self.end, self.log.clone(), rx));
+                let clients = self.clients.clone();
+                tasks.spawn(opener(kind, c.clone(), clients, self.end, self.log.clone()));
             }
         }
-        clients.insert(id, c.clone());
-        Some(c)
+        c
+    }
+
+    /// Queues the peer's stream `id` (or a reset standing in for it) of
+    /// client connection `conn` for its opener, adding the client
+    /// connection if `add` and it is new; refuses it if it has no place.
+    fn queue(&self, conn: u64, id: u64, item: Item, add: bool) {
+        let mut clients = self.clients.lock().unwrap();
+        if add {
+            clients.add(conn, || self.new_client(conn));
+        }
+        let queued = clients.queue(conn, id, item).map(Arc::clone);
+        drop(clients);
+        match queued {
+            Ok(c) => c.queued(Kind::of(id).dir).notify_one(),
+            Err(item) => refuse(item),
+        }
     }
 
     fn forget(&self, c: &Client) {
-        self.clients.lock().unwrap().remove(&c.id);
-        self.closed.lock().unwrap().close(c.id);
-        c.openers.lock().unwrap().clear();
+        let waiting = self.clients.lock().unwrap().forget(c.id);
+        waiting.into_iter().for_each(refuse);
         c.gone.send_replace(true);
     }
 
@@ -280,7 +287,13 @@ impl Tunnel {
         alpn: Vec<u8>,
         to: Option<Target>,
     ) -> Outcome {
-        let c = self.client(id, true).expect("a new client id");
+        let c = self
+            .clients
+            .lock()
+            .unwrap()
+            .add(id, || self.new_client(id))
+            .cloned()
+            .expect("a new client id");
         self.stats.tunnel.clients.fetch_add(1, Relaxed);
         self.send_control(&Message::Open { conn: id, alpn, to })
             .await;
@@ -315,7 +328,7 @@ impl Tunnel {
                 self.stats.closes_relayed.fetch_add(1, Relaxed);
                 (local_side, ended)
             }
-            cl = async { remote.wait_for(|v| v.is_some()).await.ok().and_then(|v| v.clone()) } => {
+            cl = once_some(&mut remote) => {
                 let cl = cl.unwrap_or(Close { code: PEP_ERROR, reason: b"quic-pep: tunnel lost".to_vec() });
                 let _ = tokio::time::timeout(DRAIN, c.to_local.idle()).await;
                 local.close(VarInt::from_u64(cl.code).unwrap_or(VarInt::MAX), &cl.reason);
@@ -397,10 +410,7 @@ impl Tunnel {
             // reset before its header (a Reset message stands in) or too slow
             Ok(Err(None)) | Err(_) => return relay::abort(a),
         };
-        let peer = match self.end.local_opens() {
-            Initiator::Client => Initiator::Server,
-            Initiator::Server => Initiator::Client,
-        };
+        let peer = self.end.peer_opens();
         match header {
             Header::Control => {
                 let mut ctl = self.control.lock().await;
@@ -408,7 +418,7 @@ impl Tunnel {
                     (End::Gw, true, true, Accepted::Bi(send, recv)) => {
                         *ctl = Some(send);
                         drop(ctl);
-                        self.read_control(recv, handlers.dial).await;
+                        self.read_control(recv, handlers.origins).await;
                     }
                     _ => {
                         drop(ctl);
@@ -420,10 +430,7 @@ impl Tunnel {
                 if let Err(e) = header.check(bidi, peer) {
                     return self.bad(&e.to_string());
                 }
-                match self.client(conn, self.end == End::Gw) {
-                    Some(c) => c.enqueue(id, Item::Stream(a)),
-                    None => relay::abort(a),
-                }
+                self.queue(conn, id, Item::Stream(a), self.end == End::Gw);
             }
             Header::Tcp { dst } => {
                 if let Err(e) = header.check(bidi, peer) {
@@ -438,7 +445,7 @@ impl Tunnel {
     }
 
     /// The peer's control messages, until the stream or the tunnel ends.
-    async fn read_control(self: Arc<Self>, mut recv: RecvStream, dialer: Option<Dialer>) {
+    async fn read_control(self: Arc<Self>, mut recv: RecvStream, origins: Option<Arc<Origins>>) {
         loop {
             let m = match read_message(&mut recv).await {
                 Ok(m) => m,
@@ -451,94 +458,45 @@ impl Tunnel {
             };
             match m {
                 Message::Open { conn, alpn, to } => {
-                    let (End::Gw, Some(d)) = (self.end, dialer.as_ref()) else {
+                    let (End::Gw, Some(o)) = (self.end, origins.as_ref()) else {
                         return self.bad("Open sent to Proxy-ST");
                     };
-                    let Some(c) = self.client(conn, true) else {
-                        continue; // closed already
-                    };
-                    if c.opened.swap(true, Relaxed) {
-                        return self.bad("Open twice");
+                    let opened = self
+                        .clients
+                        .lock()
+                        .unwrap()
+                        .open(conn, || self.new_client(conn));
+                    match opened {
+                        OnOpen::Start(c) => {
+                            tokio::spawn(self.clone().origin(c, o.clone(), alpn, to));
+                        }
+                        OnOpen::Ended => continue,
+                        OnOpen::Twice => return self.bad("Open twice"),
                     }
-                    tokio::spawn(self.clone().origin(c, d.clone(), alpn, to));
                 }
-                Message::Close { conn, code, reason } => match self.client(conn, false) {
-                    Some(c) => {
+                Message::Close { conn, code, reason } => {
+                    let carried = self.clients.lock().unwrap().close(conn);
+                    if let Some(c) = carried {
                         c.remote_close.send_replace(Some(Close { code, reason }));
                     }
-                    None => self.closed.lock().unwrap().close(conn),
-                },
+                }
                 Message::Reset { conn, id, code } => {
                     if Kind::of(id).initiator == self.end.local_opens() {
                         return self.bad("Reset of a stream the wrong side opened");
                     }
-                    if let Some(c) = self.client(conn, false) {
-                        c.enqueue(id, Item::Reset(code));
-                    }
+                    self.queue(conn, id, Item::Reset(code), false);
                 }
             }
         }
     }
+}
 
-    /// Proxy-GW: the origin connection of client connection `c`, then the relay.
-    async fn origin(
-        self: Arc<Self>,
-        c: Arc<Client>,
-        dial: Dialer,
-        alpn: Vec<u8>,
-        to: Option<Target>,
-    ) {
-        let started = Instant::now();
-        self.stats.tunnel.clients.fetch_add(1, Relaxed);
-        let mut remote = c.remote_close.subscribe();
-        let name = to.as_ref().map(|t| t.name.clone());
-        let conn = tokio::select! {
-            r = dial(c.id, alpn, to) => r,
-            _ = async { remote.wait_for(|v| v.is_some()).await.is_ok() } => {
-                self.forget(&c);
-                return;
-            }
-        };
-        match conn {
-            Ok(origin) => {
-                self.stats.relayed.fetch_add(1, Relaxed);
-                self.stats.active.fetch_add(1, Relaxed);
-                if let Some(name) = &name {
-                    self.stats.destinations.count(origin.remote_address(), name);
-                }
-                self.log.line(&format!(
-                    "conn {} relayed over the tunnel to {}{} setup_ms={}",
-                    c.id,
-                    origin.remote_address(),
-                    name.map_or(String::new(), |n| format!(" name={}", or_dash(&n))),
-                    started.elapsed().as_millis()
-                ));
-                let out = self.carry(c.clone(), origin).await;
-                self.stats.closed.fetch_add(1, Relaxed);
-                self.stats.active.fetch_sub(1, Relaxed);
-                self.log.line(&format!("conn {} {}", c.id, out.describe()));
-            }
-            Err(ended) => {
-                self.stats.failed.fetch_add(1, Relaxed);
-                let cl = close::relay_close(&ended, Side::Far.name()).unwrap_or(Close {
-                    code: PEP_ERROR,
-                    reason: b"quic-pep: next hop unavailable".to_vec(),
-                });
-                self.log.line(&format!(
-                    "conn {} failed: next hop: {}",
-                    c.id,
-                    ended.describe()
-                ));
-                self.send_control(&Message::Close {
-                    conn: c.id,
-                    code: cl.code,
-                    reason: cl.reason,
-                })
-                .await;
-                self.forget(&c);
-            }
-        }
-    }
+/// What `rx` holds once it holds something; None if its sender is gone.
+async fn once_some<T: Clone>(rx: &mut watch::Receiver<Option<T>>) -> Option<T> {
+    rx.wait_for(|v| v.is_some())
+        .await
+        .ok()
+        .and_then(|v| v.clone())
 }
 
 /// A name for a log line: `-` when there is none.
@@ -550,22 +508,8 @@ pub fn or_dash(name: &str) -> &str {
 }
 
 impl Client {
-    fn enqueue(&self, id: u64, item: Item) {
-        let dir = Kind::of(id).dir;
-        let tx = self
-            .openers
-            .lock()
-            .unwrap()
-            .get(usize::from(dir == Dir::Uni))
-            .cloned();
-        match tx {
-            Some(tx) => {
-                if let Err(mpsc::error::SendError((_, item))) = tx.send((id, item)) {
-                    refuse(item);
-                }
-            }
-            None => refuse(item),
-        }
+    fn queued(&self, dir: Dir) -> &Notify {
+        &self.queued[usize::from(dir == Dir::Uni)]
     }
 }
 
@@ -631,54 +575,34 @@ impl Client {
 }
 
 /// Opens the local twins of one kind of the peer's streams, in ID order,
-/// once the local connection is up; refuses what is left when the client
-/// connection is forgotten.
-async fn opener(
-    kind: Kind,
-    c: Arc<Client>,
-    end: End,
-    log: Arc<Log>,
-    mut rx: mpsc::UnboundedReceiver<(u64, Item)>,
-) {
-    let mut order = Reorder::new(kind);
+/// once the local connection is up; refuses what is left when it stops or
+/// the client connection is forgotten.
+async fn opener(kind: Kind, c: Arc<Client>, clients: Arc<Mutex<Table>>, end: End, log: Arc<Log>) {
     let mut gone = c.gone.subscribe();
     tokio::select! {
-        _ = open_in_order(kind, &c, end, &log, &mut rx, &mut order) => {}
+        _ = open_in_order(kind, &c, &clients, end, &log) => {}
         _ = async { gone.wait_for(|g| *g).await.is_ok() } => {}
     }
-    rx.close();
-    while let Ok((_, item)) = rx.try_recv() {
-        refuse(item);
-    }
-    order.drain().for_each(refuse);
+    let left = clients.lock().unwrap().stop(c.id, kind.dir);
+    left.into_iter().for_each(refuse);
 }
 
-async fn open_in_order(
-    kind: Kind,
-    c: &Arc<Client>,
-    end: End,
-    log: &Log,
-    rx: &mut mpsc::UnboundedReceiver<(u64, Item)>,
-    order: &mut Reorder<Item>,
-) {
-    let mut local = c.local.subscribe();
-    let conn = async {
-        local
-            .wait_for(|v| v.is_some())
-            .await
-            .ok()
-            .and_then(|v| v.clone())
-    }
-    .await;
-    let Some(conn) = conn else { return };
+async fn open_in_order(kind: Kind, c: &Arc<Client>, clients: &Mutex<Table>, end: End, log: &Log) {
+    let Some(conn) = once_some(&mut c.local.subscribe()).await else {
+        return;
+    };
     let mirror = Mirror::new(kind);
     // data arriving from the tunnel flows towards the origin at GW's end
     let up = end == End::Gw;
-    while let Some((id, item)) = rx.recv().await {
-        match order.insert(id, item) {
-            Ok(Insert::Queued) => {}
-            Ok(Insert::Late(item)) => refuse(item),
-            Err(e) => {
+    loop {
+        let next = clients.lock().unwrap().next(c.id, kind.dir);
+        let (id, item) = match next {
+            Next::Open(id, item) => (id, item),
+            Next::Wait => {
+                c.queued(kind.dir).notified().await;
+                continue;
+            }
+            Next::Broken(id, e) => {
                 log.line(&format!("conn {} stream {id}: {e:?}, closing it", c.id));
                 conn.close(
                     VarInt::from_u64(PEP_ERROR).unwrap(),
@@ -686,38 +610,37 @@ async fn open_in_order(
                 );
                 return;
             }
-        }
-        while let Some((id, item)) = order.pop() {
-            let Some(opened) = relay::open(&conn, kind.dir).await else {
-                refuse(item);
-                return;
-            };
-            relay::check_twin(&mirror, id, &opened, &c.count, log, c.id);
-            c.count.stream(kind);
-            match (item, opened) {
-                (Item::Reset(code), o) => {
-                    let code = VarInt::from_u64(code).unwrap_or(VarInt::MAX);
-                    match o {
-                        Opened::Bi(mut s, mut r) => {
-                            let _ = s.reset(code);
-                            let _ = r.stop(code);
-                        }
-                        Opened::Uni(mut s) => {
-                            let _ = s.reset(code);
-                        }
+            Next::Stop => return,
+        };
+        let Some(opened) = relay::open(&conn, kind.dir).await else {
+            refuse(item);
+            return;
+        };
+        relay::check_twin(&mirror, id, &opened, &c.count, log, c.id);
+        c.count.stream(kind);
+        match (item, opened) {
+            (Item::Reset(code), o) => {
+                let code = VarInt::from_u64(code).unwrap_or(VarInt::MAX);
+                match o {
+                    Opened::Bi(mut s, mut r) => {
+                        let _ = s.reset(code);
+                        let _ = r.stop(code);
                     }
-                    c.count.reset();
+                    Opened::Uni(mut s) => {
+                        let _ = s.reset(code);
+                    }
                 }
-                (Item::Stream(Accepted::Bi(tsend, trecv)), Opened::Bi(lsend, lrecv)) => {
-                    c.spawn_copy(trecv, lsend, up, Towards::Local);
-                    // the local answer goes back on the same tunnel stream
-                    c.spawn_copy(lrecv, tsend, !up, Towards::Tunnel(None));
-                }
-                (Item::Stream(Accepted::Uni(trecv)), Opened::Uni(lsend)) => {
-                    c.spawn_copy(trecv, lsend, up, Towards::Local);
-                }
-                (Item::Stream(a), _) => relay::abort(a),
+                c.count.reset();
             }
+            (Item::Stream(Accepted::Bi(tsend, trecv)), Opened::Bi(lsend, lrecv)) => {
+                c.spawn_copy(trecv, lsend, up, Towards::Local);
+                // the local answer goes back on the same tunnel stream
+                c.spawn_copy(lrecv, tsend, !up, Towards::Tunnel(None));
+            }
+            (Item::Stream(Accepted::Uni(trecv)), Opened::Uni(lsend)) => {
+                c.spawn_copy(trecv, lsend, up, Towards::Local);
+            }
+            (Item::Stream(a), _) => relay::abort(a),
         }
     }
 }

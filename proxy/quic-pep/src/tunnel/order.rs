@@ -11,7 +11,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::streams::{index, Kind};
 
-/// Streams of one kind waiting for their turn, at most this many.
+/// Streams of one kind waiting for an earlier one that has not arrived,
+/// at most this many.
 pub const MAX_PENDING: usize = 1024;
 
 #[derive(Debug, PartialEq, Eq)]
@@ -32,7 +33,11 @@ pub enum OrderError {
 #[derive(Debug)]
 pub struct Reorder<T> {
     kind: Kind,
+    /// The index `pop` hands out next.
     next: u64,
+    /// The first index from `next` on that has not arrived: those between
+    /// the two can be handed out now.
+    gap: u64,
     pending: BTreeMap<u64, T>,
 }
 
@@ -41,6 +46,7 @@ impl<T> Reorder<T> {
         Reorder {
             kind,
             next: 0,
+            gap: 0,
             pending: BTreeMap::new(),
         }
     }
@@ -53,10 +59,15 @@ impl<T> Reorder<T> {
         if i < self.next || self.pending.contains_key(&i) {
             return Ok(Insert::Late(item));
         }
-        if self.pending.len() >= MAX_PENDING {
+        // Only streams behind the gap count: those whose turn has come wait
+        // for the caller alone (which may wait for the peer's MAX_STREAMS).
+        if self.pending.len() - (self.gap - self.next) as usize >= MAX_PENDING {
             return Err(OrderError::TooMany);
         }
         self.pending.insert(i, item);
+        while self.pending.contains_key(&self.gap) {
+            self.gap += 1;
+        }
         Ok(Insert::Queued)
     }
 
@@ -74,6 +85,7 @@ impl<T> Reorder<T> {
 
     /// Whatever is still waiting, for the caller to refuse.
     pub fn drain(&mut self) -> impl Iterator<Item = T> + '_ {
+        self.gap = self.next;
         std::mem::take(&mut self.pending).into_values()
     }
 }
@@ -159,6 +171,28 @@ mod tests {
         assert_eq!(
             r.insert(Kind::CLIENT_UNI.id(MAX_PENDING as u64 + 1), ()),
             Err(OrderError::TooMany)
+        );
+    }
+
+    #[test]
+    fn streams_whose_turn_has_come_do_not_count_as_waiting() {
+        let mut r = Reorder::new(Kind::CLIENT_BI);
+        for i in 0..MAX_PENDING as u64 + 10 {
+            assert_eq!(r.insert(Kind::CLIENT_BI.id(i), ()), Ok(Insert::Queued));
+        }
+        let behind_a_gap = |i: u64| Kind::CLIENT_BI.id(MAX_PENDING as u64 + 11 + i);
+        for i in 0..MAX_PENDING as u64 {
+            assert_eq!(r.insert(behind_a_gap(i), ()), Ok(Insert::Queued));
+        }
+        assert_eq!(
+            r.insert(behind_a_gap(MAX_PENDING as u64), ()),
+            Err(OrderError::TooMany)
+        );
+        assert_eq!(r.pop(), Some((0, ())));
+        assert_eq!(
+            r.insert(behind_a_gap(MAX_PENDING as u64), ()),
+            Err(OrderError::TooMany),
+            "handing out one whose turn had come makes no room"
         );
     }
 

@@ -13,8 +13,9 @@ use crate::bins::Direction;
 
 pub const DEFAULT_QUIC_PORT: u16 = 4434;
 pub const DEFAULT_TCP_PORT: u16 = 5201;
-/// The testbed's site name (harness/runner.js SITE_HOST); certificates made
-/// by `origin gen-cert --name satbench.test` carry it, the PEP's too.
+/// The testbed's site name (SITE_HOST of harness/testbed/addressing.js,
+/// which harness/bulk/satbulk.js passes as `--name`); certificates made by
+/// `origin gen-cert --name satbench.test` carry it, the PEP's too.
 pub const DEFAULT_NAME: &str = "satbench.test";
 pub const ALPN: &[u8] = b"satbulk";
 

@@ -1,5 +1,6 @@
-//! Proxy-ST's side of the tunnel: dial Proxy-GW at start, keep the tunnel
-//! in a `watch` for the client connections, and dial again when it drops.
+//! Proxy-ST keeping the tunnel up: dial Proxy-GW at start, keep the tunnel
+//! in a `watch` for the client connections (QUIC and QPEP's TCP), and dial
+//! again when it drops.
 
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
@@ -8,7 +9,7 @@ use std::time::{Duration, Instant};
 use quinn::Connection;
 use tokio::sync::watch;
 
-use super::{BoxFuture, End, Tunnel};
+use super::{once_some, BoxFuture, End, Tunnel};
 use crate::close::Ended;
 use crate::log::Log;
 use crate::stats::Stats;
@@ -19,14 +20,10 @@ pub const TUNNEL_WAIT: Duration = Duration::from_secs(3);
 
 /// The tunnel once it is up, within `TUNNEL_WAIT`; None if it is not.
 pub async fn wait_up(mut current: watch::Receiver<Option<Arc<Tunnel>>>) -> Option<Arc<Tunnel>> {
-    let up = async {
-        current
-            .wait_for(|t| t.is_some())
-            .await
-            .ok()
-            .and_then(|t| t.clone())
-    };
-    tokio::time::timeout(TUNNEL_WAIT, up).await.ok().flatten()
+    tokio::time::timeout(TUNNEL_WAIT, once_some(&mut current))
+        .await
+        .ok()
+        .flatten()
 }
 
 /// The wait before dialling again doubles from the first to the last.
