@@ -7,6 +7,7 @@ import { UsageError } from '../core/errors.js';
 import { refuseFileOnPath, makeDirs } from '../core/folders.js';
 import { readResults, rewriteResults, dropTornLine, RESULTS } from '../results/store.js';
 import { writeManifest, MANIFEST } from './manifest.js';
+import { lockResults } from './lock.js';
 import { groupKey, kindOf } from '../kinds/index.js';
 
 // A run's identity: its kind's key of its scenario, and its number.
@@ -40,7 +41,9 @@ export function checkOutDir(dir) {
  * accident. With `resume` the folder must exist; a torn last line of
  * results.jsonl (the run being written when satbench stopped) and the
  * records of runs a signal interrupted are dropped with a warning through
- * `onWarning`, and those runs run again.
+ * `onWarning`, and those runs run again. The folder is locked for this
+ * campaign (lock.js) before anything in it is read or written; `release`
+ * unlocks it.
  */
 export function openResults(outDir, options) {
   try {
@@ -56,9 +59,11 @@ export function openResults(outDir, options) {
 function openResultsDir(outDir, { resume = false, kind, manifest = null, onWarning = () => {} }) {
   const file = path.join(outDir, RESULTS);
   const done = new Set();
+  let release;
   if (resume) {
     if (!fs.existsSync(outDir) || !fs.statSync(outDir).isDirectory())
       throw new UsageError(`--resume ${outDir}: no such folder`);
+    release = lockResults(outDir, manifest?.command ?? kind);
     const torn = dropTornLine(file);
     if (torn)
       onWarning(
@@ -78,7 +83,15 @@ function openResultsDir(outDir, { resume = false, kind, manifest = null, onWarni
   } else {
     checkOutDir(outDir);
     makeDirs(outDir);
-    if (manifest) writeManifest(outDir, manifest);
+    release = lockResults(outDir, manifest?.command ?? kind);
+    try {
+      // another campaign may have started in it between the check and the lock
+      checkOutDir(outDir);
+      if (manifest) writeManifest(outDir, manifest);
+    } catch (e) {
+      release();
+      throw e;
+    }
   }
-  return { file, done };
+  return { file, done, release };
 }

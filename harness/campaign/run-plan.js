@@ -24,18 +24,22 @@ export async function runPlan(
   { items, runOne, name, describe, settings, tag = {}, origin },
 ) {
   const { kind, matrix, profiles } = plan;
-  const { file, done } = openResults(outDir, { resume, kind, manifest, onWarning: onProgress });
-  await runCampaign({ kind, items, done, resultsFile: file, runOne, name, describe, runs: matrix.runs, onProgress });
-  const { seed, link, shard = null } = plan.settings;
-  return writeOutputs(outDir, readResults(file), {
-    ...meta,
-    ...tag,
-    seed,
-    link,
-    settings,
-    matrix,
-    ...(shard ? { shard } : {}),
-    environment: await gatherEnvironment(matrix, { profiles, origin }),
-    generated: new Date().toISOString(),
-  });
+  const { file, done, release } = openResults(outDir, { resume, kind, manifest, onWarning: onProgress });
+  try {
+    await runCampaign({ kind, items, done, resultsFile: file, runOne, name, describe, runs: matrix.runs, onProgress });
+    const { seed, link, shard = null } = plan.settings;
+    return writeOutputs(outDir, readResults(file), {
+      ...meta,
+      ...tag,
+      seed,
+      link,
+      settings,
+      matrix,
+      ...(shard ? { shard } : {}),
+      environment: await gatherEnvironment(matrix, { profiles, origin }),
+      generated: new Date().toISOString(),
+    });
+  } finally {
+    release();
+  }
 }

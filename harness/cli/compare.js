@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
+import { replaceFile } from '../results/store.js';
 import { loadResultSet } from '../analysis/result-set.js';
 import { readBudget, defaultBudget, describeLimits } from '../analysis/compare/budget.js';
 import { compareResults } from '../analysis/compare/judge.js';
@@ -39,11 +40,13 @@ export function checkOutputFile(file, flag) {
     throw new UsageError(`${flag} ${file}: is a folder; expected a file name`);
 }
 
+// Whole or not at all (a pull-request comment or a CI report half written is worse than none).
 function writeOutput(file, flag, text) {
   try {
-    fs.writeFileSync(file, text);
+    replaceFile(file, text);
   } catch (e) {
-    throw new UsageError(`${flag} ${file}: cannot write it (${e.code ?? e.message})`);
+    if (!(e instanceof UsageError)) throw e;
+    throw new UsageError(`${flag} ${e.message}`);
   }
 }
 

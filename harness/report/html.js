@@ -16,6 +16,7 @@ import { partOf } from './parts.js';
 import { OTHER_RESULTS } from './median-table.js';
 import { h, escapeHtml, jsonForScript, inlineScript } from './render.js';
 import { loadReference } from './paper.js';
+import { replaceFile } from '../results/store.js';
 import { campaignSettings } from '../results/meta.js';
 
 export { escapeHtml, jsonForScript, inlineScript };
@@ -283,8 +284,11 @@ ${records ? `<script type="application/octet-stream" id="raw-records" data-encod
 `;
 }
 
+/** index.html of `outDir`, written whole or not at all (results/store.js replaceFile). */
 export function writeReport(outDir, summary, options = {}) {
-  const file = path.join(outDir, 'index.html');
-  fs.writeFileSync(file, renderReport(summary, options));
+  const file = path.join(outDir, REPORT);
+  replaceFile(file, renderReport(summary, options));
   return file;
 }
+
+export const REPORT = 'index.html';

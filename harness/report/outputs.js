@@ -5,21 +5,34 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
-import { readResults, readSummary, RESULTS, SUMMARY, MANIFEST, LIGHTHOUSE_DIR } from '../results/store.js';
+import { readResults, readSummary, replaceFile, RESULTS, SUMMARY, MANIFEST, LIGHTHOUSE_DIR } from '../results/store.js';
 import { kindOfCommand } from '../kinds/index.js';
 import { summarize } from '../analysis/summary.js';
 import { mergeSets } from '../analysis/merge.js';
-import { writeReport } from './html.js';
+import { writeReport, renderReport, REPORT } from './html.js';
 
 /**
  * summary.json and index.html of `outDir` from its records: the statistics
  * are recomputed from the records with meta.seed. Returns the summary.
  */
 export function writeOutputs(outDir, records, meta) {
-  const summary = { meta, groups: summarize(records, { seed: meta.seed ?? 1 }) };
-  fs.writeFileSync(path.join(outDir, SUMMARY), JSON.stringify(summary, null, 2));
-  writeReport(outDir, summary, { records });
+  const { summary, html } = renderOutputs(records, meta);
+  writeRendered(outDir, summary, html);
   return summary;
+}
+
+// Pure but for the report's assets: summary.json's content and the report
+// page, made before anything is written, so that a summary the report
+// cannot show leaves no file half made.
+function renderOutputs(records, meta) {
+  const summary = { meta, groups: summarize(records, { seed: meta.seed ?? 1 }) };
+  return { summary, html: renderReport(summary, { records }) };
+}
+
+// Each file whole or not at all: a full disk leaves the old one or none.
+function writeRendered(outDir, summary, html) {
+  replaceFile(path.join(outDir, SUMMARY), JSON.stringify(summary, null, 2));
+  replaceFile(path.join(outDir, REPORT), html);
 }
 
 /**
@@ -91,14 +104,15 @@ export function mergeFolders(dirs, outDir) {
   if (fs.existsSync(path.join(out, RESULTS)))
     throw new UsageError(`--out ${outDir}: already holds a ${RESULTS}; pick a new folder`);
   const { records, meta, warnings } = mergeSets(sets);
+  const { summary, html } = renderOutputs(records, meta);
   fs.mkdirSync(out, { recursive: true });
-  fs.writeFileSync(path.join(out, RESULTS), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  replaceFile(path.join(out, RESULTS), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
   // Lighthouse reports (bench --lighthouse) come along, so that the merged
   // folder is complete on its own; records name them relative to it.
   for (const d of dirs) {
     const lh = path.join(d, LIGHTHOUSE_DIR);
     if (fs.existsSync(lh)) fs.cpSync(lh, path.join(out, LIGHTHOUSE_DIR), { recursive: true });
   }
-  const summary = writeOutputs(out, records, meta);
+  writeRendered(out, summary, html);
   return { summary, records: records.length, warnings };
 }

@@ -154,21 +154,31 @@ export function rewriteResults(file, records) {
 }
 
 /**
- * Writes `text` as `file`, whole or not at all (a temporary file renamed
- * over it) and on disk (the file and its folder synced), so a crash leaves
- * the old content or the new one.
+ * Writes `text` as `file`, whole or not at all (a temporary file beside it
+ * renamed over it) and on disk (the file and its folder synced), so a
+ * crash or a full disk leaves the old content or the new one, never a torn
+ * file. The file system's refusal (ENOSPC, EACCES, EROFS…) is one-line
+ * UsageError naming the file; the temporary file goes with it. `fsx` is
+ * node:fs (a test passes one that fails).
  */
-export function replaceFile(file, text) {
-  const tmp = `${file}.tmp`;
-  const fd = fs.openSync(tmp, 'w');
+export function replaceFile(file, text, fsx = fs) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  let fd;
   try {
-    fs.writeFileSync(fd, text);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
+    fd = fsx.openSync(tmp, 'w');
+    fsx.writeFileSync(fd, text);
+    fsx.fsyncSync(fd);
+    fsx.closeSync(fd);
+    fd = undefined;
+    fsx.renameSync(tmp, file);
+    syncDir(path.dirname(file), fsx);
+  } catch (e) {
+    if (fd !== undefined) fsx.closeSync(fd);
+    fsx.rmSync(tmp, { force: true });
+    if (!e.code) throw e;
+    const kept = fsx.existsSync(file) ? 'the file as it was is kept' : 'nothing was written';
+    throw new UsageError(`${file}: writing it failed (${systemError(e)}); ${kept}`);
   }
-  fs.renameSync(tmp, file);
-  syncDir(path.dirname(file), fs);
 }
 
 /**

@@ -13,6 +13,7 @@ import { runCampaign } from '../../harness/campaign/loop.js';
 import { openResults } from '../../harness/campaign/results-dir.js';
 import { newManifest } from '../../harness/campaign/manifest.js';
 import { readResults } from '../../harness/results/store.js';
+import { writeOutputs } from '../../harness/report/outputs.js';
 import { benchInput } from '../../harness/cli/bench.js';
 
 const KB = 1024;
@@ -91,10 +92,21 @@ describe('a full disk during a campaign', function () {
     assert.equal(first.ran.length, kept.length + 1, 'only the run being written is lost');
     assert.ok(fs.readFileSync(first.file, 'utf8').endsWith('}\n'), 'no torn line');
 
+    // the outputs on the full disk: one line naming the file, and each file whole or absent, no leftovers
+    assert.throws(
+      () => writeOutputs(out, kept, { seed: 1 }),
+      (e) => e instanceof UsageError && /(summary\.json|index\.html): writing it failed \(ENOSPC/.test(e.message),
+    );
+    for (const name of fs.readdirSync(out)) assert.doesNotMatch(name, /\.tmp$/, 'no temporary file left');
+    const summaryFile = path.join(out, 'summary.json');
+    if (fs.existsSync(summaryFile)) JSON.parse(fs.readFileSync(summaryFile, 'utf8'));
+    const reportFile = path.join(out, 'index.html');
+    if (fs.existsSync(reportFile)) assert.match(fs.readFileSync(reportFile, 'utf8'), /<\/html>\n$/);
+
     // a new campaign on the full disk: its campaign.json does not fit either, and says so in one line
     assert.throws(
       () => openResults(path.join(mnt, 'r2'), { kind: 'pageload', manifest }),
-      (e) => e instanceof UsageError && /: ENOSPC: no space left on device \(write\)$/.test(e.message),
+      (e) => e instanceof UsageError && /ENOSPC: no space left on device/.test(e.message) && !e.message.includes('\n'),
     );
 
     fs.rmSync(filler);
