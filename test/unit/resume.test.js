@@ -15,6 +15,7 @@ import {
   contradictionMessage,
   MANIFEST,
 } from '../../harness/campaign/manifest.js';
+import { LOCK } from '../../harness/campaign/lock.js';
 import { openResults, checkOutDir } from '../../harness/campaign/results-dir.js';
 import { benchInput } from '../../harness/cli/bench.js';
 import { bulkInput } from '../../harness/cli/bulk.js';
@@ -167,8 +168,10 @@ describe('campaign.json and --resume', () => {
       const dir = path.join(tmp(), 'r');
       const values = { ...LEO };
       const m = newManifest({ command: 'bench', argv: [], values, ...benchInput(values) });
-      openResults(dir, { kind: 'pageload', manifest: m });
+      const { release } = openResults(dir, { kind: 'pageload', manifest: m });
       assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, MANIFEST), 'utf8')), m);
+      assert.deepEqual(fs.readdirSync(dir).sort(), [MANIFEST, LOCK], 'the campaign holds the folder');
+      release();
       assert.deepEqual(fs.readdirSync(dir), [MANIFEST], 'no temporary file left');
       fs.appendFileSync(path.join(dir, MANIFEST), ' ');
       openResults(dir, { kind: 'pageload', resume: true, manifest: m });
@@ -197,7 +200,12 @@ describe('campaign.json and --resume', () => {
       const r1 = { scenario: { profile: 'geo', loss_pct: 0, protocol: 'h1', site: 'kepler' }, run: 1, ok: true };
       fs.writeFileSync(file, JSON.stringify(r1) + '\n' + JSON.stringify({ ...r1, run: 2 }).slice(0, 40));
       const warnings = [];
-      const { done } = openResults(dir, { kind: 'pageload', resume: true, onWarning: (w) => warnings.push(w) });
+      const { done, release } = openResults(dir, {
+        kind: 'pageload',
+        resume: true,
+        onWarning: (w) => warnings.push(w),
+      });
+      release();
       assert.deepEqual([...done], ['geo|0|h1|kepler#1']);
       assert.deepEqual(warnings, [
         `warning: ${file}: dropped line 2, torn (40 bytes of the run being written when satbench stopped); that run runs again`,
@@ -213,7 +221,12 @@ describe('campaign.json and --resume', () => {
       const r2 = { scenario: sc, run: 2, ok: false, error: 'interrupted by SIGINT', interrupted: 'SIGINT' };
       fs.writeFileSync(file, `${JSON.stringify(r1)}\n${JSON.stringify(r2)}\n`);
       const warnings = [];
-      const { done } = openResults(dir, { kind: 'pageload', resume: true, onWarning: (w) => warnings.push(w) });
+      const { done, release } = openResults(dir, {
+        kind: 'pageload',
+        resume: true,
+        onWarning: (w) => warnings.push(w),
+      });
+      release();
       assert.deepEqual([...done], ['geo|0|h1|kepler#1']);
       assert.deepEqual(warnings, [
         `warning: ${file}: dropped 1 run(s) interrupted by a signal (line 2); they run again`,
