@@ -5,10 +5,15 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from '../core/errors.js';
 
-/** --help, --json and `options`; positionals allowed, anything else refused. */
+/**
+ * --help, --json and `options`; positionals allowed, anything else
+ * refused, and so is an option given empty (`--out ''` would write into the
+ * current folder, `-n ''` quietly mean the preset's runs).
+ */
 export function parse(argv, options) {
+  let parsed;
   try {
-    return parseArgs({
+    parsed = parseArgs({
       args: argv,
       options: { help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' }, ...options },
       allowPositionals: true,
@@ -18,7 +23,13 @@ export function parse(argv, options) {
     // node's message may take several lines (an ambiguous "--seed -1"): one line
     throw new UsageError(e.message.replace(/\s*\n\s*/g, ' '));
   }
+  for (const [k, v] of Object.entries(parsed.values))
+    if (v === '' || (Array.isArray(v) && v.includes('')))
+      throw new UsageError(`${flagName(k, options[k])}: given empty; give a value, or leave the option out`);
+  return parsed;
 }
+
+const flagName = (key, option) => (option?.short ? `-${option.short}` : `--${key}`);
 
 /** A command that takes no operands refuses them (`satbench bench leo` would run the preset). */
 export function noOperands(positionals, command) {
@@ -33,11 +44,33 @@ export const note = (msg) => process.stderr.write(`${msg}\n`);
 // Help the user asked for is the command's output: stdout.
 export const help = (text) => process.stdout.write(`${text}\n`);
 
-export function integer(v, flag, min) {
+/** A whole number of `min` or more (and at most `max`: bounded where it is parsed, not where it fails). */
+export function integer(v, flag, min, max = Number.MAX_SAFE_INTEGER) {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min)
-    throw new UsageError(`${flag}: expected a whole number >= ${min}, got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new UsageError(
+      `${flag}: expected a whole number ${max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`}, got ${JSON.stringify(v)}`,
+    );
   return n;
+}
+
+// The bounds of the campaigns' numbers: a run count node can hold the
+// matrix of, a seed every link emulator takes (linkem's is a u64, run i
+// uses seed + i), a page-load timeout a timer can hold (an hour), the end
+// hosts' initial window the testbed accepts (testbed.js tcpPlan).
+export const LIMITS = { runs: 10_000, seed: 2 ** 32 - 1, timeoutS: 3600, initcwnd: 1000, binMs: 60_000 };
+
+/** A comma list of `flag` with no item twice (`--protocol h1,h1` would run one scenario twice under the same run numbers). */
+export function uniqueList(v, flag, same = (x) => x) {
+  const items = list(v);
+  if (!items.length) throw new UsageError(`${flag}: name at least one`);
+  const seen = new Map();
+  for (const x of items) {
+    const k = same(x);
+    if (seen.has(k)) throw new UsageError(`${flag}: ${x} is given twice (as ${seen.get(k)})`);
+    seen.set(k, x);
+  }
+  return items;
 }
 
 export const list = (v) =>
@@ -51,6 +84,6 @@ export const TCP_OPTIONS = { cc: { type: 'string' }, initcwnd: { type: 'string' 
 export function tcpOptions(v) {
   const tcp = {};
   if (v.cc) tcp.cc = v.cc;
-  if (v.initcwnd) tcp.initcwnd = tcp.initrwnd = integer(v.initcwnd, '--initcwnd', 1);
+  if (v.initcwnd) tcp.initcwnd = tcp.initrwnd = integer(v.initcwnd, '--initcwnd', 1, LIMITS.initcwnd);
   return tcp;
 }

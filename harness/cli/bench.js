@@ -9,7 +9,7 @@ import { parseShard } from '../campaign/matrix.js';
 import { BENCH_PRESETS, presetOrigin } from '../pageload/presets.js';
 import { checkBench } from './bench-plan.js';
 import { bench } from '../pageload/bench.js';
-import { integer, tcpOptions } from './args.js';
+import { integer, tcpOptions, LIMITS } from './args.js';
 import { pepOptions } from './pep-options.js';
 import { campaignCommand, matrixAxes } from './campaign.js';
 
@@ -118,8 +118,8 @@ export function benchInput(v) {
   const matrix = { profiles, losses, protocols, sites: v.site ? [v.site] : preset.sites, runs };
   const settings = {
     link: v.link,
-    seed: integer(v.seed, '--seed', 0),
-    timeoutMs: integer(v.timeout, '--timeout', 1) * 1000,
+    seed: integer(v.seed, '--seed', 0, LIMITS.seed),
+    timeoutMs: integer(v.timeout, '--timeout', 1, LIMITS.timeoutS) * 1000,
     origin: v.origin ?? presetOrigin(preset),
     quic: v.quic ? parseQuicOptions(v.quic, '--quic') : {},
     tcp: tcpOptions(v),

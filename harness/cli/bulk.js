@@ -10,7 +10,7 @@ import { BULK_PRESETS, BULK_DEFAULTS } from '../bulk/presets.js';
 import { checkBulk } from './bulk-plan.js';
 import { bulk } from '../bulk/bulk.js';
 import { formatBulkSummary } from '../bulk/summary-table.js';
-import { integer, list, tcpOptions } from './args.js';
+import { integer, uniqueList, tcpOptions, LIMITS } from './args.js';
 import { pepOptions } from './pep-options.js';
 import { campaignCommand, matrixAxes } from './campaign.js';
 
@@ -115,7 +115,7 @@ export function bulkInput(v) {
     profiles,
     losses,
     protocols,
-    directions: v.direction ? list(v.direction) : preset.directions,
+    directions: v.direction !== undefined ? uniqueList(v.direction, '--direction') : preset.directions,
     // the preset uploads where the draft has upload objectives; --direction says where itself
     ...(preset.uploads_where_objectives && !v.direction ? { uploads_where_objectives: true } : {}),
     duration_s: size ? null : (duration ?? preset.duration_s),
@@ -124,8 +124,8 @@ export function bulkInput(v) {
   };
   const settings = {
     link: v.link,
-    seed: integer(v.seed, '--seed', 0),
-    binMs: integer(v['bin-ms'], '--bin-ms', 1),
+    seed: integer(v.seed, '--seed', 0, LIMITS.seed),
+    binMs: integer(v['bin-ms'], '--bin-ms', 1, LIMITS.binMs),
     quic: v.quic ? parseQuicOptions(v.quic, '--quic') : {},
     quicClient: v['quic-client'] ? parseQuicOptions(v['quic-client'], '--quic-client') : {},
     tcp: tcpOptions(v),

@@ -12,7 +12,7 @@ import { percent } from '../core/units.js';
 import { profileCache } from '../campaign/scenario.js';
 import { checkOutDir } from '../campaign/results-dir.js';
 import { newManifest, readManifest, contradictions, contradictionMessage } from '../campaign/manifest.js';
-import { parse, print, note, integer, list, noOperands, TCP_OPTIONS } from './args.js';
+import { parse, print, note, integer, uniqueList, noOperands, LIMITS, TCP_OPTIONS } from './args.js';
 import { PEP_OPTIONS } from './pep-options.js';
 
 export const CAMPAIGN_OPTIONS = {
@@ -32,10 +32,13 @@ export const CAMPAIGN_OPTIONS = {
 
 /** The matrix's axes both commands have: the options, else the preset's. */
 export const matrixAxes = (v, preset) => ({
-  profiles: v.profile ? list(v.profile) : preset.profiles,
-  losses: v.loss ? list(v.loss).map((x) => percent(x, '--loss')) : preset.losses,
-  protocols: v.protocol ? list(v.protocol) : preset.protocols,
-  runs: v.n ? integer(v.n, '-n', 1) : preset.runs,
+  profiles: v.profile !== undefined ? uniqueList(v.profile, '--profile') : preset.profiles,
+  losses:
+    v.loss !== undefined
+      ? uniqueList(v.loss, '--loss', (x) => percent(x, '--loss')).map((x) => percent(x, '--loss'))
+      : preset.losses,
+  protocols: v.protocol !== undefined ? uniqueList(v.protocol, '--protocol') : preset.protocols,
+  runs: v.n !== undefined ? integer(v.n, '-n', 1, LIMITS.runs) : preset.runs,
 });
 
 // parseArgs options without their defaults: what was typed, and the defaults alone.

@@ -10,7 +10,7 @@ import { createTestbed, destroyTestbed, listTestbeds, strayStateEntries, STATE_D
 import { validateId } from '../testbed/addressing.js';
 import { probeTestbed } from '../testbed/probe.js';
 import { interruptedBy } from '../testbed/teardown.js';
-import { parse, print, note, noOperands, integer, tcpOptions, TCP_OPTIONS } from './args.js';
+import { parse, print, note, noOperands, integer, tcpOptions, LIMITS, TCP_OPTIONS } from './args.js';
 
 export const HELP = `Usage:
   satbench testbed up --profile NAME [--loss PCT] [--link auto|linkem|netem] [--seed N]
@@ -65,7 +65,7 @@ function testbedOptions(v) {
   return {
     profile: loadProfile(v.profile, { lossPct }),
     link: v.link,
-    seed: integer(v.seed, '--seed', 0),
+    seed: integer(v.seed, '--seed', 0, LIMITS.seed),
     id: v.name === undefined ? undefined : withFlag('--name', () => validateId(v.name)),
     tcp: tcpOptions(v),
     pcapDir: v.pcap,

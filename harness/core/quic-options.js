@@ -39,6 +39,13 @@ export function checkQuicOption(key, value, where) {
       throw new UsageError(`${where}: ${key} must be ${oneOf(spec.values)}, got ${JSON.stringify(value)}`);
   } else if (!(Number.isSafeInteger(value) && value >= 0) && !/^\d+$/.test(String(value))) {
     throw new UsageError(`${where}: ${key} expects a whole number, got ${JSON.stringify(value)}`);
+  } else {
+    // the bounds the Rust tools apply too (transport/quic-options.json): refused now, not by every run's origin
+    const n = Number(value);
+    const { min = 0, max = Number.MAX_SAFE_INTEGER } = spec;
+    const range = 'max' in spec ? `between ${min} and ${max}` : n < min ? `at least ${min}` : `at most ${max}`;
+    if (!(n >= min && n <= max))
+      throw new UsageError(`${where}: ${key} must be ${range}, got ${JSON.stringify(value)}`);
   }
   return value;
 }

@@ -135,7 +135,7 @@ describe('bench refuses bad input before anything starts', function () {
       /--site nosuchsite: neither a reference site \(kepler, .*\), a directory with an index.html nor a site archive/,
     ],
     [['--site', '@EMPTY'], /a directory with an index.html nor a site archive/],
-    [['-n', '0'], /-n: expected a whole number >= 1, got "0"/],
+    [['-n', '0'], /-n: expected a whole number from 1 to 10000, got "0"/],
     [['--origin', 'nginx'], /--origin: unknown origin "nginx"/],
     [['--quic', 'cc=vegas'], /--quic: cc must be cubic, newreno, bbr or sat/],
     [['--profile', 'mars'], /unknown profile|mars/],

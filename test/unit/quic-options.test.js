@@ -57,6 +57,29 @@ describe('QUIC options (transport/quic-options.json)', () => {
     assert.equal(checkQuicOption('bdp-bytes', '5', 'x'), '5');
     assert.throws(() => checkQuicOption('bdp-bytes', 1.5, 'hop'), /hop: bdp-bytes expects a whole number, got 1.5/);
     assert.throws(() => checkQuicOption('bdp-bytes', -1, 'hop'), /whole number/);
+    // the bounds the Rust tools apply, from the same table: refused before a run, not by every run's origin
+    assert.throws(
+      () => checkQuicOption('initial-mtu', '100', '--quic'),
+      /^UsageError: --quic: initial-mtu must be between 1200 and 65527, got "100"$/,
+    );
+    assert.throws(() => checkQuicOption('initial-mtu', 70000, '--quic'), /between 1200 and 65527/);
+    assert.equal(checkQuicOption('initial-mtu', '1400', '--quic'), '1400');
+    assert.throws(
+      () => checkQuicOption('initial-window', '1', '--pep-sat'),
+      /initial-window must be at least 2, got "1"/,
+    );
+    assert.throws(
+      () => checkQuicOption('bdp-bytes', '99999999999999999999', 'x'),
+      /bdp-bytes must be at most 9007199254740991/,
+    );
+    const table = JSON.parse(fs.readFileSync(QUIC_OPTIONS_FILE, 'utf8')).options;
+    assert.deepEqual(
+      table.filter((o) => 'min' in o || 'max' in o).map((o) => [o.key, o.min, o.max]),
+      [
+        ['initial-window', 2, undefined],
+        ['initial-mtu', 1200, 65527],
+      ],
+    );
     assert.equal(oneOf(['a', 'b', 'c']), 'a, b or c');
     assert.equal(oneOf(['a']), 'a');
   });

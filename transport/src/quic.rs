@@ -119,15 +119,21 @@ impl QuicOptions {
             }
             Key::InitialWindow => {
                 let n = num()?;
-                if n < 2 {
-                    return Err("at least 2 packets".into());
+                let min = spec.min.unwrap_or(0);
+                if n < min {
+                    return Err(format!("at least {min} packets"));
                 }
                 self.initial_window_packets = n;
             }
             Key::InitialMtu => {
                 let n = num()?;
-                if !(1200..=65527).contains(&n) {
-                    return Err("between 1200 and 65527 bytes".into());
+                let max_u16 = u64::from(u16::MAX);
+                let (min, max) = (
+                    spec.min.unwrap_or(0),
+                    spec.max.unwrap_or(max_u16).min(max_u16),
+                );
+                if !(min..=max).contains(&n) {
+                    return Err(format!("between {min} and {max} bytes"));
                 }
                 self.initial_mtu = n as u16;
             }

@@ -47,6 +47,10 @@ pub struct Spec {
     /// The placeholder in `--help` (`PACKETS`), none for flags.
     pub value_name: Option<String>,
     pub help: String,
+    /// The least and the most a `Count` may be (the harness checks the
+    /// same bounds before a run).
+    pub min: Option<u64>,
+    pub max: Option<u64>,
 }
 
 /// A row as the JSON has it.
@@ -58,6 +62,10 @@ struct Row {
     values: Vec<String>,
     #[serde(default)]
     value_name: Option<String>,
+    #[serde(default)]
+    min: Option<u64>,
+    #[serde(default)]
+    max: Option<u64>,
     help: String,
 }
 
@@ -81,6 +89,8 @@ fn load(json: &str) -> Result<Vec<Spec>, String> {
                 values: r.values,
                 value_name: r.value_name,
                 help: r.help,
+                min: r.min,
+                max: r.max,
             })
         })
         .collect()
