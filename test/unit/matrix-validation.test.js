@@ -77,6 +77,21 @@ describe('bench: matrix validation', () => {
     assert.equal(altSvc({ preset: 'quick' }), null, "quick leaves it to the origin's default, all");
   });
 
+  it("the ifip2022 preset is the paper's set-up: access-model profiles, the QUIC PEP per connection; options override each part", () => {
+    const values = { seed: '1', link: 'auto', timeout: '120' };
+    const input = (v) => benchInput({ ...values, preset: 'ifip2022', ...v });
+    const paper = input({});
+    assert.deepEqual(paper.matrix.profiles, ['geo-dvb', 'leo-dvb']);
+    assert.equal(paper.settings.pep.tunnel, 'per-connection');
+    // satbench's own defaults, part by part
+    const ours = input({ profile: 'geo,leo', 'pep-tunnel': 'warm', origin: 'rust', 'alt-svc': 'all' });
+    assert.deepEqual(ours.matrix.profiles, ['geo', 'leo']);
+    assert.equal(ours.settings.pep.tunnel, 'warm');
+    assert.equal(ours.settings.origin, 'rust');
+    // the quick preset keeps the standing tunnel
+    assert.equal(benchInput({ ...values, preset: 'quick' }).settings.pep.tunnel, 'warm');
+  });
+
   it('refuses settings that would fail only in the middle of the campaign', async () => {
     await assert.rejects(
       checkBench(BENCH, { h3Priorities: 'fifo' }),
