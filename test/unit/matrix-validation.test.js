@@ -174,8 +174,21 @@ describe('bulk: matrix validation', () => {
       () => checkBulk({ ...BULK, protocols: ['quic-pep'] }, { pep: parsePepOptions({ sat: 'cc=reno' }) }),
       refusal('--pep-sat', /cc must be cubic, newreno, bbr or sat, got "reno"/),
     );
-    // without a chain that uses them, the sides are not judged
-    checkPepOptions(parsePepOptions({ sat: 'sndbuf=1' }), []);
+    // without a chain that uses them, the sides would be ignored: refused, like --pep-preset
+    assert.throws(
+      () => checkPepOptions(parsePepOptions({ sat: 'sndbuf=1' }), []),
+      refusal('--pep-sat sndbuf=1', /sets the PEPs' hops, which no protocol of the matrix goes through/),
+    );
+    assert.throws(
+      () => checkBulk({ ...BULK, protocols: ['quic', 'tcp-vpn'] }, { pep: parsePepOptions({ ground: 'cc=bbr' }) }),
+      refusal('--pep-ground cc=bbr', /which no protocol of the matrix goes through/),
+    );
+    await assert.rejects(
+      checkBench({ ...BENCH, protocols: ['h1', 'h3'] }, { pep: parsePepOptions({ sat: 'initial-window=10' }) }),
+      refusal('--pep-sat initial-window=10', /no protocol of the matrix goes through/),
+    );
+    // a campaign preset's own satellite hops (quic4sat's) are not the user's: no PEP protocol, no refusal
+    checkBulk({ ...BULK, protocols: ['quic', 'tcp'] }, { pep: parsePepOptions({}, { satByChain: { tcp: 'cc=bbr' } }) });
   });
 
   it('parses the PEP sides, naming the flag of a bad key or value', () => {
