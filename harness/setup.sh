@@ -135,4 +135,9 @@ fi
 
 # --- Rust workspace ----------------------------------------------------------
 # cargo itself decides what is stale; a no-op build takes well under a second.
+# A build that is not one is silent for minutes under --quiet: say so first.
+# shellcheck source=harness/rust-build-note.sh
+source "$root/harness/rust-build-note.sh"
+note=$(rust_build_note "$root")
+[[ -n $note ]] && say "$note"
 cargo build --release --workspace --quiet >&2

@@ -11,6 +11,7 @@
 // into metrics.
 import { scenarioResolver } from '../campaign/scenario.js';
 import { runPlan } from '../campaign/run-plan.js';
+import { shardItems } from '../campaign/matrix.js';
 import { expandBulkMatrix, bulkPepKind, isBrowser } from './matrix.js';
 import { bulkRun, scenarioName, describeRun } from './run.js';
 
@@ -34,7 +35,7 @@ export async function bulk(plan, { run = bulkRun, ...io }) {
     }),
   });
   return runPlan(plan, io, {
-    items: expandBulkMatrix(matrix),
+    items: shardItems(expandBulkMatrix(matrix), plan.settings.shard),
     runOne: ({ scenario, run: runNo }) => run(resolve(scenario), runNo, { outDir: io.outDir }),
     name: scenarioName,
     describe: describeRun,

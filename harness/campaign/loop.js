@@ -40,7 +40,9 @@ export function markInterrupted(record, signal) {
  * failed record, and the campaign goes on; a UsageError (bad input, the
  * same for every run) ends it. A signal ends it after the run in progress
  * is recorded (`interrupted()`, default the process's, says by which).
- * Returns how many runs ran.
+ * `weight(scenario)`: its expected run time up to a factor (progress.js
+ * scenarioWeight), for the time left before it has run. Returns how many
+ * runs ran.
  */
 export async function runCampaign({
   kind,
@@ -52,6 +54,7 @@ export async function runCampaign({
   describe,
   runs,
   onProgress = () => {},
+  weight = () => null,
   now = Date.now,
   interrupted = interruptedBy,
 }) {
@@ -60,11 +63,12 @@ export async function runCampaign({
   const todo = items.filter((x) => !done.has(runId(kind, x.scenario, x.run)));
   const scenarioId = (x) => groupKey(kind, x.scenario);
   const durations = new Map(); // scenario id → ms of its runs so far
+  const weights = new Map(todo.map((x) => [scenarioId(x), weight(x.scenario)])); // id → expected, from its profile
   let ran = 0;
   for (const [i, item] of todo.entries()) {
     if (interrupted()) break;
     const line = { index: i + 1, total: todo.length, name: name(item.scenario), run: item.run, runs };
-    const leftMs = timeLeftMs(todo.slice(i).map(scenarioId), durations);
+    const leftMs = timeLeftMs(todo.slice(i).map(scenarioId), durations, (id) => weights.get(id) ?? null);
     onProgress(startLine({ ...line, leftMs }));
     const started = now();
     let record;

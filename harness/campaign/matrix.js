@@ -1,6 +1,5 @@
 // The (scenario, run) pairs of a benchmark matrix, and its shards.
 import { UsageError } from '../core/errors.js';
-import { scenarioKey } from '../kinds/pageload.js';
 
 // Every (scenario, run) of the matrix: the page-load kind's (merge orders by it).
 export { expandMatrix } from '../kinds/pageload.js';
@@ -20,11 +19,13 @@ export function parseShard(text) {
 // round-robin: the shards differ by one item at most, and each scenario's
 // runs are spread over all shards, so a slower CI machine shifts every
 // scenario alike instead of a few. Each shard keeps the matrix's run-major
-// order.
+// order. Any kind's items (bench's, bulk's): a scenario is told apart by all
+// of its fields, as its expansion writes them (a bulk upload from its download).
 export function shardItems(items, shard) {
   if (!shard) return items;
+  const key = (x) => JSON.stringify(x.scenario);
   const order = new Map();
-  for (const x of items) if (!order.has(scenarioKey(x.scenario))) order.set(scenarioKey(x.scenario), order.size);
+  for (const x of items) if (!order.has(key(x))) order.set(key(x), order.size);
   const runs = Math.max(...items.map((x) => x.run));
-  return items.filter((x) => (order.get(scenarioKey(x.scenario)) * runs + x.run - 1) % shard.count === shard.index - 1);
+  return items.filter((x) => (order.get(key(x)) * runs + x.run - 1) % shard.count === shard.index - 1);
 }

@@ -6,6 +6,8 @@
 // settings its records carry under `settings`, the matrix, the shard, the
 // environment and when (results/meta.js reads it back, old shapes too).
 import { runCampaign } from './loop.js';
+import { scenarioWeight } from './progress.js';
+import { configuredSummary } from '../testbed/profiles.js';
 import { openResults } from './results-dir.js';
 import { gatherEnvironment } from './environment.js';
 import { readResults } from '../results/store.js';
@@ -25,8 +27,21 @@ export async function runPlan(
 ) {
   const { kind, matrix, profiles } = plan;
   const { file, done, release } = openResults(outDir, { resume, kind, manifest, onWarning: onProgress });
+  // a scenario not yet run is expected from its profile (its RTT and rate)
+  const weight = (s) => scenarioWeight(s, configuredSummary(profiles(s.profile, s.loss_pct ?? null)));
   try {
-    await runCampaign({ kind, items, done, resultsFile: file, runOne, name, describe, runs: matrix.runs, onProgress });
+    await runCampaign({
+      kind,
+      items,
+      done,
+      resultsFile: file,
+      runOne,
+      name,
+      describe,
+      runs: matrix.runs,
+      onProgress,
+      weight,
+    });
     const { seed, link, shard = null } = plan.settings;
     return writeOutputs(outDir, readResults(file), {
       ...meta,

@@ -25,8 +25,9 @@ export const HELP = `Usage: satbench bench [--preset NAME] [--profile LIST] [--l
 
 Options:
   --preset NAME     quick (the default: kepler, leo and geo, loss 0, h1, h1-pep, h1-qpep, h3,
-                    h3-pep, 5 runs) or ifip2022 (the paper's matrix); the options below override
-                    its parts
+                    h3-pep, 5 runs) or ifip2022 (the paper's matrix on its set-up: geo-dvb and
+                    leo-dvb, --pep-tunnel per-connection, --origin h2o-patched where built,
+                    --alt-svc tcp); the options below override its parts
   --profile LIST    link profiles, comma-separated (see \`satbench profiles\`)
   --loss LIST       satellite-link loss in percent, comma-separated (0,0.01,0.1,1); both
                     directions, or those of the profile's satellite.loss_on (geo-dvb: return)
@@ -47,7 +48,7 @@ Options:
   --link BACKEND    link emulation: auto (the default: the kernel's netem when it has it, else
                     linkem), linkem (ours, userspace) or netem
   --timeout S       a page load taking longer fails that run (default ${DEFAULTS.timeoutMs / 1000})
-  --origin NAME     rust (ours: h1, h1s, h2, h3; the default, but ifip2022's is h2o where built),
+  --origin NAME     rust (ours: h1, h1s, h2, h3; the default, but ifip2022's is h2o-patched where built),
                     h2o (H2O 2.3.0-DEV with HTTP/3 over quicly, built by the set-up into
                     .tools/h2o-quic; where it could not be built, Debian's 2.2.5: h1, h1s, h2) or
                     h2o-patched (the same H2O without the two round trips its HTTP/3 handshake
@@ -82,7 +83,8 @@ Options:
   --pep-tunnel MODE the QUIC PEP's satellite hop: warm (the default: one standing ST↔GW
                     connection, up before the load, shared by every client connection, cc=sat
                     from the satellite link's rate × RTT) or per-connection (one per client
-                    connection, NewReno with initial window 100, as Kosek et al.; not with -qpep)
+                    connection, NewReno with initial window 100, as Kosek et al. and ifip2022;
+                    not with -qpep)
   --qlog            the QUIC PEPs write a qlog per connection under DIR/qlog/SCENARIO-runN/
   --shard I/N       run only slice I of N of the matrix (every N-th run, round-robin);
                     \`satbench merge\` joins the slices
@@ -123,7 +125,7 @@ export function benchInput(v) {
     origin: v.origin ?? presetOrigin(preset),
     quic: v.quic ? parseQuicOptions(v.quic, '--quic') : {},
     tcp: tcpOptions(v),
-    pep: { ...pepOptions(v), qlog: Boolean(v.qlog) },
+    pep: { ...pepOptions({ ...v, 'pep-tunnel': v['pep-tunnel'] ?? preset.pepTunnel }), qlog: Boolean(v.qlog) },
     h3Priorities: v['h3-priorities'] ?? null,
     altSvc: v['alt-svc'] ?? preset.altSvc ?? null,
     dns: v.dns ?? null,

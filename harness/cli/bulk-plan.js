@@ -66,6 +66,7 @@ export function checkBulk(matrix, settings = {}, options = {}) {
     quicClient = {},
     tcp = null,
     pep: given = parsePepOptions({}),
+    shard = null,
   } = settings;
   validateBulkMatrix(matrix, { profiles });
   checkCongestionControl(tcp?.cc, options.congestionControls ?? availableCongestionControls());
@@ -79,5 +80,11 @@ export function checkBulk(matrix, settings = {}, options = {}) {
   };
   const pepChains = checkPepOptions(pep, matrix.protocols.map(bulkPepKind).filter(Boolean));
   for (const p of matrix.protocols) binPath(isBrowser(p) ? 'origin' : 'satbulk');
-  return { kind: 'bulk', matrix, settings: { link, seed, binMs, quic, quicClient, tcp, pep }, pepChains, profiles };
+  return {
+    kind: 'bulk',
+    matrix,
+    settings: { link, seed, binMs, quic, quicClient, tcp, pep, shard },
+    pepChains,
+    profiles,
+  };
 }

@@ -6,6 +6,7 @@ import { DEFAULTS } from '../core/defaults.js';
 import { durationMs, sizeBytes } from '../core/units.js';
 import { parseQuicOptions } from '../core/quic-options.js';
 import { checkLinkBackend } from '../testbed/link-backends.js';
+import { parseShard } from '../campaign/matrix.js';
 import { BULK_PRESETS, BULK_DEFAULTS } from '../bulk/presets.js';
 import { checkBulk } from './bulk-plan.js';
 import { bulk } from '../bulk/bulk.js';
@@ -19,7 +20,7 @@ export const HELP = `Usage: satbench bulk [--preset NAME] [--profile LIST] [--lo
                      [--resume DIR] [--seed N]
                      [--link auto|linkem|netem] [--bin-ms MS] [--quic LIST] [--quic-client LIST]
                      [--cc NAME] [--initcwnd N] [--pep-preset NAME] [--pep-sat LIST]
-                     [--pep-ground LIST] [--pep-tunnel MODE] [--qlog] [--json]
+                     [--pep-ground LIST] [--pep-tunnel MODE] [--qlog] [--shard I/N] [--json]
   Download (or upload) over every scenario of the matrix (profiles × losses × protocols ×
   directions), RUNS times each, a fresh testbed per run, and count the bytes received per
   --bin-ms from just before the client connects.
@@ -77,6 +78,8 @@ Options:
   --out DIR         where results go (default out/bulk-TIMESTAMP); a failed run's helper logs
                     (linkem, both proxies, satbulk) are kept in DIR/logs/SCENARIO-runN/
   --resume DIR      continue an interrupted matrix in DIR without repeating finished runs
+  --shard I/N       run only slice I of N of the matrix (every N-th run, round-robin);
+                    \`satbench merge\` joins the slices
   --json            print summary.json to stdout (else a table of the medians)
 Exit 0 when the matrix ran (failed runs are counted and reported), 2 on a harness error.`;
 
@@ -88,6 +91,7 @@ const OPTIONS = {
   direction: { type: 'string' },
   'quic-client': { type: 'string' },
   qlog: { type: 'boolean' },
+  shard: { type: 'string' },
 };
 
 // `--duration`: seconds without a unit, or with one (500ms, 15s).
@@ -130,6 +134,7 @@ export function bulkInput(v) {
     quicClient: v['quic-client'] ? parseQuicOptions(v['quic-client'], '--quic-client') : {},
     tcp: tcpOptions(v),
     pep: { ...pepOptions(v, preset.pep_sat ?? null), qlog: Boolean(v.qlog) },
+    shard: v.shard ? parseShard(v.shard) : null,
   };
   return { matrix, settings };
 }

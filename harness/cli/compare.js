@@ -19,7 +19,7 @@ export const HELP = `Usage: satbench compare BASELINE CURRENT [--budget FILE] [-
   A slowdown (higher times, lower rates) fails when it is over the budget's max_slowdown_pct
   AND significant (p < alpha; with a summary.json side: the medians' 95 % intervals do not
   overlap); a median over max_median or under min_median fails outright.
-  Without --budget: ${describeLimits(defaultBudget().metrics)}.
+  Without --budget, the limits of the kinds present: ${describeLimits(defaultBudget().metrics)}.
 
 Options:
   --budget FILE     YAML or JSON: {alpha, metrics: {METRIC: {max_median, min_median, max_slowdown_pct}},
@@ -61,7 +61,7 @@ export async function compareCommand(argv) {
     throw new UsageError('compare: name BASELINE and CURRENT (results folders, results.jsonl or summary.json)');
   checkOutputFile(v.junit, '--junit');
   checkOutputFile(v.markdown, '--markdown');
-  const budget = v.budget ? readBudget(v.budget) : defaultBudget();
+  const budget = v.budget ? readBudget(v.budget) : null; // null: the limits of the kinds present
   const res = compareResults(loadResultSet(positionals[0]), loadResultSet(positionals[1]), budget);
   if (v.junit) writeOutput(v.junit, '--junit', toJUnit(res));
   if (v.markdown) writeOutput(v.markdown, '--markdown', toMarkdown(res));

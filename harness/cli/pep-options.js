@@ -65,6 +65,21 @@ export function checkPepOptions(pep, kinds) {
     throw new UsageError(
       `--pep-preset ${preset}: sets the split-TCP PEP, which no protocol of the matrix goes through (bench: h1-pep, h1s-pep, h2-pep; bulk: tcp-pep)`,
     );
+  // so are hops given for PEPs that no run starts (a campaign preset's own
+  // satellite hops, sat_by_chain, are its recommendations, not the user's)
+  const withSides = kinds.filter((k) => k !== 'vpn');
+  for (const [flag, side] of [
+    ['--pep-sat', pep.sat ?? {}],
+    ['--pep-ground', ground],
+  ])
+    if (!withSides.length && Object.keys(side).length)
+      throw new UsageError(
+        `${flag} ${Object.entries(side)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(
+            ',',
+          )}: sets the PEPs' hops, which no protocol of the matrix goes through (bench: the -pep and -qpep protocols; bulk: quic-pep, tcp-pep, tcp-qpep)`,
+      );
   const chains = {};
   if (kinds.includes('tcp')) {
     const p = preset ?? 'paper';

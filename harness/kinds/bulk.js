@@ -81,6 +81,8 @@ export const bulk = defineKind({
   name: 'bulk',
   // which way is better: by the metric's name (the default; goodput higher)
   budgetMatch: ['profile', 'loss_pct', 'protocol'],
+  // without --budget, compare fails a mean goodput more than 10 % lower, and significantly so
+  defaultBudget: { mean_goodput_mbps: { max_slowdown_pct: 10 } },
   // a download's scenario has no direction
   matrixAxes: { profiles: 'profile', losses: 'loss_pct', protocols: 'protocol', directions: ['direction', 'down'] },
   matrixScalars: ['duration_s', 'size_bytes'],

@@ -11,6 +11,7 @@ import { scenarioResolver } from '../campaign/scenario.js';
 import { runPlan } from '../campaign/run-plan.js';
 import { ensureSite, listSites } from '../../sites/generate.js';
 import { pageloadRun, describeRun } from './run.js';
+import { presetSetup } from './presets.js';
 
 /**
  * Runs `plan` (cli/bench-plan.js checkBench: the checked matrix, settings
@@ -34,7 +35,10 @@ export async function bench(plan, { run = pageloadRun, ...io }) {
     }),
   });
   const { origin, quic, h3Priorities, altSvc, dns, tcp, pep, lighthouse } = settings;
-  return runPlan(plan, io, {
+  // the report's Environment: which parts of the preset's own set-up ran, and why
+  const setup = presetSetup(io.meta?.preset, { matrix, settings, argv: io.meta?.argv ?? [] });
+  const withSetup = { ...io, meta: { ...io.meta, ...(setup.length ? { preset_setup: setup } : {}) } };
+  return runPlan(plan, withSetup, {
     items: shardItems(expandMatrix(matrix), settings.shard),
     runOne: ({ scenario, run: runNo }) => run(resolve(scenario), runNo, { outDir: io.outDir, lighthouse }),
     name: scenarioLabel,

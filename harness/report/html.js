@@ -168,6 +168,8 @@ function renderEnvironment(model) {
     ['origin Alt-Svc', settings.alt_svc ? h(ALT_SVC_SHOWN[settings.alt_svc] ?? settings.alt_svc) : undefined],
     ['seed', meta.seed !== undefined ? h(meta.seed) : null],
     ['preset', meta.preset !== undefined ? h(meta.preset) : undefined],
+    // which parts of the preset's own set-up (ifip2022: the paper's) ran, and why
+    ['preset set-up', Array.isArray(meta.preset_setup) ? meta.preset_setup.map((x) => h(x)).join('<br>') : undefined],
     [
       'command line',
       meta.argv ? code(`satbench ${kindOf(meta).command ?? DEFAULT_KIND.command} ${meta.argv.join(' ')}`) : undefined,

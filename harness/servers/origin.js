@@ -27,6 +27,8 @@ export const H2O_DEBIAN = path.join(ROOT, '.tools/h2o/usr/bin/h2o');
 
 /** Whether --origin h2o has HTTP/3 here: harness/setup.sh built it, or SATBENCH_H2O names one (checkOrigin checks that one). */
 export const h2oBuiltWithH3 = () => Boolean(process.env.SATBENCH_H2O) || fs.existsSync(H2O_BUILT);
+/** Whether --origin h2o-patched can run here: harness/setup.sh built it. */
+export const h2oPatchedBuilt = () => fs.existsSync(H2O_PATCHED);
 
 /**
  * h2o: SATBENCH_H2O, else the H2O built with HTTP/3, else Debian's;

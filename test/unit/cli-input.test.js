@@ -243,7 +243,7 @@ describe('report, compare and merge refuse bad input before writing anything', f
     [['report', good, at('bad')], /report: name one results folder/, []],
     [
       ['compare', good, good, '--budget', at('typo.yaml'), '--junit', at('j.xml')],
-      /typo\.yaml: scenarios\[0\]\.match \{"profile":"goe"\} matches no scenario/,
+      /typo\.yaml: scenarios\[0\]\.match\.profile: "goe" matches no scenario/,
       [at('j.xml')],
     ],
     [

@@ -24,10 +24,23 @@ describe('compare budget', () => {
         response_start_ms: { max_slowdown_pct: 10 },
         fcp_ms: { max_slowdown_pct: 10 },
         plt_ms: { max_slowdown_pct: 10 },
+        mean_goodput_mbps: { max_slowdown_pct: 10 },
       },
       scenarios: [],
     });
-    assert.equal(describeLimits(defaultBudget().metrics), '10 % on response_start_ms, fcp_ms, plt_ms');
+    assert.equal(
+      describeLimits(defaultBudget().metrics),
+      '10 % on response_start_ms, fcp_ms, plt_ms, mean_goodput_mbps',
+    );
+    // given the result sets' groups: the limits of the kinds present, on metrics they have
+    const bulkGroup = { kind: 'bulk', scenario: { profile: 'geo' }, metrics: { mean_goodput_mbps: {}, ttfb_ms: {} } };
+    assert.deepEqual(defaultBudget([bulkGroup]).metrics, { mean_goodput_mbps: { max_slowdown_pct: 10 } });
+    const pageGroup = { scenario: { profile: 'geo' }, metrics: { plt_ms: {}, fcp_ms: {} } };
+    assert.deepEqual(Object.keys(defaultBudget([pageGroup, bulkGroup]).metrics), [
+      'fcp_ms',
+      'plt_ms',
+      'mean_goodput_mbps',
+    ]);
     assert.equal(
       describeLimits({ a: { max_median: 5 }, b: { max_slowdown_pct: 5, min_median: 1 }, c: { max_median: 5 } }),
       'at most 5 on a, c; at least 1, 5 % on b',

@@ -130,7 +130,7 @@ describe('compare', () => {
     r = await satbench(['compare', dirA, dirA, '--budget', budget]);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /b2\.yaml: plt: no such metric in either result set/);
-    // a rule whose match has a typo matches nothing: an error naming the file and the rule
+    // a rule whose match has a typo matches nothing: an error naming the file, the rule and the value
     fs.writeFileSync(
       budget,
       'metrics:\n  plt_ms: { max_slowdown_pct: 10 }\nscenarios:\n  - match: { profile: leo }\n    metrics: { plt_ms: { max_median: 1e9 } }\n  - match: { profile: goe, protocol: h3 }\n    metrics: { plt_ms: { max_median: 1 } }\n',
@@ -139,7 +139,7 @@ describe('compare', () => {
     assert.equal(r.code, 2, r.stdout + r.stderr);
     assert.equal(
       r.stderr,
-      `satbench: ${budget}: scenarios[1].match {"profile":"goe","protocol":"h3"} matches no scenario of either result set (they have profile: geo, leo; protocol: h1, h3)\n`,
+      `satbench: ${budget}: scenarios[1].match.profile: "goe" matches no scenario of either result set (they have profile: geo, leo)\n`,
     );
     assert.equal(r.stdout, '', 'no verdict');
     // --junit and --markdown into a folder that does not exist: one line, before anything is read

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { UsageError } from '../../harness/core/errors.js';
 import { runCampaign, markInterrupted, thrownRecord } from '../../harness/campaign/loop.js';
 import { openResults } from '../../harness/campaign/results-dir.js';
-import { timeLeftMs, fmtDuration } from '../../harness/campaign/progress.js';
+import { timeLeftMs, fmtDuration, scenarioWeight } from '../../harness/campaign/progress.js';
 import { scenarioLabel } from '../../harness/kinds/pageload.js';
 import { describeRun as describePageload } from '../../harness/pageload/run.js';
 import { scenarioName as bulkName, describeRun as describeBulk } from '../../harness/bulk/run.js';
@@ -113,6 +113,49 @@ describe('campaign loop', () => {
     assert.match(progress[4], /about 66 s left$/);
     // before run 4: h1-pep alone, 6 s (the mean of all runs so far would say 42 s)
     assert.match(progress[6], /about 6 s left$/);
+  });
+
+  it("estimates a scenario not yet run from its profile's RTT, not from the first scenario's times", async () => {
+    // the quick preset's order: leo's scenarios first, then geo's (3–5 × longer)
+    const items = [sc('h1', 'leo'), sc('h3', 'leo'), sc('h1', 'geo'), sc('h3', 'geo')].map((s) => ({
+      scenario: s,
+      run: 1,
+    }));
+    let t = 0;
+    const progress = [];
+    const rtt = { leo: 112, geo: 580 };
+    await runCampaign({
+      kind: 'pageload',
+      items,
+      resultsFile: path.join(tmp(), 'results.jsonl'),
+      runOne: async ({ scenario, run }) => {
+        t += scenario.profile === 'leo' ? 4000 : 20000;
+        return { scenario, run, ok: true, metrics: { plt_ms: 1 } };
+      },
+      name: scenarioLabel,
+      describe: describePageload,
+      runs: 1,
+      onProgress: (l) => progress.push(l),
+      weight: (s) => scenarioWeight(s, { rtt_ms: rtt[s.profile] }),
+      now: () => t,
+      interrupted: () => null,
+    });
+    // before the last leo run: 4 s for it, 4 s × 580/112 ≈ 20.7 s for each geo one (not 4 s)
+    assert.match(progress[2], /about 45 s left$/);
+  });
+
+  it('time left: a scenario not yet run at the measured time per unit of its weight (RTT, rate)', () => {
+    const d = new Map([['leo', [4000, 4000]]]);
+    const weight = (id) => ({ leo: 112, geo: 580 })[id] ?? null;
+    assert.equal(timeLeftMs(['geo'], d, weight), (4000 * 580) / 112);
+    assert.equal(timeLeftMs(['leo', 'geo', 'x'], d, weight), 4000 + (4000 * 580) / 112 + 4000, 'no weight: the mean');
+    // a page load weighs its RTT; a transfer its duration, or its size at the rate, and a round trip
+    const link = { rtt_ms: 580, forward_mbps: 20, return_mbps: 2 };
+    assert.equal(scenarioWeight(sc('h1'), link), 580);
+    assert.equal(scenarioWeight({ profile: 'geo', protocol: 'quic', duration_s: 15 }, link), 15580);
+    assert.equal(scenarioWeight({ profile: 'geo', protocol: 'quic', size_bytes: 10e6 }, link), 4000 + 580);
+    assert.equal(scenarioWeight({ profile: 'geo', size_bytes: 10e6, direction: 'up' }, link), 40000 + 580);
+    assert.equal(scenarioWeight(sc('h1'), { rtt_ms: 0, forward_mbps: null }), null);
   });
 
   it('time left: per scenario where it has runs, the overall mean elsewhere, null before any', () => {

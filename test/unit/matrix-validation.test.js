@@ -77,6 +77,21 @@ describe('bench: matrix validation', () => {
     assert.equal(altSvc({ preset: 'quick' }), null, "quick leaves it to the origin's default, all");
   });
 
+  it("the ifip2022 preset is the paper's set-up: access-model profiles, the QUIC PEP per connection; options override each part", () => {
+    const values = { seed: '1', link: 'auto', timeout: '120' };
+    const input = (v) => benchInput({ ...values, preset: 'ifip2022', ...v });
+    const paper = input({});
+    assert.deepEqual(paper.matrix.profiles, ['geo-dvb', 'leo-dvb']);
+    assert.equal(paper.settings.pep.tunnel, 'per-connection');
+    // satbench's own defaults, part by part
+    const ours = input({ profile: 'geo,leo', 'pep-tunnel': 'warm', origin: 'rust', 'alt-svc': 'all' });
+    assert.deepEqual(ours.matrix.profiles, ['geo', 'leo']);
+    assert.equal(ours.settings.pep.tunnel, 'warm');
+    assert.equal(ours.settings.origin, 'rust');
+    // the quick preset keeps the standing tunnel
+    assert.equal(benchInput({ ...values, preset: 'quick' }).settings.pep.tunnel, 'warm');
+  });
+
   it('refuses settings that would fail only in the middle of the campaign', async () => {
     await assert.rejects(
       checkBench(BENCH, { h3Priorities: 'fifo' }),
@@ -159,8 +174,21 @@ describe('bulk: matrix validation', () => {
       () => checkBulk({ ...BULK, protocols: ['quic-pep'] }, { pep: parsePepOptions({ sat: 'cc=reno' }) }),
       refusal('--pep-sat', /cc must be cubic, newreno, bbr or sat, got "reno"/),
     );
-    // without a chain that uses them, the sides are not judged
-    checkPepOptions(parsePepOptions({ sat: 'sndbuf=1' }), []);
+    // without a chain that uses them, the sides would be ignored: refused, like --pep-preset
+    assert.throws(
+      () => checkPepOptions(parsePepOptions({ sat: 'sndbuf=1' }), []),
+      refusal('--pep-sat sndbuf=1', /sets the PEPs' hops, which no protocol of the matrix goes through/),
+    );
+    assert.throws(
+      () => checkBulk({ ...BULK, protocols: ['quic', 'tcp-vpn'] }, { pep: parsePepOptions({ ground: 'cc=bbr' }) }),
+      refusal('--pep-ground cc=bbr', /which no protocol of the matrix goes through/),
+    );
+    await assert.rejects(
+      checkBench({ ...BENCH, protocols: ['h1', 'h3'] }, { pep: parsePepOptions({ sat: 'initial-window=10' }) }),
+      refusal('--pep-sat initial-window=10', /no protocol of the matrix goes through/),
+    );
+    // a campaign preset's own satellite hops (quic4sat's) are not the user's: no PEP protocol, no refusal
+    checkBulk({ ...BULK, protocols: ['quic', 'tcp'] }, { pep: parsePepOptions({}, { satByChain: { tcp: 'cc=bbr' } }) });
   });
 
   it('parses the PEP sides, naming the flag of a bad key or value', () => {

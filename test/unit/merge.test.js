@@ -11,6 +11,8 @@ import { readResults } from '../../harness/results/store.js';
 import { scenarioKey } from '../../harness/kinds/pageload.js';
 import { makeRecords, writeResultsDir, makeBulkRecords, bulkScenarios } from '../fixtures.js';
 import { CLI } from '../integration/helpers.js';
+import { expandBulkMatrix } from '../../harness/bulk/matrix.js';
+import { bulkInput } from '../../harness/cli/bulk.js';
 
 const MATRIX = { profiles: ['geo', 'leo'], losses: [0, 1], protocols: ['h1', 'h3'], sites: ['kepler'], runs: 5 };
 const id = (x) => `${scenarioKey(x.scenario)}#${x.run}`;
@@ -77,6 +79,45 @@ describe('shards and merge', () => {
         'run-major order kept',
       );
     }
+  });
+
+  it("bulk --shard: a bulk matrix's shards (uploads told from downloads) are disjoint, cover it, are balanced; merge joins them", () => {
+    const matrix = { ...BULK_MATRIX, directions: ['down', 'up'] };
+    const all = expandBulkMatrix(matrix);
+    const bulkId = (x) => `${JSON.stringify(x.scenario)}#${x.run}`;
+    for (const count of [2, 3, 5]) {
+      const parts = Array.from({ length: count }, (_, i) => shardItems(all, { index: i + 1, count }));
+      assert.deepEqual(parts.flat().map(bulkId).sort(), all.map(bulkId).sort(), `${count}: disjoint and covering`);
+      const sizes = parts.map((p) => p.length);
+      assert.ok(Math.max(...sizes) - Math.min(...sizes) <= 1, `${count}: ${sizes}`);
+    }
+    assert.deepEqual(bulkInput({ seed: '0', link: 'auto', 'bin-ms': '100', shard: '2/3' }).settings.shard, {
+      index: 2,
+      count: 3,
+    });
+    // the shards' folders, as `satbench bulk --shard i/2` writes them, merged
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-merge-bulk-shards-'));
+    const records = makeBulkRecords(bulkScenarios({ protocols: BULK_MATRIX.protocols }), { runs: 2, seed: 0 });
+    const recordId = (r) => `${JSON.stringify(r.scenario)}#${r.run}`;
+    const dirs = [1, 2].map((index) => {
+      const want = new Set(shardItems(expandBulkMatrix(BULK_MATRIX), { index, count: 2 }).map(bulkId));
+      const meta = { kind: 'bulk', seed: 0, matrix: BULK_MATRIX, shard: { index, count: 2 } };
+      return writeResultsDir(
+        records.filter((r) => want.has(recordId(r))),
+        { meta, dir: path.join(tmp, `s${index}`) },
+      );
+    });
+    const merged = mergeFolders(dirs, path.join(tmp, 'm'));
+    assert.equal(merged.records, 4);
+    assert.deepEqual(merged.summary.meta.warnings ?? [], []);
+    assert.deepEqual(
+      merged.summary.meta.merged_from.map((x) => x.shard),
+      [
+        { index: 1, count: 2 },
+        { index: 2, count: 2 },
+      ],
+    );
+    fs.rmSync(tmp, { recursive: true, force: true });
   });
 
   it('merges shards into the matrix order and refuses overlaps and mismatches', () => {

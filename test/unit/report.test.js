@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { presetSetup } from '../../harness/pageload/presets.js';
 import { renderReport, buildReport, escapeHtml, jsonForScript, inlineScript } from '../../harness/report/html.js';
 import { loadReference, paperMedian } from '../../harness/report/paper.js';
 import { comparisonPairs, altSvcSentence } from '../../harness/report/pageload/part.js';
@@ -40,7 +41,46 @@ describe('report', () => {
     assert.equal(paperMedian(ref, { profile: 'leo', loss_pct: 0.01, protocol: 'h1-pep', site: 'kepler' }, 'fcp'), 1085);
     assert.equal(paperMedian(ref, { profile: 'geo', loss_pct: 0, protocol: 'h3', site: 'kuhn-a' }, 'plt'), null);
     assert.equal(paperMedian(ref, { profile: 'geo-jitter', loss_pct: 0, protocol: 'h3', site: 'kepler' }, 'plt'), null);
+    // the access-model profiles (ifip2022's) are the paper's links with its access layer
+    assert.equal(paperMedian(ref, { profile: 'geo-dvb', loss_pct: 0, protocol: 'h3', site: 'kepler' }, 'plt'), 7669);
+    assert.equal(
+      paperMedian(ref, { profile: 'leo-dvb', loss_pct: 0.01, protocol: 'h1-pep', site: 'kepler' }, 'fcp'),
+      1085,
+    );
     assert.equal(paperMedian(ref, { profile: 'geo', loss_pct: 0, protocol: 'h2', site: 'kepler' }, 'plt'), null);
+  });
+
+  it("the Environment says which parts of the preset's own set-up ran, and why", () => {
+    const run = { matrix: summary.meta.matrix, settings: { origin: 'h2o-patched', pep: { tunnel: 'per-connection' } } };
+    const paper = presetSetup('ifip2022', { ...run, matrix: { ...run.matrix, profiles: ['geo-dvb', 'leo-dvb'] } });
+    assert.deepEqual(paper.length, 3);
+    assert.match(paper[0], /^link profiles geo-dvb, leo-dvb: the access models/);
+    assert.match(paper[1], /^QUIC PEP: a connection per client connection, NewReno with an initial window of 100/);
+    assert.match(paper[2], /^origin h2o-patched: H2O without the OpenSSL 3 handshake bug/);
+    // satbench's own defaults, typed; an origin that fell back where h2o-patched is not built
+    const ours = presetSetup(
+      'ifip2022',
+      {
+        ...run,
+        settings: { origin: 'h2o', pep: { tunnel: 'warm' } },
+        argv: ['--profile', 'geo,leo', '--pep-tunnel=warm'],
+      },
+      { patched: false },
+    );
+    assert.match(ours[0], /^link profiles geo, leo: chosen with --profile; the paper's are geo-dvb, leo-dvb$/);
+    assert.match(ours[1], /^QUIC PEP: the standing warm tunnel, satbench's own, chosen with --pep-tunnel$/);
+    assert.match(ours[2], /^origin h2o: h2o-patched is not built here/);
+    // a campaign saved before the preset was the paper's set-up
+    const old = presetSetup('ifip2022', { ...run, settings: { origin: 'h2o', pep: {} } }, { patched: true });
+    assert.match(old[1], /warm tunnel, satbench's own, as the campaign saved it \(started before ifip2022/);
+    assert.match(old[2], /^origin h2o: as the campaign saved it/);
+    assert.deepEqual(presetSetup('quick', run), []);
+    const html = renderReport({
+      ...summary,
+      meta: { ...summary.meta, preset: 'ifip2022', preset_setup: ['a <b>', 'c'] },
+    });
+    assert.match(html, /<tr><th>preset set-up<\/th><td>a &lt;b&gt;<br>c<\/td><\/tr>/);
+    assert.doesNotMatch(renderReport(summary), /preset set-up/, 'older summaries do not say');
   });
 
   it("says when HTTP/3 loads had Alt-Svc on every response, unlike the paper's testbed, and only then", () => {

@@ -19,7 +19,7 @@ import { LOCK } from '../../harness/campaign/lock.js';
 import { openResults, checkOutDir } from '../../harness/campaign/results-dir.js';
 import { benchInput } from '../../harness/cli/bench.js';
 import { bulkInput } from '../../harness/cli/bulk.js';
-import { CAMPAIGN_OPTIONS } from '../../harness/cli/campaign.js';
+import { CAMPAIGN_OPTIONS, campaignInput } from '../../harness/cli/campaign.js';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-resume-'));
 const usage = (pattern) => (e) => e instanceof UsageError && pattern.test(e.message) && !e.message.includes('\n');
@@ -58,7 +58,8 @@ describe('campaign.json and --resume', () => {
       // …and its settings (ifip2022 keeps Alt-Svc off h3)…
       assert.deepEqual(benchAgainst({ preset: 'ifip2022' }, { ...LEO, loss: '0' }), ['preset']);
       // …and nothing once the folder's options fix everything the presets differ in
-      assert.deepEqual(benchAgainst({ preset: 'ifip2022' }, { ...LEO, loss: '0', 'alt-svc': 'tcp' }), []);
+      const fixed = { ...LEO, loss: '0', 'alt-svc': 'tcp', 'pep-tunnel': 'per-connection' };
+      assert.deepEqual(benchAgainst({ preset: 'ifip2022' }, fixed), []);
     });
 
     it("options typed for the quick preset's matrix contradict a folder made with --profile leo --protocol h1 -n 3", () => {
@@ -135,6 +136,25 @@ describe('campaign.json and --resume', () => {
         usage(new RegExp(`holds a bulk campaign; continue it with \`satbench bulk --resume ${dir}\``)),
       );
       assert.deepEqual(readManifest(dir, 'bulk'), m);
+    });
+
+    it("--resume of an ifip2022 folder made before the preset became the paper's set-up runs what it saved", () => {
+      // what bench saved then: the preset's geo and leo, H2O, the warm tunnel
+      const options = { preset: 'ifip2022', seed: '1', link: 'auto', timeout: '120' };
+      const then = benchInput({ ...options, profile: 'geo,leo', origin: 'h2o', 'pep-tunnel': 'warm' });
+      const dir = tmp();
+      const saved = {
+        ...newManifest({ command: 'bench', argv: ['--preset', 'ifip2022'], values: {}, ...then }),
+        options,
+      };
+      fs.writeFileSync(path.join(dir, MANIFEST), JSON.stringify(saved));
+      const config = { ...CONFIG, preset: { type: 'string', default: 'quick' }, timeout: { type: 'string' } };
+      const v = { ...BENCH_DEFAULTS, resume: dir };
+      const resumed = campaignInput([], { given: { resume: dir }, v }, { name: 'bench', config, input: benchInput });
+      assert.deepEqual(resumed.matrix.profiles, ['geo', 'leo']);
+      assert.equal(resumed.settings.origin, 'h2o');
+      assert.equal(resumed.settings.pep.tunnel, 'warm');
+      assert.deepEqual(resumed.settings, JSON.parse(JSON.stringify(then.settings)));
     });
   });
 

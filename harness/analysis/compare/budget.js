@@ -11,11 +11,21 @@ import { kindOf, kinds } from '../../kinds/index.js';
 // Without --budget: the limits each kind gives (page loads: a median more
 // than 10 % slower, and significantly so, fails Response Start, FCP or
 // PLT), for every scenario (asked when used: kinds may be registered late).
-export const defaultBudget = () => ({
-  alpha: 0.05,
-  metrics: Object.assign({}, ...kinds().map((k) => k.defaultBudget)),
-  scenarios: [],
-});
+// Given the result sets' `groups`, only the limits of the kinds present and
+// on metrics they have: two bulk folders are held to bulk's limits, not
+// refused for lacking page-load metrics.
+export function defaultBudget(groups = null) {
+  const present = groups && new Set(groups.map((g) => kindOf(g).name));
+  const have = groups && new Set(groups.flatMap((g) => Object.keys(g.metrics ?? {})));
+  const limits = kinds()
+    .filter((k) => !present || present.has(k.name))
+    .flatMap((k) => Object.entries(k.defaultBudget));
+  return {
+    alpha: 0.05,
+    metrics: Object.fromEntries(limits.filter(([metric]) => !have || have.has(metric))),
+    scenarios: [],
+  };
+}
 
 const LIMIT_KEYS = ['max_median', 'min_median', 'max_slowdown_pct'];
 
@@ -131,6 +141,27 @@ const ruleMatches = (match, kind, scenario) =>
     return (Array.isArray(wanted) ? wanted : [wanted]).some((w) => String(w) === String(have));
   });
 
+// Pure: a scenario field's values in `groups`, as text (the kind's name for `kind`).
+const valuesOf = (groups, key) =>
+  [...new Set(groups.map((g) => (key === 'kind' ? kindOf(g).name : g.scenario?.[key])))]
+    .filter((v) => v !== undefined)
+    .map(String);
+
+// Pure: the values of the budget's `match` lists that no scenario of
+// `groups` has (`protocol: [h3, h3-pepp]` matches through h3 alone, so the
+// typo would pass silently). Each is {rule: "scenarios[i]", key, value, have}.
+export function unmatchedValues(budget, groups) {
+  const out = [];
+  budget.scenarios.forEach((rule, i) => {
+    for (const [key, wanted] of Object.entries(rule.match)) {
+      const have = valuesOf(groups, key);
+      for (const value of Array.isArray(wanted) ? wanted : [wanted])
+        if (!have.includes(String(value))) out.push({ rule: `scenarios[${i}]`, key, value, have });
+    }
+  });
+  return out;
+}
+
 // Pure: the budget's rules that match none of `groups` (a typo such as
 // `profile: goe` would otherwise pass every check silently). Each is
 // {rule: "scenarios[i]", match, have: {key: values present}}.
@@ -138,11 +169,7 @@ export function unmatchedRules(budget, groups) {
   const out = [];
   budget.scenarios.forEach((rule, i) => {
     if (groups.some((g) => ruleMatches(rule.match, kindOf(g).name, g.scenario ?? {}))) return;
-    const have = {};
-    for (const key of Object.keys(rule.match))
-      have[key] = [...new Set(groups.map((g) => (key === 'kind' ? kindOf(g).name : g.scenario?.[key])))]
-        .filter((v) => v !== undefined)
-        .map(String);
+    const have = Object.fromEntries(Object.keys(rule.match).map((key) => [key, valuesOf(groups, key)]));
     out.push({ rule: `scenarios[${i}]`, match: rule.match, have });
   });
   return out;

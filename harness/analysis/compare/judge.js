@@ -8,7 +8,7 @@
 import { UsageError } from '../../core/errors.js';
 import { compareSamples, MIN_RUNS_FOR_COMPARISON } from '../../core/stats.js';
 import { kindOf } from '../../kinds/index.js';
-import { budgetedMetrics, defaultBudget, limitsFor, unmatchedRules } from './budget.js';
+import { budgetedMetrics, defaultBudget, limitsFor, unmatchedRules, unmatchedValues } from './budget.js';
 import { fmtValue, pInWords } from './format.js';
 
 // Pure: one set's groups keyed as bench keys them, each with its kind and
@@ -41,6 +41,11 @@ export function checkBudgetFitsResults(budget, groups) {
         `${file}: ${metric}: no such metric in either result set (they have ${[...known].sort().join(', ')})`,
       );
   }
+  const [value] = unmatchedValues(budget, groups);
+  if (value)
+    throw new UsageError(
+      `${file}: ${value.rule}.match.${value.key}: ${JSON.stringify(value.value)} matches no scenario of either result set (they have ${value.key}: ${value.have.join(', ') || 'none'})`,
+    );
   const [unmatched] = unmatchedRules(budget, groups);
   if (unmatched) {
     const present = Object.entries(unmatched.have)
@@ -238,15 +243,15 @@ const STATUS_ORDER = { fail: 0, warn: 1, ok: 2 };
  * a median above max_median (or below min_median) fails outright. "Worse"
  * is higher for times, lower for rates (the kind's higherIsBetter).
  */
-export function compareResults(baseSet, currentSet, budget = defaultBudget()) {
+export function compareResults(baseSet, currentSet, givenBudget = null) {
   const baseline = groupsByKey(baseSet);
   const current = groupsByKey(currentSet);
   const common = [...baseline.keys()].filter((key) => current.has(key));
   if (!common.length) throw new UsageError(`no scenario in common between ${baseSet.path} and ${currentSet.path}`);
-  checkBudgetFitsResults(
-    budget,
-    [...baseline.values(), ...current.values()].map((entry) => entry.group),
-  );
+  const groups = [...baseline.values(), ...current.values()].map((entry) => entry.group);
+  // without a budget, the limits of the kinds present (budget.js defaultBudget)
+  const budget = givenBudget ?? defaultBudget(groups);
+  checkBudgetFitsResults(budget, groups);
   const withRuns = Boolean(baseSet.records && currentSet.records);
   const rows = common
     .flatMap((key) => judgeScenario(key, baseline.get(key), current.get(key), budget, { withRuns }))
