@@ -16,9 +16,9 @@ export const SOURCE_TOOLS = ['record', 'import-har'];
 // A body file: bodies/NNNN, inside the archive's folder.
 export const BODY_NAME = /^bodies\/[\w.-]+$/;
 // RFC 9110's token: what a method or a header name is made of.
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+export const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-const show = (v) => {
+export const show = (v) => {
   if (v === undefined) return 'nothing';
   const s = JSON.stringify(v);
   return s.length > 80 ? `${s.slice(0, 77)}…` : s;
