@@ -5,7 +5,7 @@
 // written, byte for byte.
 import assert from 'node:assert/strict';
 import { formatText } from '../../harness/analysis/compare/text.js';
-import { toMarkdown, markdownCell } from '../../harness/analysis/compare/markdown.js';
+import { toMarkdown, markdownCell, markdownCode } from '../../harness/analysis/compare/markdown.js';
 import { toJUnit } from '../../harness/analysis/compare/junit.js';
 import { escapeEntities, fmtValue, fmtPct, pInWords } from '../../harness/analysis/compare/format.js';
 
@@ -145,6 +145,15 @@ describe('compare writers', () => {
 
   it('Markdown: escapes every cell, folds the passed checks away', () => {
     assert.equal(markdownCell('<a href="x">|\n&'), '&lt;a href=&quot;x&quot;&gt;\\| &amp;');
+    // a site's name cannot put an image, a link, code or emphasis into the comment
+    assert.equal(
+      markdownCell('![x](https://t.test/p.png) [a](javascript:alert(1)) `c` *e* _u_ ~~s~~ plt_ms \\[b]'),
+      '!\\[x\\](https://t.test/p.png) \\[a\\](javascript:alert(1)) \\`c\\` \\*e\\* \\_u\\_ \\~\\~s\\~\\~ plt_ms \\\\\\[b\\]',
+    );
+    // a source is shown literally, in a code span its backticks cannot end
+    assert.equal(markdownCode('a/r.jsonl'), '`a/r.jsonl`');
+    assert.equal(markdownCode('x`y<b>&'), '``x`y<b>&``');
+    assert.equal(markdownCode('`x'), '`` `x ``');
     assert.equal(escapeEntities(`<>&"'`), '&lt;&gt;&amp;&quot;&#39;');
     assert.equal(toMarkdown(res), MARKDOWN.join('\n'));
     // No failed or warned check, none missing or added: the heading says so, and only the folded table is left.
