@@ -14,7 +14,8 @@ const BASE64_CHARS = /^[A-Za-z0-9+/]*={0,2}$/;
 // Pure: whether `text` is whole base64: Buffer.from decodes "A" as nothing
 // rather than refusing it. Padding, when written, makes a multiple of 4.
 export function isBase64(text) {
-  const t = text.replace(/\s+/g, '');
+  // DevTools writes none: a body's copy without whitespace is made only when there is some
+  const t = BASE64_CHARS.test(text) ? text : text.replace(/\s+/g, '');
   return BASE64_CHARS.test(t) && t.length % 4 !== 1 && (!t.endsWith('=') || t.length % 4 === 0);
 }
 // DevTools' _error is text from the network stack: kept short and terminal-safe.
