@@ -129,8 +129,7 @@ describe('compare writers', () => {
         '',
         'FAIL geo loss 0 % h3 <i>x</i>|y  plt_ms                 7704 ms → 10016 ms    +30.0 %  p <0.001  δ 1.00 large',
         '       ✗ 30.0 % slower, over the 10 % allowed, and significant (p < 0.001)',
-        '       ! a "quoted" & \'single\'',
-        'line',
+        '       ! a "quoted" & \'single\'\\x0aline',
         'warn leo h1                      transfer_bytes          7704 B → 10016 B      -2.0 %  p 0.250   δ -0.10 negligible',
         '       ! 12.0 % slower, over the 10 % allowed, but not significant (p = 0.250)',
         'ok   leo h1                      goodput_mbps                 – → 18                –  p –       δ –',
@@ -141,6 +140,9 @@ describe('compare writers', () => {
       ].join('\n'),
     );
     assert.match(formatText(passing), /\nok {3}leo h1 {4}goodput_mbps .*\n\nok: nothing regressed \(1 checks\)$/);
+    // a scenario's label comes from the results: printed terminal-safe
+    const hostile = { ...passing, rows: passing.rows.map((row) => ({ ...row, label: 'leo\x1b[2J h1' })) };
+    assert.match(formatText(hostile), /\nok {3}leo\\x1b\[2J h1 {2}goodput_mbps /);
   });
 
   it('Markdown: escapes every cell, folds the passed checks away', () => {
