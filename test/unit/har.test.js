@@ -292,6 +292,10 @@ describe('import-har', () => {
       const r = await satbench(['import-har', at('esc.har'), '--out', at('esc')]);
       assert.equal(r.code, 0, r.stderr);
       assert.ok(!r.stderr.includes('\x1b'), r.stderr);
+      // an error that quotes its input (here the file's name) too
+      const e = await satbench(['import-har', at('x\x1b[2J.har'), '--out', at('esc2')]);
+      assert.equal(e.code, 2, e.stderr);
+      assert.match(e.stderr, /^satbench: .*x\\x1b\[2J\.har: cannot read it \(no such file\)\n$/);
       assert.match(
         r.stderr,
         /\n {2}GET https:\/\/ads\.example\.test\/x\.js: no response \(\\x1b\[2J\\x1b\[1;1Hall good\\x0awrote\)\n/,
