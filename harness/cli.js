@@ -3,6 +3,7 @@
 // its options and help) and turns its errors into exit codes. Errors the
 // user can fix print one line and exit 2.
 import { UsageError } from './core/errors.js';
+import { terminalSafeLines } from './core/terminal.js';
 import { help } from './cli/args.js';
 import * as testbed from './cli/testbed.js';
 import * as doctor from './cli/doctor.js';
@@ -71,10 +72,11 @@ async function main([cmd, ...rest]) {
 }
 
 main(process.argv.slice(2)).catch((e) => {
+  // a message may quote input (a file's key, a folder's name): printed terminal-safe
   if (e instanceof UsageError) {
-    process.stderr.write(`satbench: ${e.message}\n`);
+    process.stderr.write(`satbench: ${terminalSafeLines(e.message)}\n`);
   } else {
-    process.stderr.write(`satbench: internal error: ${e.stack || e}\n`);
+    process.stderr.write(`satbench: internal error: ${terminalSafeLines(e.stack || e)}\n`);
   }
   process.exitCode = 2;
 });

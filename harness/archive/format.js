@@ -16,9 +16,9 @@ export const SOURCE_TOOLS = ['record', 'import-har'];
 // A body file: bodies/NNNN, inside the archive's folder.
 export const BODY_NAME = /^bodies\/[\w.-]+$/;
 // RFC 9110's token: what a method or a header name is made of.
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+export const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-const show = (v) => {
+export const show = (v) => {
   if (v === undefined) return 'nothing';
   const s = JSON.stringify(v);
   return s.length > 80 ? `${s.slice(0, 77)}…` : s;
@@ -108,11 +108,21 @@ export function readArchive(dir) {
     throw new UsageError(`${file}: not JSON (${e.message.split('\n')[0]})`);
   }
   validateArchive(archive, file);
+  // a body is a file inside the archive's folder, through symlinks too, as
+  // the origin (sites/origin/src/archive.rs) checks before it serves
+  const root = fs.realpathSync(dir);
   archive.entries.forEach((e, i) => {
     if (e.body === null) return;
     const body = path.join(dir, e.body);
-    if (!fs.statSync(body, { throwIfNoEntry: false })?.isFile())
-      throw new UsageError(`${file}: entries[${i}].body: expected the file ${body}, which is missing`);
+    const fail = (what) => new UsageError(`${file}: entries[${i}].body: expected the file ${body}, ${what}`);
+    let real;
+    try {
+      real = fs.realpathSync(body);
+    } catch {
+      throw fail('which is missing');
+    }
+    if (!real.startsWith(root + path.sep)) throw fail('which leads outside the archive (a symlink)');
+    if (!fs.statSync(real).isFile()) throw fail('which is not a file');
   });
   return archive;
 }

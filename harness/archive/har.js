@@ -1,37 +1,67 @@
 // Pure: a HAR 1.2 file, as Chrome DevTools writes it with "Save all as HAR
 // with content", turned into the responses archive/build.js stores. A HAR
 // may hold several page loads: the first page's entries are taken, in the
-// file's order, and its first document is the page.
+// file's order, and the page is that page's own URL (pagePick).
 import { UsageError } from '../core/errors.js';
+import { terminalSafe } from '../core/terminal.js';
 import { carriesNoBody } from './build.js';
+import { TOKEN, show } from './format.js';
+import { headerValue } from './headers.js';
+import { archiveUrl } from './urls.js';
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
-const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
+const BASE64_CHARS = /^[A-Za-z0-9+/]*={0,2}$/;
+// Pure: whether `text` is whole base64: Buffer.from decodes "A" as nothing
+// rather than refusing it. Padding, when written, makes a multiple of 4.
+export function isBase64(text) {
+  // DevTools writes none: a body's copy without whitespace is made only when there is some
+  const t = BASE64_CHARS.test(text) ? text : text.replace(/\s+/g, '');
+  return BASE64_CHARS.test(t) && t.length % 4 !== 1 && (!t.endsWith('=') || t.length % 4 === 0);
+}
+// DevTools' _error is text from the network stack: kept short and terminal-safe.
+const harError = (v) => terminalSafe(String(v).slice(0, 200));
 
 // One HAR entry as a response; `key` names it in errors.
 function harResponse(e, key, file) {
   const fail = (k, expected) => new UsageError(`${file}: ${key}.${k}: expected ${expected}`);
   if (!isObject(e.request) || typeof e.request.method !== 'string' || typeof e.request.url !== 'string')
     throw fail('request', 'an object with method and url (strings)');
+  if (!TOKEN.test(e.request.method)) throw fail('request.method', `an HTTP method, got ${show(e.request.method)}`);
   if (!isObject(e.response) || typeof e.response.status !== 'number') throw fail('response', 'an object with a status');
   const { response } = e;
+  const status = response.status;
+  if (status !== 0 && !(Number.isInteger(status) && status >= 100 && status <= 599))
+    throw fail('response.status', `0 (no response) or a status 100–599, got ${show(status)}`);
   if (!Array.isArray(response.headers) || !response.headers.every((h) => isObject(h) && typeof h.name === 'string'))
     throw fail('response.headers', 'an array of {name, value}');
+  // a pseudo-header (":status") is dropped later; any other name must be one a server can send
+  const badName = response.headers.findIndex((h) => !h.name.startsWith(':') && !TOKEN.test(h.name));
+  if (badName >= 0)
+    throw fail(
+      `response.headers[${badName}].name`,
+      `a header name (RFC 9110 token), got ${show(response.headers[badName].name)}`,
+    );
   const c = response.content ?? {};
   if (c.encoding !== undefined && c.encoding !== 'base64')
     throw fail('response.content.encoding', `"base64" or none, got ${JSON.stringify(c.encoding)}`);
-  if (c.text !== undefined && (typeof c.text !== 'string' || (c.encoding === 'base64' && !BASE64.test(c.text))))
+  if (c.text !== undefined && (typeof c.text !== 'string' || (c.encoding === 'base64' && !isBase64(c.text))))
     throw fail('response.content.text', c.encoding === 'base64' ? 'base64 text' : 'a string');
   const r = {
+    key,
     method: e.request.method,
     url: e.request.url,
     status: response.status,
     headers: response.headers.map((h) => [h.name, String(h.value ?? '')]),
     content: null,
     fromCache: Boolean(e._fromCache),
+    resourceType: e._resourceType,
+    mimeType: typeof c.mimeType === 'string' ? c.mimeType : undefined,
   };
   if (response.status === 0 || response._error)
-    r.missing = response.status === 0 ? `no response (${response._error ?? 'status 0'})` : `failed: ${response._error}`;
+    r.missing =
+      response.status === 0
+        ? `no response (${response._error ? harError(response._error) : 'status 0'})`
+        : `failed: ${harError(response._error)}`;
   else if (e._fetchedViaServiceWorker) r.missing = 'served by a service worker, not the network';
   if (typeof c.text === 'string') r.content = { text: c.text, base64: c.encoding === 'base64' };
   else if (c.size === 0) r.content = { text: '', base64: false };
@@ -39,9 +69,74 @@ function harResponse(e, key, file) {
   return r;
 }
 
+// Pure: where response `r` redirects (archive form), or null.
+const redirectOf = (r) => {
+  const location = r.status >= 300 && r.status < 400 ? headerValue(r.headers, 'location') : null;
+  return location === null ? null : archiveUrl(URL.parse(location, r.url)?.href ?? '');
+};
+const MAX_HOPS = 20;
+const HTML_TYPES = ['text/html', 'application/xhtml+xml'];
+// Pure: the media type a response says it has (content-type, else the HAR's mimeType), or null.
+const mediaType = (r) =>
+  (headerValue(r.headers, 'content-type') ?? r.mimeType ?? '').split(';')[0].trim().toLowerCase() || null;
+const isHtml = (r) => HTML_TYPES.includes(mediaType(r));
+
+// Pure: the response `url` ends at (redirects followed among `responses`), or null.
+function landing(url, responses) {
+  const seen = new Set();
+  for (let at = url; at && !seen.has(at) && seen.size <= MAX_HOPS;) {
+    seen.add(at);
+    const r = responses.find((x) => x.method === 'GET' && archiveUrl(x.url) === at && !x.missing);
+    if (!r) return null;
+    const next = redirectOf(r);
+    if (next === null) return r;
+    at = next;
+  }
+  return null;
+}
+
 /**
- * Pure: {page, responses, leftOut} of a parsed HAR file (`file` names it in
- * errors): the first page's URL, its entries as responses, and how many
+ * Pure: {url, from} of the page among the first page's `responses`: its own
+ * URL as the HAR names it (log.pages[0].title, as DevTools, WebPageTest and
+ * browsertime write it, when an entry was asked for it), from the request
+ * that redirected to it if one did; else the first document (DevTools'
+ * _resourceType); else the first HTML response. `from` says which. Throws a
+ * UsageError when there is none, or when the page does not end at an HTML
+ * response.
+ */
+export function pagePick(pageInfo, responses, file) {
+  const at = (r) => archiveUrl(r.url);
+  let pick = null;
+  const title = typeof pageInfo?.title === 'string' ? archiveUrl(pageInfo.title) : null;
+  if (title && responses.some((r) => at(r) === title)) {
+    let url = title;
+    for (let hops = 0, from; hops < MAX_HOPS && (from = responses.find((r) => redirectOf(r) === url)); hops++)
+      url = at(from);
+    pick = { url, from: `log.pages[0].title${url === title ? '' : `, from the request redirected to it`}` };
+  } else {
+    const doc = responses.find((r) => r.resourceType === 'document') ?? responses.find(isHtml);
+    if (doc)
+      pick = {
+        url: doc.url,
+        from: `${doc.resourceType === 'document' ? 'its first document' : 'its first HTML response'}, ${doc.key}`,
+      };
+  }
+  if (!pick)
+    throw new UsageError(
+      `${file}: no page among the entries: expected log.pages[0].title to be the URL of an entry, or an HTML response`,
+    );
+  const end = landing(archiveUrl(pick.url), responses);
+  if (end && !isHtml(end))
+    throw new UsageError(
+      `${file}: the page ${pick.url} (${pick.from}) is not HTML (${end.key}: ${show(mediaType(end) ?? 'no content-type')}): expected the HTML document the page loads`,
+    );
+  return pick;
+}
+
+/**
+ * Pure: {page, pageFrom, responses, leftOut} of a parsed HAR file (`file`
+ * names it in errors): the first page's URL and which key gave it
+ * (pagePick), its entries as responses, each with its `key`, and how many
  * entries belong to other pages. A HAR whose entries carry no body at all
  * (saved without content) is refused.
  */
@@ -61,6 +156,6 @@ export function harResponses(har, file) {
     throw new UsageError(
       `${file}: no entry has its body (response.content.text): save the HAR with content (DevTools: "Save all as HAR with content")`,
     );
-  const doc = kept.findIndex(([e]) => e._resourceType === 'document');
-  return { page: responses[Math.max(doc, 0)].url, responses, leftOut: log.entries.length - kept.length };
+  const page = pagePick(Array.isArray(log.pages) ? log.pages[0] : undefined, responses, file);
+  return { page: page.url, pageFrom: page.from, responses, leftOut: log.entries.length - kept.length };
 }

@@ -2,6 +2,7 @@
 // work, and the archive written there with a line saying what it holds.
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
+import { terminalSafe } from '../core/terminal.js';
 import { requireNewOrEmpty } from '../core/folders.js';
 import { ARCHIVE_FILE } from '../archive/format.js';
 import { archiveOrigins } from '../archive/match.js';
@@ -15,7 +16,8 @@ export function archiveOut(out, command) {
   return out;
 }
 
-// Pure: the lines that say what an archive holds (archive/build.js's result).
+// Pure: the lines that say what an archive holds (archive/build.js's result),
+// each terminal-safe: URLs and reasons come from the page or the HAR.
 export function archiveLines(dir, { archive, bodies, skipped, cached }) {
   const bytes = bodies.reduce((n, [, b]) => n + b.length, 0);
   const { origins } = archiveOrigins(archive);
@@ -29,7 +31,7 @@ export function archiveLines(dir, { archive, bodies, skipped, cached }) {
     lines.push(`${archive.missing.length} request(s) cannot be replayed, listed under "missing":`);
     for (const m of archive.missing) lines.push(`  ${m.method} ${m.url}: ${m.reason}`);
   }
-  return lines;
+  return lines.map(terminalSafe);
 }
 
 /** Writes the archive into `dir` and says what it holds on stderr. */

@@ -7,7 +7,8 @@ import { kernelHasNetem, hasTun } from '../testbed/link-backends.js';
 import { readHostChanges, ALLOWED_CC } from '../testbed/host-settings.js';
 import { chromePath } from '../browser/chromium.js';
 import { H2O_BUILT } from '../servers/origin.js';
-import { parse, print, note } from './args.js';
+import { terminalSafe } from '../core/terminal.js';
+import { parse, print, note, noOperands } from './args.js';
 
 export const HELP = `Usage: satbench doctor [--json]
   Check root or CAP_NET_ADMIN, ip netns, /dev/net/tun, tc, nftables, iperf3, ethtool, OpenVPN,
@@ -155,14 +156,15 @@ export function formatChecks(list) {
   return list
     .map((c) => {
       const mark = c.ok ? 'ok  ' : c.required ? 'FAIL' : 'note';
-      return `${mark}  ${c.name.padEnd(w)}  ${c.detail}${c.fix ? `\n      ${' '.repeat(w)}  → ${c.fix}` : ''}`;
+      return `${mark}  ${c.name.padEnd(w)}  ${terminalSafe(c.detail)}${c.fix ? `\n      ${' '.repeat(w)}  → ${c.fix}` : ''}`;
     })
     .join('\n');
 }
 
 export async function doctorCommand(argv) {
-  const { values: v } = parse(argv, {});
+  const { values: v, positionals } = parse(argv, {});
   if (v.help) return note(HELP);
+  noOperands(positionals, 'doctor');
   const list = await checks();
   if (v.json) print(list);
   else process.stdout.write(formatChecks(list) + '\n');

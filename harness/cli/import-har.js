@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
+import { terminalSafe } from '../core/terminal.js';
 import { harResponses } from '../archive/har.js';
 import { buildArchive } from '../archive/build.js';
 import { parse, help, note } from './args.js';
@@ -10,7 +11,9 @@ import { archiveOut, saveArchive } from './archive.js';
 export const HELP = `Usage: satbench import-har FILE --out DIR
   Make a site archive (sites/README.md, "Site archives") from a HAR 1.2 file with content,
   as Chrome DevTools saves it (Network panel: "Save all as HAR with content"): the first
-  page's entries with their text and base64 bodies, each stored as it went on the wire
+  page's entries with their text and base64 bodies, the page being the URL the HAR names
+  (its pages[0].title), else its first document, else its first HTML response; a page
+  that is not HTML is refused. Each body is stored as it went on the wire
   (compressed again where its content-encoding says gzip, br, deflate or zstd). Entries
   without a body, failed ones, and those a service worker or Chromium's cache answered
   (unless the network answered the same request too) are listed in archive.json's "missing".
@@ -39,7 +42,7 @@ export async function importHarCommand(argv) {
     throw new UsageError('import-har: name one HAR file (satbench import-har FILE --out DIR)');
   const [file] = positionals;
   const out = archiveOut(v.out, 'import-har');
-  const { page, responses, leftOut } = harResponses(readHar(file), file);
+  const { page, pageFrom, responses, leftOut } = harResponses(readHar(file), file);
   const built = buildArchive({
     page,
     source: { tool: 'import-har', from: path.basename(file) },
@@ -47,5 +50,6 @@ export async function importHarCommand(argv) {
     responses,
   });
   saveArchive(out, built);
+  note(terminalSafe(`the page: ${page} (${pageFrom})`));
   if (leftOut) note(`${leftOut} entries of the HAR's other pages left out (the archive is its first page's)`);
 }

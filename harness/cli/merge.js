@@ -1,5 +1,6 @@
 // `satbench merge DIR... --out DIR`: join the shards of a matrix.
 import { UsageError } from '../core/errors.js';
+import { terminalSafe } from '../core/terminal.js';
 import { mergeFolders } from '../report/outputs.js';
 import { parse, print, note, help } from './args.js';
 
@@ -18,7 +19,7 @@ export async function mergeCommand(argv) {
   if (v.help) return help(HELP);
   if (!positionals.length || !v.out) throw new UsageError('merge: name the folders to join and --out DIR');
   const r = mergeFolders(positionals, v.out);
-  for (const w of r.warnings) note(`warning: ${w}`);
+  for (const w of r.warnings) note(terminalSafe(`warning: ${w}`)); // a warning names folders and their meta
   note(
     `merged ${r.records} runs from ${positionals.length} folder(s) into ${v.out}/ (results.jsonl, summary.json, index.html)`,
   );

@@ -7,6 +7,7 @@ import { listSites, siteFiles } from '../../sites/generate.js';
 import { isArchive, readArchive } from '../archive/format.js';
 import { archiveOrigins } from '../archive/match.js';
 import { UsageError } from '../core/errors.js';
+import { terminalSafe } from '../core/terminal.js';
 import { parse, print, help } from './args.js';
 
 export const HELP = `Usage: satbench sites [DIR...] [--json]
@@ -59,9 +60,12 @@ export async function sitesCommand(argv) {
     process.stdout.write(`${s.name.padEnd(20)} reference site, ${s.objects} objects, ${s.bytes} bytes\n`);
   for (const a of archives)
     process.stdout.write(
-      a.error
-        ? `${a.dir}: not usable: ${a.error}\n`
-        : `${a.dir}  archive of ${a.page}: ${a.origins} origins, ${a.entries} responses, ${a.missing} missing\n`,
+      // a folder's name and an archive's error come from the disk: terminal-safe
+      `${terminalSafe(
+        a.error
+          ? `${a.dir}: not usable: ${a.error}`
+          : `${a.dir}  archive of ${a.page}: ${a.origins} origins, ${a.entries} responses, ${a.missing} missing`,
+      )}\n`,
     );
   if (!archives.length)
     process.stdout.write(

@@ -2,6 +2,7 @@
 // an emulated testbed.
 import { UsageError, withFlag } from '../core/errors.js';
 import { requireNetAdmin } from '../core/sys.js';
+import { refuseFileOnPath } from '../core/folders.js';
 import { percent } from '../core/units.js';
 import { round } from '../core/stats.js';
 import { loadProfile, configuredSummary } from '../testbed/profiles.js';
@@ -57,6 +58,13 @@ const OPTIONS = {
 
 const SUBCOMMANDS = ['up', 'down', 'status', 'probe'];
 
+// --pcap's folder, checked before the testbed is built: linkem makes it.
+function pcapDir(dir) {
+  if (!dir) throw new UsageError('--pcap: expected a folder');
+  refuseFileOnPath(dir, '--pcap');
+  return dir;
+}
+
 // The testbed `up` and `probe` build, checked before anything runs.
 function testbedOptions(v) {
   if (!v.profile) throw new UsageError('--profile is required (see `satbench profiles`)');
@@ -68,7 +76,7 @@ function testbedOptions(v) {
     seed: integer(v.seed, '--seed', 0, LIMITS.seed),
     id: v.name === undefined ? undefined : withFlag('--name', () => validateId(v.name)),
     tcp: tcpOptions(v),
-    pcapDir: v.pcap,
+    pcapDir: v.pcap === undefined ? undefined : pcapDir(v.pcap),
   };
 }
 

@@ -4,6 +4,7 @@
 // problems are UsageErrors that name the file and the line or key; a torn
 // last line also names the command that repairs it. harness/report/outputs.js
 // computes and writes summary.json and the report.
+import { constants as bufferConstants } from 'node:buffer';
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
@@ -19,6 +20,29 @@ export const MANIFEST = 'campaign.json';
 
 // Pure: the one-line description of a system error ("ENOSPC: no space left on device").
 const systemError = (e) => String(e.message ?? e).split(',')[0];
+
+// The most bytes a results file may have: it is read whole, as one string,
+// and V8 makes no longer one (about 512 MiB; a run's record is a few kB).
+export const MAX_READ_BYTES = bufferConstants.MAX_STRING_LENGTH;
+
+/**
+ * The text of `file` (a results file, `what` saying which), or a one-line
+ * UsageError naming it and what was expected: a folder, a file too big to
+ * read whole, one that cannot be read. Null when there is no such file.
+ */
+export function readTextFile(file, what, maxBytes = MAX_READ_BYTES) {
+  const st = fs.statSync(file, { throwIfNoEntry: false });
+  if (!st) return null;
+  if (!st.isFile()) throw new UsageError(`${file}: ${st.isDirectory() ? 'a folder' : 'not a file'}, expected ${what}`);
+  if (st.size > maxBytes)
+    throw new UsageError(`${file}: ${st.size} bytes, more than satbench reads whole (${maxBytes}); expected ${what}`);
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`${file}: cannot read it (${systemError(e)}), expected ${what}`);
+  }
+}
+const RESULTS_WHAT = `a ${RESULTS} (one record a line)`;
 
 /**
  * One record per line, on disk before the next run starts (bench, bulk).
@@ -139,8 +163,9 @@ export function tornMessage(file, torn, command) {
 
 /** The records of a results file ([] when it is missing); a torn last line is an error saying how to repair it. */
 export function readResults(file) {
-  if (!fs.existsSync(file)) return [];
-  const { records, torn } = parseResults(fs.readFileSync(file, 'utf8'), file);
+  const text = readTextFile(file, RESULTS_WHAT);
+  if (text === null) return [];
+  const { records, torn } = parseResults(text, file);
   if (torn) throw new UsageError(tornMessage(file, torn, resumeCommand(file)));
   return records;
 }
@@ -187,8 +212,8 @@ export function replaceFile(file, text, fsx = fs) {
  * records. Returns the torn line ({line, bytes}) or null.
  */
 export function dropTornLine(file) {
-  if (!fs.existsSync(file)) return null;
-  const text = fs.readFileSync(file, 'utf8');
+  const text = readTextFile(file, RESULTS_WHAT);
+  if (text === null) return null;
   const { torn } = parseResults(text, file);
   if (torn) {
     fs.truncateSync(file, torn.offset);
@@ -202,6 +227,11 @@ export function dropTornLine(file) {
 export function summaryProblem(s) {
   if (!s || typeof s !== 'object' || Array.isArray(s)) return 'is not a JSON object';
   if (!Array.isArray(s.groups)) return 'has no "groups" list';
+  if (s.meta !== undefined && (!s.meta || typeof s.meta !== 'object' || Array.isArray(s.meta)))
+    return '"meta" is not an object';
+  const warnings = s.meta?.warnings;
+  if (warnings !== undefined && !(Array.isArray(warnings) && warnings.every((w) => typeof w === 'string')))
+    return 'meta.warnings is not a list of strings';
   for (const [i, g] of s.groups.entries()) {
     if (!g || typeof g.scenario !== 'object' || g.scenario === null) return `groups[${i}].scenario is missing`;
     if (typeof g.metrics !== 'object' || g.metrics === null) return `groups[${i}].metrics is missing`;
@@ -213,11 +243,13 @@ export function summaryProblem(s) {
 }
 
 export function readSummary(file) {
+  const text = readTextFile(file, `a ${SUMMARY}`);
+  if (text === null) throw new UsageError(`${file}: no such file`);
   let s;
   try {
-    s = JSON.parse(fs.readFileSync(file, 'utf8'));
+    s = JSON.parse(text);
   } catch (e) {
-    throw new UsageError(`${file}: ${e.code === 'ENOENT' ? 'no such file' : `not JSON (${e.message})`}`);
+    throw new UsageError(`${file}: not JSON (${e.message})`);
   }
   const problem = summaryProblem(s);
   if (problem) throw new UsageError(`${file}: ${problem}`);

@@ -57,12 +57,30 @@ export function resolveProfilePath(nameOrPath) {
   );
 }
 
+// Profiles and schedules are a few kilobytes; a bigger file is a mistake.
+const MAX_PROFILE_BYTES = 16 << 20;
+
+// A profile or schedule file's text, or a UsageError in one line naming
+// it and what was expected (`what`): a folder or a huge file is no profile.
+function readSmallFile(file, what) {
+  const st = fs.statSync(file, { throwIfNoEntry: false });
+  if (!st) throw new UsageError(`${file}: no such file, expected ${what}`);
+  if (!st.isFile()) throw new UsageError(`${file}: ${st.isDirectory() ? 'a folder' : 'not a file'}, expected ${what}`);
+  if (st.size > MAX_PROFILE_BYTES)
+    throw new UsageError(`${file}: ${st.size} bytes, expected ${what} (at most ${MAX_PROFILE_BYTES} bytes)`);
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`${file}: cannot read it (${e.code ?? e.message}), expected ${what}`);
+  }
+}
+
 // Reads and validates a profile; `lossPct` (the scenario's --loss) replaces
 // the satellite link's loss in the directions of its loss_on (both unless
 // the profile says otherwise).
 export function loadProfile(nameOrPath, { lossPct } = {}) {
   const file = resolveProfilePath(nameOrPath);
-  const text = fs.readFileSync(file, 'utf8');
+  const text = readSmallFile(file, 'a profile file');
   let doc;
   try {
     doc = path.extname(file) === '.json' ? JSON.parse(text) : YAML.parse(text);
@@ -74,7 +92,7 @@ export function loadProfile(nameOrPath, { lossPct } = {}) {
   const readRelative = (rel) => {
     const p = path.resolve(path.dirname(file), rel);
     if (!fs.existsSync(p)) throw new UsageError(`${file}: schedule file ${rel} not found (looked at ${p})`);
-    return { path: p, text: fs.readFileSync(p, 'utf8') };
+    return { path: p, text: readSmallFile(p, `a schedule file (named by ${file})`) };
   };
   let profile = parseProfile(doc, { file, name: path.basename(file, path.extname(file)), readRelative });
   if (lossPct !== undefined && lossPct !== null) profile = withSatelliteLoss(profile, lossPct);
@@ -229,6 +247,11 @@ export function parseScheduleCsv(text, file) {
     .filter((l) => l && !l.startsWith('#'));
   if (lines.length < 2) throw new UsageError(`${file}: a schedule needs a header line and at least one row`);
   const header = lines[0].split(',').map((h) => h.trim());
+  // a file that is not a schedule is not quoted: a profile may point anywhere (/etc/passwd)
+  if (!header.includes('time_s'))
+    throw new UsageError(
+      `${file}: not a schedule: its first line is not a header naming time_s and delay_ms and/or rate_mbit`,
+    );
   for (const h of header) {
     if (!SCHEDULE_COLUMNS.includes(h))
       throw new UsageError(`${file}: unknown column ${JSON.stringify(h)}; allowed: ${SCHEDULE_COLUMNS.join(', ')}`);

@@ -437,7 +437,7 @@ describe('site archives', () => {
       }
       assert.throws(() => validateArchive([], 'F'), usage(/^F: \(top level\): expected an object, got \[\]$/));
     });
-    it('reading: no archive.json, not JSON, a body file missing: one line each', () => {
+    it('reading: no archive.json, not JSON, a body file missing or outside the archive: one line each', () => {
       const dir = tmp();
       assert.throws(
         () => readArchive(dir),
@@ -452,6 +452,23 @@ describe('site archives', () => {
         () => readArchive(other),
         usage(/archive\.json: entries\[0\]\.body: expected the file .*\/x\/bodies\/0000, which is missing$/),
       );
+      // a symlink out of the archive, which the origin refuses at its start; one inside is a body
+      const secret = path.join(tmp(), 'secret');
+      fs.writeFileSync(secret, 'not for the page');
+      fs.symlinkSync(secret, path.join(other, 'bodies/0000'));
+      assert.throws(
+        () => readArchive(other),
+        usage(
+          /archive\.json: entries\[0\]\.body: expected the file .*\/x\/bodies\/0000, which leads outside the archive \(a symlink\)$/,
+        ),
+      );
+      fs.rmSync(path.join(other, 'bodies/0000'));
+      fs.mkdirSync(path.join(other, 'bodies/0000'));
+      assert.throws(() => readArchive(other), usage(/entries\[0\]\.body: expected the file .*, which is not a file$/));
+      fs.rmdirSync(path.join(other, 'bodies/0000'));
+      fs.writeFileSync(path.join(other, 'bodies/real'), 'x');
+      fs.symlinkSync('real', path.join(other, 'bodies/0000'));
+      assert.equal(readArchive(other).entries[0].body, 'bodies/0000');
     });
   });
 });

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { unprivilegedSatbench as unprivileged } from '../integration/helpers.js';
 import { makeRecords, scenarios, writeResultsDir } from '../fixtures.js';
 import { HELP as BENCH } from '../../harness/cli/bench.js';
@@ -19,6 +20,7 @@ import { HELP as MERGE } from '../../harness/cli/merge.js';
 import { HELP as RECORD } from '../../harness/cli/record.js';
 import { HELP as IMPORT_HAR } from '../../harness/cli/import-har.js';
 
+const THIS_FILE = fileURLToPath(import.meta.url);
 const outDir = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-cli-')), 'r');
 
 describe('satbench checks input before privileges', function () {
@@ -84,6 +86,15 @@ describe('satbench checks input before privileges', function () {
     ['testbed', ['up', '--profile', 'geo', '--loss', '120'], /--loss: expected a percentage between 0 and 100/],
     ['testbed', ['probe', '--profile', 'geo', '--count', '3'], /--count: expected a whole number >= 20/],
     ['testbed', ['down'], /testbed down: name the testbed ids/],
+    // a folder where a file is expected, and a file where a folder is
+    ['bench', ['--profile', os.tmpdir()], /^satbench: --profile: \/tmp: a folder, expected a profile file$/m],
+    ['bulk', ['--profile', os.tmpdir()], /^satbench: --profile: \/tmp: a folder, expected a profile file$/m],
+    ['testbed', ['up', '--profile', os.tmpdir()], /^satbench: \/tmp: a folder, expected a profile file$/m],
+    [
+      'testbed',
+      ['up', '--profile', 'geo', '--pcap', THIS_FILE],
+      /^satbench: --pcap .*cli-input\.test\.js: is a file, not a folder$/m,
+    ],
     // operands a command does not take, and testbed ids that cannot be one
     ['testbed', ['status', 'all'], /^satbench: testbed status: unexpected "all"; options start with --/],
     ['testbed', ['up', 'leo', '--profile', 'geo'], /^satbench: testbed up: unexpected "leo"; options start with --/],
@@ -230,6 +241,23 @@ describe('report, compare and merge refuse bad input before writing anything', f
       'scenarios:\n  - match: { profile: goe }\n    metrics: { plt_ms: { max_median: 1 } }\n',
     );
     fs.writeFileSync(path.join(tmp, 'afile'), '');
+    // a folder where results.jsonl or summary.json is expected
+    fs.mkdirSync(path.join(tmp, 'folders', 'results.jsonl'), { recursive: true });
+    fs.mkdirSync(path.join(tmp, 'folders2', 'summary.json'), { recursive: true });
+    // a results.jsonl too big to read whole (sparse: no disk used)
+    fs.mkdirSync(path.join(tmp, 'huge'));
+    fs.writeFileSync(path.join(tmp, 'huge', 'results.jsonl'), '');
+    fs.truncateSync(path.join(tmp, 'huge', 'results.jsonl'), 2 ** 30);
+    // a summary.json whose meta.warnings is no list
+    const warned = writeResultsDir(makeRecords(scenarios(), { runs: 3 }), {
+      dir: path.join(tmp, 'warned'),
+      meta: { seed: 7 },
+    });
+    const sf = path.join(warned, 'summary.json');
+    fs.writeFileSync(
+      sf,
+      JSON.stringify({ ...JSON.parse(fs.readFileSync(sf, 'utf8')), meta: { seed: 7, warnings: 3 } }),
+    );
   });
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
   const at = (...p) => path.join(tmp, ...p);
@@ -255,6 +283,28 @@ describe('report, compare and merge refuse bad input before writing anything', f
     [['merge', good, at('other'), '--out', at('m')], /other: its runs used seed 8, .*good's seed 7/, [at('m')]],
     [['merge', good, '--out', at('afile')], /--out .*afile: is a file; expected a new folder/, []],
     [['merge', good], /merge: name the folders to join and --out DIR/, []],
+    [
+      ['report', at('folders')],
+      /folders\/results\.jsonl: a folder, expected a results\.jsonl \(one record a line\)$/m,
+      [at('folders', 'index.html')],
+    ],
+    [['compare', at('folders2'), good], /folders2\/summary\.json: a folder, expected a summary\.json$/m, []],
+    [
+      ['compare', at('huge', 'results.jsonl'), good],
+      /huge\/results\.jsonl: 1073741824 bytes, more than satbench reads whole/,
+      [],
+    ],
+    [['merge', at('huge'), good, '--out', at('m2')], /huge\/results\.jsonl: 1073741824 bytes/, [at('m2')]],
+    [
+      ['report', at('warned')],
+      /warned\/summary\.json: meta\.warnings is not a list of strings$/m,
+      [at('warned', 'index.html')],
+    ],
+    [
+      ['merge', good, at('warned'), '--out', at('m3')],
+      /warned\/summary\.json: meta\.warnings is not a list/,
+      [at('m3')],
+    ],
   ];
   it('each: exit 2, one line naming the file or option, nothing written', async () => {
     for (const [args, message, absent] of cases()) {

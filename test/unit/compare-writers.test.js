@@ -5,7 +5,7 @@
 // written, byte for byte.
 import assert from 'node:assert/strict';
 import { formatText } from '../../harness/analysis/compare/text.js';
-import { toMarkdown, markdownCell } from '../../harness/analysis/compare/markdown.js';
+import { toMarkdown, markdownCell, markdownCode } from '../../harness/analysis/compare/markdown.js';
 import { toJUnit } from '../../harness/analysis/compare/junit.js';
 import { escapeEntities, fmtValue, fmtPct, pInWords } from '../../harness/analysis/compare/format.js';
 
@@ -129,8 +129,7 @@ describe('compare writers', () => {
         '',
         'FAIL geo loss 0 % h3 <i>x</i>|y  plt_ms                 7704 ms → 10016 ms    +30.0 %  p <0.001  δ 1.00 large',
         '       ✗ 30.0 % slower, over the 10 % allowed, and significant (p < 0.001)',
-        '       ! a "quoted" & \'single\'',
-        'line',
+        '       ! a "quoted" & \'single\'\\x0aline',
         'warn leo h1                      transfer_bytes          7704 B → 10016 B      -2.0 %  p 0.250   δ -0.10 negligible',
         '       ! 12.0 % slower, over the 10 % allowed, but not significant (p = 0.250)',
         'ok   leo h1                      goodput_mbps                 – → 18                –  p –       δ –',
@@ -141,10 +140,22 @@ describe('compare writers', () => {
       ].join('\n'),
     );
     assert.match(formatText(passing), /\nok {3}leo h1 {4}goodput_mbps .*\n\nok: nothing regressed \(1 checks\)$/);
+    // a scenario's label comes from the results: printed terminal-safe
+    const hostile = { ...passing, rows: passing.rows.map((row) => ({ ...row, label: 'leo\x1b[2J h1' })) };
+    assert.match(formatText(hostile), /\nok {3}leo\\x1b\[2J h1 {2}goodput_mbps /);
   });
 
   it('Markdown: escapes every cell, folds the passed checks away', () => {
     assert.equal(markdownCell('<a href="x">|\n&'), '&lt;a href=&quot;x&quot;&gt;\\| &amp;');
+    // a site's name cannot put an image, a link, code or emphasis into the comment
+    assert.equal(
+      markdownCell('![x](https://t.test/p.png) [a](javascript:alert(1)) `c` *e* _u_ ~~s~~ plt_ms \\[b]'),
+      '!\\[x\\](https://t.test/p.png) \\[a\\](javascript:alert(1)) \\`c\\` \\*e\\* \\_u\\_ \\~\\~s\\~\\~ plt_ms \\\\\\[b\\]',
+    );
+    // a source is shown literally, in a code span its backticks cannot end
+    assert.equal(markdownCode('a/r.jsonl'), '`a/r.jsonl`');
+    assert.equal(markdownCode('x`y<b>&'), '``x`y<b>&``');
+    assert.equal(markdownCode('`x'), '`` `x ``');
     assert.equal(escapeEntities(`<>&"'`), '&lt;&gt;&amp;&quot;&#39;');
     assert.equal(toMarkdown(res), MARKDOWN.join('\n'));
     // No failed or warned check, none missing or added: the heading says so, and only the folded table is left.

@@ -138,14 +138,66 @@ describe('import-har', () => {
     ]);
   });
 
-  it('without pages: every entry, the first document, else the first entry, is the page', () => {
+  it('without pages: every entry; the first document, else the first HTML response, is the page', () => {
     const h = har();
     delete h.log.pages;
     h.log.entries = h.log.entries.slice(2, 4);
-    const { page, responses, leftOut } = harResponses(h, 'f.har');
-    assert.equal(page, 'https://cdn.example.test/app.js');
-    assert.equal(responses.length, 2);
+    assert.throws(
+      () => harResponses(h, 'f.har'),
+      usage(/^f\.har: no page among the entries: expected log\.pages\[0\]\.title to be the URL of an entry/),
+    );
+    h.log.entries.push(entry(PAGE, { headers: [['content-type', 'text/html']], content: { size: 2, text: 'hi' } }));
+    const { page, pageFrom, responses, leftOut } = harResponses(h, 'f.har');
+    assert.equal(page, PAGE);
+    assert.equal(pageFrom, 'its first HTML response, log.entries[2]');
+    assert.equal(responses.length, 3);
     assert.equal(leftOut, 0);
+  });
+
+  it('takes the page the HAR names (pages[].title), from the request that redirected to it, and refuses a page that is not HTML', () => {
+    // as WebPageTest and browsertime write it: no _resourceType, the stylesheet first
+    const h = har();
+    for (const e of h.log.entries) delete e._resourceType;
+    const css = entry('https://css.example.test/f1.css', {
+      headers: [['content-type', 'text/css']],
+      content: { size: 4, text: 'a{}\n' },
+    });
+    h.log.entries.unshift(css);
+    assert.deepEqual(
+      [harResponses(h, 'f.har').page, harResponses(h, 'f.har').pageFrom],
+      ['http://www.example.test/', 'log.pages[0].title, from the request redirected to it'],
+    );
+    h.log.entries.splice(1, 1); // without the redirect, the title itself
+    assert.deepEqual([harResponses(h, 'f.har').page, harResponses(h, 'f.har').pageFrom], [PAGE, 'log.pages[0].title']);
+    h.log.pages[0].title = 'https://css.example.test/f1.css';
+    assert.throws(
+      () => harResponses(h, 'f.har'),
+      usage(
+        /^f\.har: the page https:\/\/css\.example\.test\/f1\.css \(log\.pages\[0\]\.title\) is not HTML \(log\.entries\[0\]: "text\/css"\): expected the HTML document/,
+      ),
+    );
+  });
+
+  it("keeps DevTools' _error terminal-safe, and drops a header value a server cannot send", () => {
+    const h = failedHar();
+    h.log.entries[6].response._error = 'net::ERR_X\x1b[2J\x1b[Hfake line\n\u009b31m';
+    h.log.entries[1].response.headers.push(
+      { name: 'x-bad', value: 'a\r\nset-cookie: b' },
+      { name: 'x-nul', value: 'a\0' },
+    );
+    const { page, responses } = harResponses(h, 'f.har');
+    const { archive } = buildArchive({
+      page,
+      source: { tool: 'import-har', from: 'f.har' },
+      created: '2026-01-02T03:04:05.000Z',
+      responses,
+    });
+    const reason = archive.missing.find((m) => m.url === 'https://ads.example.test/x.js').reason;
+    assert.equal(reason, 'no response (net::ERR_X\\x1b[2J\\x1b[Hfake line\\x0a\\x9b31m)');
+    assert.deepEqual(
+      archive.entries[1].headers.map(([n]) => n),
+      ['content-type', 'content-encoding'],
+    );
   });
 
   it('refuses a HAR saved without content, and a malformed one, naming the file and key', () => {
@@ -171,6 +223,35 @@ describe('import-har', () => {
         { log: { entries: [entry(PAGE, { content: { text: 'not base64!', encoding: 'base64' } })] } },
         /^f\.har: log\.entries\[0\]\.response\.content\.text: expected base64 text$/,
       ],
+      // Buffer.from would take "A" as an empty body
+      ...['A', 'QUJD=', 'QQ=x', 'QQ===='].map((text) => [
+        { log: { entries: [entry(PAGE, { content: { text, encoding: 'base64' } })] } },
+        /^f\.har: log\.entries\[0\]\.response\.content\.text: expected base64 text$/,
+      ]),
+      // named as the HAR names them, not as the archive being made
+      [
+        {
+          log: {
+            entries: [
+              entry(PAGE, {
+                headers: [
+                  ['content-type', 'text/html'],
+                  ['bad name', 'x'],
+                ],
+              }),
+            ],
+          },
+        },
+        /^f\.har: log\.entries\[0\]\.response\.headers\[1\]\.name: expected a header name \(RFC 9110 token\), got "bad name"$/,
+      ],
+      [
+        { log: { entries: [entry(PAGE, { status: 999 })] } },
+        /^f\.har: log\.entries\[0\]\.response\.status: expected 0 \(no response\) or a status 100–599, got 999$/,
+      ],
+      [
+        { log: { entries: [{ ...entry(PAGE), request: { method: 'G T', url: PAGE } }] } },
+        /^f\.har: log\.entries\[0\]\.request\.method: expected an HTTP method, got "G T"$/,
+      ],
     ];
     for (const [input, message] of cases) assert.throws(() => harResponses(input, 'f.har'), usage(message));
   });
@@ -195,9 +276,30 @@ describe('import-har', () => {
         /\n3 request\(s\) cannot be replayed, listed under "missing":\n  GET https:\/\/cdn\.example\.test\/lost\.css: /,
       );
       assert.match(r.stderr, /\n1 entries of the HAR's other pages left out/);
+      assert.match(
+        r.stderr,
+        /\nthe page: http:\/\/www\.example\.test\/ \(log\.pages\[0\]\.title, from the request redirected to it\)\n/,
+      );
       const archive = readArchive(at('a'));
       assert.deepEqual(archive.source, { tool: 'import-har', from: 'page.har' });
       assert.ok(Date.parse(archive.created) > Date.parse('2026-01-01'));
+    });
+
+    it('prints nothing a terminal would act on', async () => {
+      const h = failedHar();
+      h.log.entries[6].response._error = '\x1b[2J\x1b[1;1Hall good\nwrote';
+      fs.writeFileSync(at('esc.har'), JSON.stringify(h));
+      const r = await satbench(['import-har', at('esc.har'), '--out', at('esc')]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(!r.stderr.includes('\x1b'), r.stderr);
+      // an error that quotes its input (here the file's name) too
+      const e = await satbench(['import-har', at('x\x1b[2J.har'), '--out', at('esc2')]);
+      assert.equal(e.code, 2, e.stderr);
+      assert.match(e.stderr, /^satbench: .*x\\x1b\[2J\.har: cannot read it \(no such file\)\n$/);
+      assert.match(
+        r.stderr,
+        /\n {2}GET https:\/\/ads\.example\.test\/x\.js: no response \(\\x1b\[2J\\x1b\[1;1Hall good\\x0awrote\)\n/,
+      );
     });
 
     it('bad input: one line, exit 2, nothing written', async () => {

@@ -302,6 +302,13 @@ describe('link profiles', () => {
     rejects(() => loadProfile(bad), new RegExp(`^${bad.replace(/[.]/g, '\\.')}: satellite\\.forward\\.delay`));
     const broken = tempProfile('satellite: [unclosed');
     rejects(() => loadProfile(broken), /not valid YAML/);
+    // a folder where a file is expected: one line, no EISDIR
+    const dir = path.dirname(broken);
+    rejects(() => loadProfile(dir), new RegExp(`^${dir}: a folder, expected a profile file$`));
+    fs.mkdirSync(path.join(dir, 'd.yaml'));
+    rejects(() => loadProfile(path.join(dir, 'd.yaml')), /d\.yaml: a folder, expected a profile file$/);
+    const folderSchedule = tempProfile('satellite:\n  forward:\n    schedule: { file: . }\n');
+    rejects(() => loadProfile(folderSchedule), /: a folder, expected a schedule file \(named by .*t\.yaml\)$/);
   });
 
   it('reads a schedule CSV next to the profile and rejects a bad one', () => {
@@ -318,6 +325,17 @@ describe('link profiles', () => {
       ],
     });
     rejects(() => parseScheduleCsv('time_s,delay\n0,1\n', 'x.csv'), /x\.csv: unknown column "delay"/);
+    // a file that is no schedule is not quoted
+    const secret = tempProfile('satellite:\n  forward:\n    schedule: { file: passwd }\n', '.yaml', {
+      passwd: 'root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/:/bin/sh\n',
+    });
+    assert.throws(
+      () => loadProfile(secret),
+      (e) =>
+        e instanceof UsageError &&
+        /passwd: not a schedule: its first line is not a header naming time_s/.test(e.message) &&
+        !e.message.includes('root'),
+    );
     rejects(
       () => parseScheduleCsv('time_s,delay_ms\n5,1\n2,1\n', 'x.csv'),
       /line 3: time_s must be >= 0 and increasing/,

@@ -4,11 +4,26 @@
 import { fmtP } from '../../core/stats.js';
 import { escapeEntities, fmtPct, fmtValue, runsNote } from './format.js';
 
-// Pure: text for a table cell. GitHub renders inline HTML and entity
-// references, so `&` and `<`, which could start either, are written as
-// entities (with `>` and the quotes, as this output always had them:
-// escapeEntities); a `|` would end the cell and a newline the row.
-export const markdownCell = (s) => escapeEntities(s).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+// Pure: text for a table cell or a sentence. GitHub renders inline HTML
+// and entity references, so `&` and `<`, which could start either (an
+// autolink too), are written as entities (with `>` and the quotes, as this
+// output always had them: escapeEntities); Markdown's own syntax in a site
+// or scenario name (links and images `[a](…)`, `![x](…)`, code, emphasis)
+// is backslash-escaped, the backslash first (an `_` inside a word, as in
+// plt_ms, emphasises nothing and stays); a `|` would end the cell and a
+// newline the row.
+const MARKDOWN_SYNTAX = /[\\`*~[\]|]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu;
+export const markdownCell = (s) => escapeEntities(String(s).replace(MARKDOWN_SYNTAX, '\\$&')).replace(/\n/g, ' ');
+
+// Pure: `s` as an inline code span, shown literally whatever it holds: the
+// fence is a backtick run longer than any in `s` (CommonMark), and a
+// newline, which would end the paragraph, a space.
+export function markdownCode(s) {
+  const text = String(s).replace(/\n/g, ' ');
+  const fence = '`'.repeat(Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length)) + 1);
+  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${text}${pad}${fence}`;
+}
 
 const ICON = { fail: '❌', warn: '⚠️', ok: '✅' };
 const TABLE_HEAD =
@@ -37,7 +52,7 @@ export function toMarkdown(res) {
   const out = [
     `### satbench: ${res.failed ? `❌ ${res.regressions} regression(s) in ${res.failed_scenarios.length} scenario(s)` : '✅ no regression'}`,
     '',
-    `Baseline \`${markdownCell(res.baseline.source)}\`${runsNote(res.baseline)}, current \`${markdownCell(res.current.source)}\`${runsNote(res.current)}. ` +
+    `Baseline ${markdownCode(res.baseline.source)}${runsNote(res.baseline)}, current ${markdownCode(res.current.source)}${runsNote(res.current)}. ` +
       `A slowdown fails only when it is over the budget and significant (${markdownCell(res.significance)}, p < ${res.alpha}); a median past a ceiling or floor fails outright.`,
     '',
   ];

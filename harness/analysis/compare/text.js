@@ -1,6 +1,7 @@
 // The comparison as `satbench compare` prints it: a line per check in
 // aligned columns, its failures and warnings under it, the verdict last.
 import { fmtP } from '../../core/stats.js';
+import { terminalSafe } from '../../core/terminal.js';
 import { fmtCliffsDelta, fmtPct, fmtValue, runsNote } from './format.js';
 
 const MARK = { fail: 'FAIL', warn: 'warn', ok: 'ok' };
@@ -15,7 +16,8 @@ function checkLine(row, labelWidth) {
   );
 }
 
-// Pure: the comparison (compareResults) as text, without a final newline.
+// Pure: the comparison (compareResults) as text, without a final newline;
+// each line terminal-safe (scenario labels and sources come from the results).
 export function formatText(res) {
   const lines = [
     `baseline ${res.baseline.source}${runsNote(res.baseline)}`,
@@ -37,5 +39,5 @@ export function formatText(res) {
       ? `REGRESSED: ${res.regressions} check(s) failed in ${res.failed_scenarios.length} scenario(s): ${res.failed_scenarios.join('; ')}`
       : `ok: nothing regressed (${res.rows.length} checks)`,
   );
-  return lines.join('\n');
+  return lines.map(terminalSafe).join('\n');
 }
