@@ -76,9 +76,12 @@ export function writeManifest(dir, manifest) {
  * `input(values)` → {matrix, settings}. An option contradicts when it
  * changes the matrix or a setting, or cannot go with the saved options
  * (--size on a --duration campaign); the same value in other words (--seed
- * 01, --profile "leo, geo") does not. Returns [{option, given, saved}].
+ * 01, --profile "leo, geo") does not. `ran` ({matrix, settings}, the
+ * manifest's): what the campaign really ran, so that an option given as
+ * it ran is no contradiction even where today's preset would make
+ * something else of the saved options. Returns [{option, given, saved}].
  */
-export function contradictions({ saved, given, input }) {
+export function contradictions({ saved, given, input, ran = null }) {
   const made = (values) => {
     try {
       return plain(input(values));
@@ -92,9 +95,22 @@ export function contradictions({ saved, given, input }) {
     .filter(([k, v]) => !NOT_SAVED.has(k) && v !== undefined && !isDeepStrictEqual(v, saved[k]))
     .filter(([k, v]) => {
       const trial = made({ ...saved, [k]: v });
-      return base instanceof UsageError || trial instanceof UsageError || !isDeepStrictEqual(trial, base);
+      if (base instanceof UsageError || trial instanceof UsageError) return true;
+      const changed = changedParts(base, trial);
+      // what the option changes is what the campaign ran: no contradiction
+      if (!ran) return changed.length > 0;
+      return changed.some(([part, key]) => !isDeepStrictEqual(trial[part][key], ran[part]?.[key]));
     })
     .map(([option, v]) => ({ option, given: v, saved: saved[option] }));
+}
+
+// Pure: the [part, key] pairs ('matrix' or 'settings', and a key of it) in which `a` and `b` differ.
+function changedParts(a, b) {
+  const out = [];
+  for (const part of ['matrix', 'settings'])
+    for (const key of new Set([...Object.keys(a[part] ?? {}), ...Object.keys(b[part] ?? {})]))
+      if (!isDeepStrictEqual(a[part]?.[key], b[part]?.[key])) out.push([part, key]);
+  return out;
 }
 
 // Pure: an option and its value as typed (`config`: the parseArgs options).

@@ -65,7 +65,12 @@ export function campaignInput(argv, { given, v }, { name, config, input }) {
     return { outDir, ...typed, manifest: newManifest({ command: name, argv, values: v, ...typed }) };
   }
   const saved = readManifest(v.resume, name);
-  const bad = contradictions({ saved: { ...defaultsOf(config), ...saved.options }, given, input });
+  const bad = contradictions({
+    saved: { ...defaultsOf(config), ...saved.options },
+    given,
+    input,
+    ran: { matrix: saved.matrix, settings: saved.settings },
+  });
   if (bad.length) throw new UsageError(contradictionMessage(v.resume, bad, config));
   return { outDir: v.resume, matrix: saved.matrix, settings: saved.settings, manifest: saved };
 }

@@ -79,6 +79,15 @@ describe('campaign.json and --resume', () => {
       ]);
     });
 
+    it('takes an option given as the campaign ran it, where today’s preset would read the saved options otherwise', () => {
+      // a folder started when the ifip2022 preset still ran geo and leo (its campaign.json says so)
+      const saved = { ...LEO, preset: 'ifip2022', profile: undefined, protocol: undefined, n: undefined };
+      const ran = { matrix: { ...benchInput(saved).matrix, profiles: ['geo', 'leo'] }, settings: {} };
+      const against = (given) => contradictions({ saved, given, input: benchInput, ran }).map((c) => c.option);
+      assert.deepEqual(against({ profile: 'geo,leo' }), [], 'what it ran');
+      assert.deepEqual(against({ profile: 'geo' }), ['profile'], 'not what it ran');
+    });
+
     it('ignores where results go and how they print', () => {
       assert.deepEqual(benchAgainst({ out: 'x', resume: 'x', json: true }), []);
     });
