@@ -9,7 +9,17 @@
 //         ISO-8859-1 with them when the file is not valid UTF-8;
 //   CSS:  `rule_blocks` the '{' in the file, as issue 16 counted the replica
 //         (163 in css/f3_xxl.css); `rule_blocks_outside_comments` the top-level
-//         blocks a browser sees, which a file whose comments hold no '{' has as many of.
+//         blocks a browser sees, which a file whose comments hold no '{' has as many of;
+//   HTML: the noncompressible frame, a text prefix and then raw bytes. The
+//         `text_prefix` is the leading LF-terminated lines of printable ASCII
+//         (a blank one included): its `lines` the non-blank ones, `line_bytes`
+//         their distinct lengths without the line ending, `characters` whether
+//         they are lower-case words and spaces only (that they are English is
+//         not checked); the `random_part` is every byte after it, measured as a
+//         byte histogram (`share_of_bytes_at_or_above_0x80` to two decimals) and
+//         with the text files' `line_ending`.
+// A fact whose value is an object is checked key by key ("text_prefix.lines");
+// PROSE keys describe a file and are not measured.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -100,15 +110,86 @@ export function cssFacts(buf) {
   return { rule_blocks: raw.split('{').length - 1, rule_blocks_outside_comments: blocks };
 }
 
-/** The kind of a file by its name: 'jpeg', 'text', 'css' or null. */
+export const WORDS_ONLY = 'lower-case English words and spaces, no markup';
+
+/** The length of the leading LF-terminated lines whose bytes before CR LF (or LF) are printable ASCII. */
+function textPrefixLength(buf) {
+  let start = 0;
+  for (let i = 0; i < buf.length; i++) {
+    if (buf[i] === 0x0a) start = i + 1;
+    else if ((buf[i] < 0x20 || buf[i] > 0x7e) && !(buf[i] === 0x0d && buf[i + 1] === 0x0a)) break;
+  }
+  return start;
+}
+
+/** Layout of a text prefix followed by raw bytes: {bytes, text_prefix: {…}, random_part: {…}}. */
+export function rawFacts(buf) {
+  const cut = textPrefixLength(buf);
+  const prefix = buf.subarray(0, cut);
+  const rest = buf.subarray(cut);
+  const lines = prefix
+    .toString('latin1')
+    .split('\n')
+    .slice(0, -1)
+    .map((l) => l.replace(/\r$/, ''))
+    .filter((l) => l !== '');
+  const counts = new Array(256).fill(0);
+  for (const b of rest) counts[b]++;
+  const text = textFacts(rest);
+  return {
+    bytes: buf.length,
+    text_prefix: {
+      bytes: cut,
+      lines: lines.length,
+      line_bytes: [...new Set(lines.map((l) => l.length))].sort((a, b) => a - b),
+      line_ending: textFacts(prefix).line_ending,
+      lines_identical: lines.length > 0 && lines.every((l) => l === lines[0]),
+      characters:
+        lines.length > 0 && lines.every((l) => /^[a-z]+( [a-z]+)*$/.test(l))
+          ? WORDS_ONLY
+          : 'not only lower-case words and spaces',
+    },
+    random_part: {
+      bytes: rest.length,
+      distinct_byte_values: counts.filter((c) => c > 0).length,
+      byte_frequency_min: Math.min(...counts),
+      byte_frequency_max: Math.max(...counts),
+      share_of_bytes_at_or_above_0x80: rest.length ? Math.round((100 * text.non_ascii_bytes) / rest.length) / 100 : 0,
+      count_lt: counts[0x3c],
+      count_gt: counts[0x3e],
+      count_amp: counts[0x26],
+      count_nul: counts[0x00],
+      count_lf: counts[0x0a],
+      count_cr: counts[0x0d],
+      line_ending: text.line_ending,
+    },
+  };
+}
+
+/** The kind of a file by its name: 'jpeg', 'text', 'css', 'html' or null. */
 export function factKind(file) {
   if (/\.jpe?g$/i.test(file)) return 'jpeg';
   if (/\.txt$/i.test(file)) return 'text';
   if (/\.css$/i.test(file)) return 'css';
+  if (/\.html?$/i.test(file)) return 'html';
   return null;
 }
 
-const MEASURE = { jpeg: jpegFacts, text: textFacts, css: cssFacts };
+const MEASURE = { jpeg: jpegFacts, text: textFacts, css: cssFacts, html: rawFacts };
+
+// what a file is and what its facts did, in words: not measured
+const PROSE = new Set(['layout', 'description', 'measured_effect']);
+
+/** The measurable facts of `want` as [name, value], objects opened into "key.key". */
+function factList(want, prefix = '') {
+  return Object.entries(want).flatMap(([k, v]) => {
+    if (PROSE.has(k)) return [];
+    if (v && typeof v === 'object' && !Array.isArray(v)) return factList(v, `${prefix}${k}.`);
+    return [[prefix + k, v]];
+  });
+}
+
+const lookUp = (got, name) => name.split('.').reduce((o, k) => o?.[k], got);
 
 /**
  * One file against its facts: [{fact, want, got, holds}]. `buf` is the
@@ -124,8 +205,8 @@ export function checkFile(file, buf, want) {
       got = { error: e.message };
     }
   }
-  return Object.entries(want).map(([fact, w]) => {
-    const g = got[fact] ?? null;
+  return factList(want).map(([fact, w]) => {
+    const g = lookUp(got, fact) ?? null;
     return { fact, want: w, got: g, holds: JSON.stringify(g) === JSON.stringify(w) };
   });
 }

@@ -23,7 +23,6 @@ export const ALPHA = {
   css: alphabet(0x20, 0x7e, '*/\\'), // inside /* */
   text: Buffer.from('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 '),
   binary: alphabet(0, 255),
-  binaryHtml: alphabet(0, 255, '-'), // inside <!-- --> of a latin-1 page
 };
 
 /**

@@ -28,6 +28,7 @@ const SOURCES = [
   'gif.js',
   'text.js',
   'objects.js',
+  'raw.js',
   'kepler.js',
   '../reference/kepler-manifest.json',
   '../reference/kepler-content-facts.json',

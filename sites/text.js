@@ -187,3 +187,28 @@ export function js(len, seed, name = 'site') {
   }
   return out + end;
 }
+
+const LOWER_WORDS = [...new Set(WORDS.filter((w) => /^[a-z]+$/.test(w)))];
+const LONGEST_WORD = Math.max(...LOWER_WORDS.map((w) => w.length));
+
+/** One line of exactly `len` characters: lower-case words, one space between them. */
+export function wordLine(len, seed) {
+  const r = new Rng(`${seed}|words`);
+  const words = [];
+  let left = len;
+  const cost = (w) => w.length + (words.length ? 1 : 0);
+  // random words while more than the longest one would be left, never leaving
+  // a single character (no word fits it), then the word that fills the rest
+  while (left > LONGEST_WORD + (words.length ? 1 : 0)) {
+    const w = r.pick(LOWER_WORDS);
+    if (left - cost(w) === 1) continue;
+    left -= cost(w);
+    words.push(w);
+  }
+  if (left > 0) {
+    const fits = LOWER_WORDS.filter((w) => cost(w) === left);
+    if (!fits.length) throw new Error(`no word of ${left - (words.length ? 1 : 0)} letters`);
+    words.push(r.pick(fits));
+  }
+  return words.join(' ');
+}
