@@ -19,7 +19,14 @@ import {
   spawnHelper,
   watchHelpers,
 } from '../../harness/testbed/processes.js';
-import { exitCodeOf, Interrupted } from '../../harness/testbed/teardown.js';
+import {
+  exitCodeOf,
+  Interrupted,
+  onTeardown,
+  endOnItsOwn,
+  installSignalHandlers,
+} from '../../harness/testbed/teardown.js';
+import { runCampaign } from '../../harness/campaign/loop.js';
 import { recordAddition, restoredList, ALLOWED_CC } from '../../harness/testbed/host-settings.js';
 import { splitEntries } from '../../harness/testbed/state.js';
 import { failureReason, logsToKeep, guardedRun } from '../../harness/campaign/run-guard.js';
@@ -145,6 +152,23 @@ describe('run lifecycle', () => {
     await assert.rejects(p, { message: 'interrupted by SIGINT' });
     assert.equal(alive(pid), true);
     process.kill(pid, 'SIGKILL');
+  });
+
+  it('installs its signal handlers only for a command, never by a module being imported or called', async () => {
+    const count = () => ['SIGINT', 'SIGTERM', 'SIGHUP'].map((s) => process.listenerCount(s));
+    const before = count();
+    const unregister = onTeardown(async () => {});
+    endOnItsOwn();
+    await runCampaign({ kind: 'pageload', items: [], resultsFile: '/nonexistent', runOne: () => null });
+    unregister();
+    assert.deepEqual(count(), before, 'a signal to this process would run satbench’s teardown');
+    const uninstall = installSignalHandlers();
+    assert.deepEqual(
+      count(),
+      before.map((n) => n + 1),
+    );
+    uninstall();
+    assert.deepEqual(count(), before);
   });
 
   it('gives the exit status of an interrupted command and the reason of a failed run', () => {
