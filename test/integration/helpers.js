@@ -17,6 +17,29 @@ export { alive } from '../../harness/testbed/testbed.js';
 
 export const CLI = path.join(ROOT, 'harness/cli.js');
 
+// What the helpers below started and a test may leave running when it
+// fails (a satbench process, a watcher's timer): each one's stop, run by
+// stopStarted after every test (test/hooks.js), whatever happened.
+const started = new Set();
+const track = (stop) => {
+  started.add(stop);
+  return () => {
+    started.delete(stop);
+    return stop();
+  };
+};
+const killChild = (child) => () => {
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+};
+
+/** Stops every satbench process and watcher the helpers started that is still going. */
+export function stopStarted() {
+  for (const stop of [...started]) {
+    started.delete(stop);
+    stop();
+  }
+}
+
 // `made`: what the run made (watchSatbench), for leftBehind.
 export function satbench(args, { timeoutMs = 120000, env } = {}) {
   return new Promise((resolve) => {
@@ -25,10 +48,12 @@ export function satbench(args, { timeoutMs = 120000, env } = {}) {
       [CLI, ...args],
       { timeout: timeoutMs, env: { ...process.env, ...env } },
       (err, stdout, stderr) => {
+        done();
         const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
         resolve({ code, stdout, stderr, made: watch.stop() });
       },
     );
+    const done = track(killChild(child));
     const watch = watchSatbench(child.pid);
   });
 }
@@ -50,7 +75,10 @@ export function unprivilegedSatbench(args) {
 }
 
 export function spawnSatbench(args) {
-  return spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const done = track(killChild(child));
+  child.once('exit', done);
+  return child;
 }
 
 export function exited(child) {
@@ -152,10 +180,11 @@ export function watchSatbench(pid, more = () => []) {
   };
   look();
   const timer = setInterval(look, 50);
+  const untrack = track(() => clearInterval(timer));
   return {
     made,
     stop: () => {
-      clearInterval(timer);
+      untrack();
       look();
       return made;
     },
