@@ -28,16 +28,26 @@ const track = (stop) => {
     return stop();
   };
 };
-const killChild = (child) => () => {
+// How long a satbench left running has to end on SIGTERM (recording its
+// run as interrupted and tearing its testbed down takes a few seconds)
+// before it is killed, leaving its testbed to `satbench cleanup`.
+const STOP_MS = 15000;
+const stopChild = (child) => async () => {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  let timer;
+  const late = new Promise((r) => (timer = setTimeout(r, STOP_MS)));
+  await Promise.race([gone, late]);
+  clearTimeout(timer);
   if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 };
 
 /** Stops every satbench process and watcher the helpers started that is still going. */
-export function stopStarted() {
-  for (const stop of [...started]) {
-    started.delete(stop);
-    stop();
-  }
+export async function stopStarted() {
+  const stops = [...started];
+  started.clear();
+  await Promise.all(stops.map((stop) => stop()));
 }
 
 // `made`: what the run made (watchSatbench), for leftBehind.
@@ -53,7 +63,7 @@ export function satbench(args, { timeoutMs = 120000, env } = {}) {
         resolve({ code, stdout, stderr, made: watch.stop() });
       },
     );
-    const done = track(killChild(child));
+    const done = track(stopChild(child));
     const watch = watchSatbench(child.pid);
   });
 }
@@ -76,7 +86,7 @@ export function unprivilegedSatbench(args) {
 
 export function spawnSatbench(args) {
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const done = track(killChild(child));
+  const done = track(stopChild(child));
   child.once('exit', done);
   return child;
 }
