@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { createTestbed } from '../harness/testbed/testbed.js';
+import { installSignalHandlers } from '../harness/testbed/teardown.js';
 import { parseProfile, withDefaultLimits } from '../harness/testbed/profiles.js';
 import { run, binPath, requireNetAdmin } from '../harness/core/sys.js';
 import { LINK_PLAN } from '../harness/testbed/addressing.js';
@@ -100,6 +101,8 @@ async function once(rate) {
 }
 
 requireNetAdmin('bench:link');
+// a signal tears down the testbed being used (the process ends with this script)
+installSignalHandlers();
 const results = [];
 for (const rate of rates) {
   const samples = [];

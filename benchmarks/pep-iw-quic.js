@@ -10,6 +10,7 @@
 //   --parallel: the chain's default handshake mode instead of --h3
 import { parseArgs } from 'node:util';
 import { createTestbed } from '../harness/testbed/testbed.js';
+import { installSignalHandlers } from '../harness/testbed/teardown.js';
 import { loadProfile } from '../harness/testbed/profiles.js';
 import { run, binPath, requireNetAdmin } from '../harness/core/sys.js';
 import { ADDRESSES, SITE_HOST } from '../harness/testbed/addressing.js';
@@ -74,6 +75,8 @@ async function once(mode, i) {
 
 async function main() {
   requireNetAdmin('benchmarks/pep-iw-quic.js');
+  // a signal tears down the testbed being used (the process ends with this script)
+  installSignalHandlers();
   const samples = [];
   for (let i = 0; i < runs; i++) {
     for (const mode of ['e2e', 'pep']) {

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createTestbed } from '../harness/testbed/testbed.js';
+import { installSignalHandlers } from '../harness/testbed/teardown.js';
 import { loadProfile } from '../harness/testbed/profiles.js';
 import { run, requireNetAdmin } from '../harness/core/sys.js';
 import { ADDRESSES } from '../harness/testbed/addressing.js';
@@ -71,6 +72,8 @@ async function once(mode, i, root) {
 
 async function main() {
   requireNetAdmin('benchmarks/pep-iw-tcp.js');
+  // a signal tears down the testbed being used (the process ends with this script)
+  installSignalHandlers();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tpep-iw-'));
   fs.writeFileSync(path.join(root, '10mb.bin'), crypto.randomBytes(SIZE));
   fs.writeFileSync(path.join(root, 'index.html'), '<!doctype html><title>x</title>');

@@ -22,6 +22,7 @@ import { binPath, requireNetAdmin, ROOT } from '../harness/core/sys.js';
 import { bootstrapMedianCi, median, round } from '../harness/core/stats.js';
 import { makeCertificate } from '../harness/core/certificates.js';
 import { createTestbed, startProcess } from '../harness/testbed/testbed.js';
+import { installSignalHandlers } from '../harness/testbed/teardown.js';
 import { loadProfile } from '../harness/testbed/profiles.js';
 import { originAddress, ORIGIN_HTTP_PORT, ORIGIN_PORT } from '../harness/testbed/addressing.js';
 import { startDns } from '../harness/servers/dns.js';
@@ -36,6 +37,8 @@ const { values: o } = parseArgs({
   },
 });
 requireNetAdmin('bench:replay-fidelity');
+// a signal tears down the testbed being used (the process ends with this script)
+installSignalHandlers();
 const runs = Number(o.runs);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-replay-fidelity-'));
 const progress = (m) => process.stderr.write(`${m}\n`);

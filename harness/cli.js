@@ -5,6 +5,7 @@
 import { UsageError } from './core/errors.js';
 import { terminalSafeLines } from './core/terminal.js';
 import { help } from './cli/args.js';
+import { installSignalHandlers } from './testbed/teardown.js';
 import * as testbed from './cli/testbed.js';
 import * as doctor from './cli/doctor.js';
 import * as cleanup from './cli/cleanup.js';
@@ -68,7 +69,13 @@ async function main([cmd, ...rest]) {
     throw new UsageError(`unknown command ${JSON.stringify(cmd)}; see \`satbench --help\``);
   const [run, text] = COMMANDS[cmd];
   if (asksHelp(rest)) return help(text);
-  return run(rest);
+  // A signal tears down what the command built (testbed/teardown.js), for as long as it runs.
+  const uninstall = installSignalHandlers();
+  try {
+    return await run(rest);
+  } finally {
+    uninstall();
+  }
 }
 
 main(process.argv.slice(2)).catch((e) => {

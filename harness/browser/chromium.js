@@ -13,10 +13,23 @@ import { ADDRESSES, ORIGIN_PORT, SITE_HOST } from '../testbed/addressing.js';
 import { alive } from '../testbed/processes.js';
 import { baseProtocol } from '../core/protocols.js';
 import { which } from '../core/sys.js';
+import { unlessAborted } from '../core/abort.js';
 
 export const PROFILE_PREFIX = 'satbench-chromium-';
-// How long browser.close() may take before Chromium is killed.
-const CLOSE_MS = 5000;
+// How long browser.close() may take before Chromium is killed: a page
+// closes in well under a second; a browser that takes longer is hung.
+export const CLOSE_MS = 5000;
+// How long a killed Chromium may take to exit: SIGKILL of its process
+// group is immediate unless the machine is swamped.
+const EXIT_MS = 2000;
+// How long after its DevTools timeout a browser call may run before
+// Chromium is killed (withChromium's killAfterMs): its own timeouts fire
+// first, this catches a call that has none (a hung close()).
+export const KILL_GRACE_MS = 5000;
+
+// Pure: the longest a withChromium call killed after `killAfterMs` takes,
+// closing included.
+export const browserBoundMs = (killAfterMs) => killAfterMs + CLOSE_MS + EXIT_MS;
 
 export function chromePath() {
   return process.env.CHROME_PATH || '/usr/bin/chromium';
@@ -124,7 +137,7 @@ export function launchChromium({
 // group leader) at once.
 function kill(browser) {
   const proc = browser?.process();
-  if (!proc?.pid || proc.exitCode !== null || proc.signalCode !== null) return;
+  if (!proc?.pid || exitedAlready(proc)) return;
   try {
     process.kill(-proc.pid, 'SIGKILL');
   } catch {
@@ -132,9 +145,11 @@ function kill(browser) {
   }
 }
 
+const exitedAlready = (proc) => !proc || proc.exitCode !== null || proc.signalCode !== null;
+
 function exitOf(browser, ms) {
   const proc = browser?.process();
-  if (!proc || proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+  if (exitedAlready(proc)) return Promise.resolve();
   return new Promise((resolve) => {
     const t = setTimeout(resolve, ms);
     proc.once('exit', () => {
@@ -147,21 +162,21 @@ function exitOf(browser, ms) {
 // Closes a Chromium of launchChromium, killing it if it does not answer
 // within CLOSE_MS (a hung browser would hold close() for puppeteer's
 // protocol timeout), and removes its profile, so no run inherits another's
-// state.
+// state. A Chromium already gone (killed on an abort) is not asked: its
+// close() may never settle. Takes CLOSE_MS + EXIT_MS at most.
 export async function closeChromium(browser, userDataDir) {
   if (browser) {
     let timer;
-    // close() itself may never settle once Chromium is gone: it is not waited for past CLOSE_MS
     const late = new Promise((r) => (timer = setTimeout(r, CLOSE_MS)));
     try {
-      await Promise.race([browser.close(), late]);
+      if (!exitedAlready(browser.process())) await Promise.race([browser.close(), late]);
     } catch {
       /* killed below */
     } finally {
       clearTimeout(timer);
       kill(browser);
     }
-    await exitOf(browser, 2000);
+    await exitOf(browser, EXIT_MS);
   }
   removeProfile(userDataDir);
 }
@@ -209,39 +224,19 @@ export function removeStaleProfiles({ all = false, dir = os.tmpdir() } = {}) {
   return stale;
 }
 
-// `promise`, or a rejection with `signal`'s reason as soon as it aborts:
-// puppeteer's launch may never settle when Chromium is killed as it starts.
-// What the promise resolves to after that is handed to `late`.
-function unlessAborted(promise, signal, late) {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        if (signal.aborted) late(v);
-        else resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
-}
-
 /**
  * Runs `use(browser)` with a fresh Chromium (see launchChromium; its
  * DevTools calls may take `timeoutMs`) and always closes it and removes its
- * profile. Chromium is killed, so that `use` fails at once, after
- * `killAfterMs` from the start (a hung browser; closing included, so a
- * call never takes much longer) or when `signal` aborts (the run was
- * interrupted or a helper died). Returns what `use` returns; a failed
- * launch throws. `timeoutMs` has no default: the campaign's plan gives it.
+ * profile. Chromium is killed, and the call fails at once whatever `use`
+ * is waiting on, after `killAfterMs` from the start (a hung browser;
+ * closing included) or when `signal` aborts (the run was interrupted or a
+ * helper died); closing takes CLOSE_MS + EXIT_MS at most, so a call never
+ * takes longer than killAfterMs and those. Returns what `use` returns; a
+ * failed launch throws. `timeoutMs` has no default: the campaign's plan
+ * gives it.
  */
 export async function withChromium(
-  { clientNs, protocol, spki, target, args, timeoutMs, killAfterMs = timeoutMs + 5000, signal },
+  { clientNs, protocol, spki, target, args, timeoutMs, killAfterMs = timeoutMs + KILL_GRACE_MS, signal },
   use,
 ) {
   if (!(timeoutMs > 0)) throw new Error(`withChromium: timeoutMs must be a number of ms > 0, got ${timeoutMs}`);
@@ -253,6 +248,7 @@ export async function withChromium(
   const onAbort = () => stop.abort(signal.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
+    // puppeteer's launch may never settle when Chromium is killed as it starts
     browser = await unlessAborted(
       launchChromium({
         clientNs,
@@ -268,7 +264,10 @@ export async function withChromium(
       (late) => kill(late),
     );
     signal?.throwIfAborted();
-    return await use(browser);
+    // ends when Chromium is killed, whether or not `use` notices: a
+    // navigation whose page session went with the browser may wait for its
+    // own timeout
+    return await unlessAborted(use(browser), stop.signal);
   } finally {
     await closeChromium(browser, userDataDir);
     clearTimeout(killer);

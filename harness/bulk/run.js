@@ -4,7 +4,9 @@
 // them, and the objectives of the profile when it has some. Everything the
 // run needs comes resolved in `plan` (campaign/scenario.js).
 import { UsageError } from '../core/errors.js';
-import { guardedRun } from '../campaign/run-guard.js';
+import { guardedRun, SETUP_MS } from '../campaign/run-guard.js';
+import { browserBoundMs } from '../browser/chromium.js';
+import { transferTimeoutS } from './matrix.js';
 import { runFolder } from '../campaign/results-dir.js';
 import { downloadMetrics, judgeRun } from '../results/goodput.js';
 import { objectivesFor } from '../results/objectives.js';
@@ -24,6 +26,15 @@ const DOWNLOAD_FIELDS = [
   'addr',
   'transport',
 ];
+
+// Pure: the longest a bulk run of `scenario` over `linkMbps` may take
+// before it is ended as stuck (run-guard.js): its set-up and the transfer,
+// which satbulk.js (`satbulk get` killed 30 s after the transfer's
+// timeout) and browser.js (Chromium killed 30 s after it, then closed)
+// bound.
+export function bulkDeadlineMs(scenario, linkMbps) {
+  return SETUP_MS + browserBoundMs((transferTimeoutS(scenario, linkMbps) + 30) * 1000);
+}
 
 // Pure: a bulk scenario in a progress line.
 export function scenarioName(s) {
@@ -66,6 +77,7 @@ export async function bulkRun(plan, runNo, { outDir = null, interrupt } = {}) {
   return guardedRun({
     testbed: { profile: plan.profile, link: plan.link, seed: seed + runNo, tcp: plan.tcp },
     interrupt,
+    deadlineMs: bulkDeadlineMs(scenario, linkMbps),
     logsDir: folder('logs'),
     failed: (error, tb) => ({ ...base, link: tb?.backend ?? plan.link, ok: false, error }),
     steps: async (tb, signal) => {

@@ -3,13 +3,33 @@
 // behind: a fresh testbed; its helpers watched (the first that dies ends the
 // run, naming itself, its exit status and its log's last lines); a signal
 // ends it at once; a failed set-up, helper or browser makes a failed
-// record; the testbed is always torn down.
+// record; the testbed is always torn down. Every run ends within its
+// deadline and TEARDOWN_MS, whatever a step waits on.
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { createTestbed } from '../testbed/testbed.js';
 import { interruption } from '../testbed/teardown.js';
 import { watchHelpers, helperDeath } from '../testbed/processes.js';
+import { settlesWithin, unlessAborted } from '../core/abort.js';
+
+// How often a run's helpers are looked at: a dead one ends its run within
+// this, and /proc is read a few times a second at most.
+export const WATCH_MS = 200;
+// What a run's set-up and counters may take besides the time its kind
+// bounds itself (a load's timeout, a transfer's): the testbed, the origin,
+// a PEP chain and the resolver each wait 10 s at most for their helper's
+// ready, Chromium's launch 30 s, each counter 2 s; together they take
+// seconds, so a run still going past this is stuck.
+export const SETUP_MS = 60000;
+// How long a run's teardown may take: its processes get 2 s after SIGTERM
+// and 2 s after SIGKILL, in up to three rounds (12 s), and the namespaces
+// go in well under a second each. A teardown past this is stuck (the
+// kernel, not us): the run ends anyway, and `satbench cleanup` removes
+// what is left.
+export const TEARDOWN_MS = 20000;
+// setTimeout's longest delay: a longer one fires at once.
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 // Pure: a failed run's reason: why its signal aborted (a helper died, the
 // process was interrupted), else the error's first line.
@@ -63,18 +83,37 @@ export function saveHelperLogs(tb, dir) {
 }
 
 /**
- * Builds a testbed from `testbed` (createTestbed's options) and returns
- * `steps(tb, signal)`'s record. `signal` aborts when the process is
- * interrupted (`interrupt`) or a helper dies; the testbed is then torn down
- * at once, which ends any step waiting on it, and the run's record is
+ * Builds a testbed from `testbed` (createTestbed's options, built by
+ * `create`) and returns `steps(tb, signal)`'s record. `signal` aborts when
+ * the process is interrupted (`interrupt`), a helper dies or the run is
+ * still going `deadlineMs` after it started (its kind's bound: SETUP_MS and
+ * what its steps bound themselves to); the testbed is then torn down at
+ * once, the run stops waiting for its steps, and its record is
  * `failed(reason, tb)` (tb is undefined when the testbed could not be
- * built). A UsageError (bad input, a missing binary) is thrown on: it
- * would fail every run alike. A failed run's helper logs are copied into
- * `logsDir` first (saveHelperLogs), and its record's `logs_dir` says so.
+ * built). The teardown is waited for `teardownMs` at most. A UsageError (bad
+ * input, a missing binary) is thrown on: it would fail every run alike. A
+ * failed run's helper logs are copied into `logsDir` first
+ * (saveHelperLogs), and its record's `logs_dir` says so.
  */
-export async function guardedRun({ testbed, steps, failed, interrupt = interruption, watchMs = 200, logsDir = null }) {
+export async function guardedRun({
+  testbed,
+  steps,
+  failed,
+  deadlineMs,
+  interrupt = interruption,
+  watchMs = WATCH_MS,
+  logsDir = null,
+  create = createTestbed,
+  teardownMs = TEARDOWN_MS,
+}) {
+  if (!(deadlineMs > 0)) throw new Error(`guardedRun: deadlineMs must be a number of ms > 0, got ${deadlineMs}`);
   const death = new AbortController();
-  const signal = AbortSignal.any([interrupt, death.signal]);
+  const late = new AbortController();
+  const deadline = setTimeout(
+    () => late.abort(new Error(`the run did not end within ${deadlineMs / 1000} s`)),
+    Math.min(deadlineMs, MAX_TIMER_MS),
+  );
+  const signal = AbortSignal.any([interrupt, death.signal, late.signal]);
   let tb;
   let stopWatch = () => {};
   let saved = null;
@@ -93,9 +132,10 @@ export async function guardedRun({ testbed, steps, failed, interrupt = interrupt
   };
   signal.addEventListener('abort', onAbort, { once: true });
   try {
-    tb = await createTestbed({ ...testbed, signal });
+    // A build that is aborted tears down what it made itself.
+    tb = await unlessAborted(create({ ...testbed, signal }), signal);
     stopWatch = watchHelpers(tb.state, (why) => death.abort(new Error(why)), { intervalMs: watchMs });
-    const record = await steps(tb, signal);
+    const record = await unlessAborted(steps(tb, signal), signal);
     signal.throwIfAborted();
     // a helper that died since the watch last looked: its counters are
     // missing, whatever the record says
@@ -107,8 +147,12 @@ export async function guardedRun({ testbed, steps, failed, interrupt = interrupt
     // "connection refused") is failed for that helper
     return failedRun(failed((!signal.aborted && deadHelper(tb)) || failureReason(e, signal), tb));
   } finally {
+    clearTimeout(deadline);
     stopWatch();
     signal.removeEventListener('abort', onAbort);
-    await tb?.destroy();
+    if (tb && !(await settlesWithin(tb.destroy(), teardownMs)))
+      process.stderr.write(
+        `satbench: testbed ${tb.id} not torn down within ${teardownMs / 1000} s; \`satbench cleanup\` removes what is left\n`,
+      );
   }
 }

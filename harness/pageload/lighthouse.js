@@ -86,6 +86,11 @@ export async function auditPage(page, url, { dir, name, timeoutMs }) {
   return { json: `${name}.report.json`, html: `${name}.report.html`, ...keyMetrics(result.lhr) };
 }
 
+// Pure: when Lighthouse's browser is killed, for loads of `timeoutMs`:
+// Lighthouse waits for load, then for quiet network and CPU: allow it
+// more than one load.
+export const lighthouseKillAfterMs = (timeoutMs) => 3 * timeoutMs;
+
 /**
  * A separate load of `target` (chromium.js siteTarget) in a fresh Chromium in the client
  * namespace, audited by Lighthouse. Never throws: a failure is the entry's
@@ -94,8 +99,7 @@ export async function auditPage(page, url, { dir, name, timeoutMs }) {
 export async function runLighthouse({ clientNs, protocol, spki, target, timeoutMs, outDir, scenario }) {
   const started = Date.now();
   try {
-    // Lighthouse waits for load, then for quiet network and CPU: allow it more than one load.
-    const browserTimeout = { timeoutMs: 3 * timeoutMs, killAfterMs: 3 * timeoutMs };
+    const browserTimeout = { timeoutMs: 3 * timeoutMs, killAfterMs: lighthouseKillAfterMs(timeoutMs) };
     const r = await withChromium({ clientNs, protocol, spki, target, ...browserTimeout }, async (browser) => {
       const page = await browser.newPage();
       const dir = path.join(outDir, LIGHTHOUSE_DIR);

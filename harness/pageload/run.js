@@ -2,7 +2,7 @@
 // -pep protocol, QPEP for a -qpep one, the VPN tunnel for a -vpn one), one
 // load in a fresh Chromium, the run's record. Everything the run needs
 // comes resolved in `plan` (campaign/scenario.js).
-import { guardedRun } from '../campaign/run-guard.js';
+import { guardedRun, SETUP_MS } from '../campaign/run-guard.js';
 import { readOriginLog, startOrigin } from '../servers/origin.js';
 import { startPepChain, pepRecord, checkThrough } from '../pep/chain.js';
 import { runFolder } from '../campaign/results-dir.js';
@@ -10,9 +10,18 @@ import { scenarioKey } from '../kinds/pageload.js';
 import { loadPage, noLoad } from './load.js';
 import { archiveTarget } from './archive-site.js';
 import { startDns } from '../servers/dns.js';
-import { siteTarget } from '../browser/chromium.js';
+import { siteTarget, browserBoundMs, KILL_GRACE_MS } from '../browser/chromium.js';
 import { ADDRESSES } from '../testbed/addressing.js';
-import { runLighthouse } from './lighthouse.js';
+import { runLighthouse, lighthouseKillAfterMs } from './lighthouse.js';
+
+// Pure: the longest a page-load run of `timeoutMs` may take before it is
+// ended as stuck (run-guard.js): its set-up, the load's browser (killed
+// KILL_GRACE_MS after the timeout, then closed) and, with `lighthouse`,
+// Lighthouse's browser.
+export function pageloadDeadlineMs(timeoutMs, { lighthouse = false } = {}) {
+  const load = browserBoundMs(timeoutMs + KILL_GRACE_MS);
+  return SETUP_MS + load + (lighthouse ? browserBoundMs(lighthouseKillAfterMs(timeoutMs)) : 0);
+}
 
 // Pure: a page-load record's result in a progress line.
 export const describeRun = (rec) => (rec.ok ? `PLT ${Math.round(rec.metrics.plt_ms)} ms` : `failed (${rec.error})`);
@@ -60,6 +69,7 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
       serverAddresses: plan.archive?.hosts.map((h) => h.address) ?? [],
     },
     interrupt,
+    deadlineMs: pageloadDeadlineMs(plan.timeoutMs, { lighthouse: lighthouse && Boolean(outDir) && runNo === 1 }),
     logsDir: outDir ? runFolder(outDir, 'logs', scenarioKey(scenario), runNo) : null,
     failed: (error, tb) => failedRunRecord({ ...base, link: tb?.backend ?? plan.link }, error),
     steps: async (tb, signal) => {

@@ -8,6 +8,10 @@
 // - any other command (testbed probe, up) runs every registered teardown,
 //   newest first, and exits with exitCodeOf(signal).
 // A second signal exits at once; `satbench cleanup` removes what is left.
+// The handlers are process-wide: a command installs them as it starts
+// (cli.js, a benchmark's main) and uninstalls them as it ends, so that
+// importing or calling a module (a test does) never changes what a signal
+// does to the process.
 const pending = new Set();
 const controller = new AbortController();
 let installed = false;
@@ -78,24 +82,36 @@ function onSignal(signal) {
   teardownAndExit(signal);
 }
 
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/**
+ * Installs satbench's handlers of SIGINT, SIGTERM and SIGHUP for the
+ * command that starts now; returns the function that uninstalls them.
+ */
 export function installSignalHandlers() {
-  if (installed) return;
+  if (installed) return () => {};
   installed = true;
-  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(s, onSignal);
+  for (const s of SIGNALS) process.on(s, onSignal);
+  return () => {
+    for (const s of SIGNALS) process.off(s, onSignal);
+    installed = false;
+    onItsOwn = false;
+  };
 }
 
 /**
  * From now on a first signal does not end the process: the command (a
  * campaign) watches `interruption`, ends on its own and sets its exit
- * status from interruptedBy().
+ * status from interruptedBy(). Only once the command installed the
+ * handlers does a signal reach it.
  */
 export function endOnItsOwn() {
-  installSignalHandlers();
   onItsOwn = true;
 }
 
+// What a first signal tears down (see above), newest first; returns the
+// function that unregisters `fn`.
 export function onTeardown(fn) {
-  installSignalHandlers();
   pending.add(fn);
   return () => pending.delete(fn);
 }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { run, binPath } from '../core/sys.js';
-import { onTeardown, interruption, installSignalHandlers } from './teardown.js';
+import { onTeardown, interruption } from './teardown.js';
 import { STATE_DIR, readState, writeState, stateEntries, removeStray } from './state.js';
 import { alive, startTicks, spawnHelper, cpuMs } from './processes.js';
 import { allowCongestionControl } from './host-settings.js';
@@ -208,7 +208,10 @@ async function addRoutes(ns, plan) {
 
 /**
  * Builds a testbed. `profile` is a loaded profile (profiles.js). The
- * testbed is torn down if this process is interrupted; `detached` ones
+ * testbed is torn down if this process is interrupted (once its command
+ * installed the signal handlers, teardown.js, before any testbed is built:
+ * without them a signal would kill the process between a change and its
+ * teardown); `detached` ones
  * stop being so once their `detach()` is called (after `testbed up` has
  * told the user the testbed is up: a signal before that leaves nothing).
  * `signal` (default: the process's interruption) ends the build between
@@ -231,9 +234,6 @@ export async function createTestbed({
   signal = interruption,
 }) {
   id = validateId(id ?? randomId());
-  // Before the host is touched: with no handler, a signal would kill the
-  // process between a change (a sysctl, a namespace) and its teardown.
-  installSignalHandlers();
   const plan = tcpPlan(tcp);
   for (const n of Object.values(plan)) allowedCongestionControl(n.cc);
   const backend = resolveLinkBackend(link, {

@@ -26,6 +26,7 @@ import { alive } from '../../harness/testbed/processes.js';
 import { PROFILE_PREFIX } from '../../harness/browser/chromium.js';
 import { run, ROOT } from '../../harness/core/sys.js';
 import { rng } from '../../harness/core/stats.js';
+import { SETUP_MS } from '../../harness/campaign/run-guard.js';
 
 const wait = (ms) => new Promise((r) => setTimeout(r, ms));
 const profile = (oneWayMs) =>
@@ -76,22 +77,12 @@ function collect(child) {
 describe('a run meets trouble (integration, real Chromium)', function () {
   this.timeout(120000);
   const site = tinySite();
-  // a satbench a failed test leaves running would hold mocha open
-  const started = [];
-  const start = (args) => {
-    const child = spawnSatbench(args);
-    started.push(child);
-    return child;
-  };
-  afterEach(() => {
-    for (const c of started.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  });
   // `bench` of the site over h1 and a 150 ms link, with `extra` options, into
   // a fresh folder named after `tag`, watched from its start; once its
   // Chromium is up.
   const watchedBench = async (tag, extra) => {
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), `satbench-${tag}-`)), 'r');
-    const child = start([
+    const child = spawnSatbench([
       'bench',
       '--profile',
       profile(150),
@@ -105,7 +96,8 @@ describe('a run meets trouble (integration, real Chromium)', function () {
     ]);
     const io = collect(child);
     const watch = observe(child.pid);
-    const chromium = await until(() => chromiumOf(child.pid)[0], 30000);
+    // the set-up before it is bounded by the run's SETUP_MS (a loaded machine takes more than 30 s)
+    const chromium = await until(() => chromiumOf(child.pid)[0], SETUP_MS);
     return { out, child, io, watch, chromium };
   };
 

@@ -17,6 +17,39 @@ export { alive } from '../../harness/testbed/testbed.js';
 
 export const CLI = path.join(ROOT, 'harness/cli.js');
 
+// What the helpers below started and a test may leave running when it
+// fails (a satbench process, a watcher's timer): each one's stop, run by
+// stopStarted after every test (test/hooks.js), whatever happened.
+const started = new Set();
+const track = (stop) => {
+  started.add(stop);
+  return () => {
+    started.delete(stop);
+    return stop();
+  };
+};
+// How long a satbench left running has to end on SIGTERM (recording its
+// run as interrupted and tearing its testbed down takes a few seconds)
+// before it is killed, leaving its testbed to `satbench cleanup`.
+const STOP_MS = 15000;
+const stopChild = (child) => async () => {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  let timer;
+  const late = new Promise((r) => (timer = setTimeout(r, STOP_MS)));
+  await Promise.race([gone, late]);
+  clearTimeout(timer);
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+};
+
+/** Stops every satbench process and watcher the helpers started that is still going. */
+export async function stopStarted() {
+  const stops = [...started];
+  started.clear();
+  await Promise.all(stops.map((stop) => stop()));
+}
+
 // `made`: what the run made (watchSatbench), for leftBehind.
 export function satbench(args, { timeoutMs = 120000, env } = {}) {
   return new Promise((resolve) => {
@@ -25,10 +58,12 @@ export function satbench(args, { timeoutMs = 120000, env } = {}) {
       [CLI, ...args],
       { timeout: timeoutMs, env: { ...process.env, ...env } },
       (err, stdout, stderr) => {
+        done();
         const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
         resolve({ code, stdout, stderr, made: watch.stop() });
       },
     );
+    const done = track(stopChild(child));
     const watch = watchSatbench(child.pid);
   });
 }
@@ -50,7 +85,10 @@ export function unprivilegedSatbench(args) {
 }
 
 export function spawnSatbench(args) {
-  return spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const done = track(stopChild(child));
+  child.once('exit', done);
+  return child;
 }
 
 export function exited(child) {
@@ -152,10 +190,11 @@ export function watchSatbench(pid, more = () => []) {
   };
   look();
   const timer = setInterval(look, 50);
+  const untrack = track(() => clearInterval(timer));
   return {
     made,
     stop: () => {
-      clearInterval(timer);
+      untrack();
       look();
       return made;
     },

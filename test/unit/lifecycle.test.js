@@ -19,11 +19,25 @@ import {
   spawnHelper,
   watchHelpers,
 } from '../../harness/testbed/processes.js';
-import { exitCodeOf, Interrupted } from '../../harness/testbed/teardown.js';
+import {
+  exitCodeOf,
+  Interrupted,
+  onTeardown,
+  endOnItsOwn,
+  installSignalHandlers,
+} from '../../harness/testbed/teardown.js';
+import { runCampaign } from '../../harness/campaign/loop.js';
 import { recordAddition, restoredList, ALLOWED_CC } from '../../harness/testbed/host-settings.js';
 import { splitEntries } from '../../harness/testbed/state.js';
-import { failureReason, logsToKeep } from '../../harness/campaign/run-guard.js';
-import { profileOwner, removeStaleProfiles, PROFILE_PREFIX } from '../../harness/browser/chromium.js';
+import { failureReason, logsToKeep, guardedRun } from '../../harness/campaign/run-guard.js';
+import {
+  profileOwner,
+  removeStaleProfiles,
+  PROFILE_PREFIX,
+  withChromium,
+  baseChromiumArgs,
+  chromePath,
+} from '../../harness/browser/chromium.js';
 import { hostSettingsCheck } from '../../harness/cli/doctor.js';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-life-'));
@@ -140,6 +154,23 @@ describe('run lifecycle', () => {
     process.kill(pid, 'SIGKILL');
   });
 
+  it('installs its signal handlers only for a command, never by a module being imported or called', async () => {
+    const count = () => ['SIGINT', 'SIGTERM', 'SIGHUP'].map((s) => process.listenerCount(s));
+    const before = count();
+    const unregister = onTeardown(async () => {});
+    endOnItsOwn();
+    await runCampaign({ kind: 'pageload', items: [], resultsFile: '/nonexistent', runOne: () => null });
+    unregister();
+    assert.deepEqual(count(), before, 'a signal to this process would run satbench’s teardown');
+    const uninstall = installSignalHandlers();
+    assert.deepEqual(
+      count(),
+      before.map((n) => n + 1),
+    );
+    uninstall();
+    assert.deepEqual(count(), before);
+  });
+
   it('gives the exit status of an interrupted command and the reason of a failed run', () => {
     assert.equal(exitCodeOf('SIGINT'), 130);
     assert.equal(exitCodeOf('SIGTERM'), 143);
@@ -194,5 +225,66 @@ describe('run lifecycle', () => {
     assert.ok(fs.existsSync(mine));
     assert.deepEqual(removeStaleProfiles({ dir, all: true }), [mine]);
     assert.deepEqual(fs.readdirSync(dir), []);
+  });
+});
+
+// What a run waits on cannot hold it: a step or browser call that ignores
+// the abort, a run past its deadline, a teardown that never ends.
+describe('a run always ends', () => {
+  // a testbed that is only its list of helpers; `destroy` as given
+  const fakeTestbed = (processes, destroy = async () => {}) => ({ id: 'fake', state: { processes }, destroy });
+  const failed = (error) => ({ ok: false, error });
+  const never = () => new Promise(() => {});
+  const deadPid = async () => {
+    const child = spawn('true');
+    await new Promise((r) => child.once('exit', r));
+    return child.pid;
+  };
+
+  it('a helper that dies ends a run whose step never settles, naming it', async () => {
+    const linkem = { pid: await deadPid(), role: 'linkem-sat', what: 'linkem for the sat link' };
+    const t0 = Date.now();
+    const rec = await guardedRun({
+      testbed: {},
+      create: async () => fakeTestbed([linkem]),
+      steps: never,
+      failed,
+      deadlineMs: 60000,
+      watchMs: 20,
+    });
+    assert.equal(rec.ok, false);
+    assert.match(rec.error, new RegExp(`^linkem for the sat link \\(pid ${linkem.pid}\\) is gone`));
+    assert.ok(Date.now() - t0 < 1000, `ended ${Date.now() - t0} ms after the helper died`);
+  });
+
+  it('a run past its deadline ends, and a teardown that never ends is not waited for past its bound', async () => {
+    const t0 = Date.now();
+    const rec = await guardedRun({
+      testbed: {},
+      create: async () => fakeTestbed([], never),
+      steps: never,
+      failed,
+      deadlineMs: 200,
+      teardownMs: 300,
+    });
+    assert.deepEqual(rec, { ok: false, error: 'the run did not end within 0.2 s' });
+    assert.ok(Date.now() - t0 < 200 + 300 + 400, `ended after ${Date.now() - t0} ms`);
+  });
+
+  it('an abort ends a browser call at once, whatever it waits on, and Chromium goes', async function () {
+    if (!fs.existsSync(chromePath())) this.skip();
+    this.timeout(40000);
+    const stop = new AbortController();
+    let pid;
+    let killedAt;
+    const call = withChromium({ timeoutMs: 60000, args: baseChromiumArgs, signal: stop.signal }, (browser) => {
+      pid = browser.process().pid;
+      killedAt = Date.now();
+      stop.abort(new Error('linkem died'));
+      return never();
+    });
+    await assert.rejects(call, /linkem died/);
+    assert.ok(Date.now() - killedAt < 3000, `ended ${Date.now() - killedAt} ms after the abort`);
+    assert.equal(alive(pid), false);
   });
 });
