@@ -6,6 +6,7 @@
 // settings its records carry under `settings`, the matrix, the shard, the
 // environment and when (results/meta.js reads it back, old shapes too).
 import { runCampaign } from './loop.js';
+import { installSignalHandlers } from '../testbed/teardown.js';
 import { scenarioWeight } from './progress.js';
 import { configuredSummary } from '../testbed/profiles.js';
 import { openResults } from './results-dir.js';
@@ -26,10 +27,14 @@ export async function runPlan(
   { items, runOne, name, describe, settings, tag = {}, origin },
 ) {
   const { kind, matrix, profiles } = plan;
-  const { file, done, release } = openResults(outDir, { resume, kind, manifest, onWarning: onProgress });
+  // a campaign started by a script (benchmarks/) has satbench's signal handlers too; under cli.js this is a no-op
+  const uninstall = installSignalHandlers();
+  let release = () => {};
   // a scenario not yet run is expected from its profile (its RTT and rate)
   const weight = (s) => scenarioWeight(s, configuredSummary(profiles(s.profile, s.loss_pct ?? null)));
   try {
+    let file, done;
+    ({ file, done, release } = openResults(outDir, { resume, kind, manifest, onWarning: onProgress }));
     await runCampaign({
       kind,
       items,
@@ -56,5 +61,6 @@ export async function runPlan(
     });
   } finally {
     release();
+    uninstall();
   }
 }
