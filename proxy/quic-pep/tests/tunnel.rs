@@ -260,3 +260,54 @@ async fn closing_a_dead_tunnel_keeps_the_reason_it_died_of() {
         other => panic!("the peer's reason was replaced: {other:?}"),
     }
 }
+
+/// One echo on a new bidi stream of `conn`.
+async fn echo_on(conn: &quinn::Connection, text: &str) {
+    let (mut s, mut r) = conn.open_bi().await.unwrap();
+    s.write_all(format!("echo\n{text}").as_bytes())
+        .await
+        .unwrap();
+    s.finish().unwrap();
+    assert_eq!(read_all(&mut r).await.unwrap(), text.as_bytes());
+}
+
+/// Proxy-GW's origin connections take places of its `--max-connections`,
+/// as the tunnel itself does: with 2, the tunnel and one client
+/// connection. A second client is refused as the listener refuses one
+/// (counted in `refused`, one `cap:` line), its client closed with the
+/// reason, until the first has ended.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn origin_connections_are_capped_by_max_connections() {
+    let c = chain(
+        "tunnel-cap",
+        &["--tunnel"],
+        &["--tunnel", "--spare", "--max-connections", "2"],
+        &["h3"],
+        quinn::TransportConfig::default(),
+    )
+    .await;
+    c.st.wait_log("tunnel up to").await;
+    let (_ep1, first) = client(&c.st, &c.st_cert, "h3").await.unwrap();
+    echo_on(&first, "one").await;
+    let (_ep2, second) = client(&c.st, &c.st_cert, "h3").await.unwrap();
+    let e = tokio::time::timeout(T, second.closed()).await.unwrap();
+    assert_eq!(
+        describe(&e),
+        "app 258 quic-pep: Proxy-GW: --max-connections 2 reached"
+    );
+    c.gw.wait_log("cap: --max-connections 2 reached, refusing conn 2")
+        .await;
+    let gw = c.gw.stats().await;
+    assert_eq!(gw["refused"], 1, "{gw}");
+    assert_eq!(gw["tunnel"]["clients"], 1, "{gw}");
+    assert_eq!(gw["active"], 2, "the tunnel and the first client: {gw}");
+    // the first goes on; once it has ended, its place is free again
+    echo_on(&first, "still here").await;
+    first.close(VarInt::from_u32(0), b"");
+    wait_stats(&c.gw, "gw frees the place", |s| s["active"] == 1).await;
+    let (_ep3, third) = client(&c.st, &c.st_cert, "h3").await.unwrap();
+    echo_on(&third, "three").await;
+    let gw = c.gw.stats().await;
+    assert_eq!(gw["refused"], 1, "{gw}");
+    assert_eq!(gw["tunnel"]["clients"], 2, "{gw}");
+}

@@ -62,7 +62,12 @@ impl Proxy {
         self.log.line(&format!("tunnel from {remote} up"));
         // each client connection's way to the origin (with `--spare`, the first
         // spare is dialled now)
-        let origins = Origins::new(self.hop.clone(), &self.cfg, self.stats.clone());
+        let origins = Origins::new(
+            self.hop.clone(),
+            &self.cfg,
+            self.admission.clone(),
+            self.stats.clone(),
+        );
         let gw = Arc::new(qpep::Gw {
             allow: self.cfg.qpep.allow.clone(),
             connect_cc: self.cfg.qpep.connect_cc.clone(),
