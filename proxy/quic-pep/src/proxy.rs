@@ -35,7 +35,7 @@ use crate::relay;
 use crate::stats::Stats;
 use crate::streams::Side;
 use crate::tls;
-use crate::transport::{QlogDir, SideTransport};
+use crate::transport::{Conn, QlogDir, SideTransport};
 use crate::tunnel::{self, Tunnel};
 
 pub struct Proxy {
@@ -107,7 +107,7 @@ impl Proxy {
             qlog: None,
             ..accept.clone()
         };
-        server.transport_config(Arc::new(plain.config(0)?));
+        server.transport_config(Arc::new(plain.config(Conn::Client(0))?));
         // Attempts beyond the cap are refused one by one in `handle`; this
         // only bounds what quinn queues before we see them.
         server.max_incoming(cfg.max_connections.saturating_mul(2).max(16));
@@ -163,9 +163,9 @@ impl Proxy {
         tokio::pin!(shutdown);
         let keeper = (self.cfg.tunnel && self.cfg.role == Some(Role::St)).then(|| {
             let p = self.clone();
-            let connect = move || -> tunnel::BoxFuture<_> {
+            let connect = move |dial| -> tunnel::BoxFuture<_> {
                 let p = p.clone();
-                Box::pin(async move { p.hop.connect_tunnel().await })
+                Box::pin(async move { p.hop.connect_tunnel(dial).await })
             };
             tokio::spawn(tunnel::keep_up::keep_up(
                 connect,
@@ -242,7 +242,7 @@ impl Proxy {
         let started = Instant::now();
         if self.cfg.tunnel {
             let line = match self.cfg.role {
-                Some(Role::Gw) => self.tunnel_from(incoming).await,
+                Some(Role::Gw) => self.tunnel_from(id, incoming).await,
                 _ => self.over_tunnel(id, incoming).await,
             };
             self.stats.active.fetch_sub(1, Relaxed);
@@ -292,7 +292,7 @@ impl Proxy {
         alpn: Vec<Vec<u8>>,
         far: Option<&Upstream>,
     ) -> Result<quinn::ServerConfig, String> {
-        let mut t = self.accept.config(id)?;
+        let mut t = self.accept.config(Conn::Client(id))?;
         if let Some(l) = far.and_then(|u| u.limits) {
             let v = |x: u64| VarInt::from_u64(x).unwrap_or(VarInt::MAX);
             t.max_concurrent_bidi_streams(v(l.max_streams_bidi));
