@@ -58,8 +58,10 @@ pub struct Proxy {
 
 impl Proxy {
     /// Loads certificates, sizes the windows under the memory cap and binds
-    /// both endpoints. Must run inside a tokio runtime.
-    pub fn bind(cfg: Config, log: Arc<Log>) -> Result<Arc<Proxy>, String> {
+    /// both endpoints. `--listen` may have port 0: from here on `cfg.listen`
+    /// is the address bound, which the start-up line names (the tests read
+    /// it there). Must run inside a tokio runtime.
+    pub fn bind(mut cfg: Config, log: Arc<Log>) -> Result<Arc<Proxy>, String> {
         let st_transparent = cfg.transparent.is_some() && cfg.role == Some(Role::St);
         let server_tls = match st_transparent {
             true => tls::server_tls_per_name(Arc::new(tls::PerName::new(&cfg.cert, &cfg.key)?)),
@@ -117,6 +119,9 @@ impl Proxy {
             false => quinn::Endpoint::server(server, cfg.listen)
                 .map_err(|e| format!("--listen {}: {e}", cfg.listen))?,
         };
+        cfg.listen = endpoint
+            .local_addr()
+            .map_err(|e| format!("--listen {}: {e}", cfg.listen))?;
         log.line(&format!(
             "listening on {}/udp{}, next hop {}, mode {}, alpn {}, client side: {}, next hop side: {}, \
              max {} connections of at most {} bytes",
@@ -133,6 +138,9 @@ impl Proxy {
             cfg.max_connections,
             fit.bound
         ));
+        if let Some(l) = &qpep_listener {
+            log.line(&qpep::listening(l, cfg.qpep.to)?);
+        }
         Ok(Arc::new(Proxy {
             admission: Admission::new(cfg.max_connections),
             // a client retransmits its Initial for a few seconds at most
