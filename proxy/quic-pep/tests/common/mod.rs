@@ -99,17 +99,17 @@ impl Pep {
         bound(&self.log(), "qpep listening on ")
     }
 
-    /// Fresh counters (SIGUSR1 makes it write them).
+    /// Fresh counters (SIGUSR1 makes it write them). A new file is told
+    /// by its inode: the proxy writes a temporary file and renames it, and
+    /// two writes within one clock tick have the same mtime.
     pub async fn stats(&self) -> serde_json::Value {
-        let before = std::fs::metadata(&self.stats)
-            .and_then(|m| m.modified())
-            .ok();
+        use std::os::unix::fs::MetadataExt;
+        let inode = || std::fs::metadata(&self.stats).map(|m| m.ino()).ok();
+        let before = inode();
         self.process.signal(Signal::USR1);
         let end = Instant::now() + T;
         loop {
-            let now = std::fs::metadata(&self.stats)
-                .and_then(|m| m.modified())
-                .ok();
+            let now = inode();
             if now != before || Instant::now() > end {
                 break;
             }
