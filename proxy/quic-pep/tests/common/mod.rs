@@ -149,8 +149,8 @@ impl Pep {
 /// it (`ADDR/udp`, `ADDR/tcp`): the proxy writes it before `ready`.
 pub fn bound(log: &str, what: &str) -> SocketAddr {
     log.lines()
-        .filter_map(|l| l.split_once(what)?.1.split('/').next()?.parse().ok())
-        .last()
+        .rev()
+        .find_map(|l| l.split_once(what)?.1.split('/').next()?.parse().ok())
         .unwrap_or_else(|| panic!("no line with '{what}ADDR/' in the log: {log}"))
 }
 
