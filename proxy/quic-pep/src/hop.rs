@@ -16,7 +16,7 @@ use quinn::Connection;
 use crate::close::Ended;
 use crate::tls::{self, Capture};
 use crate::tparams::{self, PeerLimits};
-use crate::transport::SideTransport;
+use crate::transport::{Conn, SideTransport};
 
 /// The far side of one relayed connection.
 pub struct Upstream {
@@ -87,15 +87,18 @@ impl NextHop {
         alpn: Vec<Vec<u8>>,
         conn: u64,
     ) -> Result<Upstream, Ended> {
-        let t = self.transport.config(conn).map_err(Ended::Failed)?;
+        let t = self
+            .transport
+            .config(Conn::Client(conn))
+            .map_err(Ended::Failed)?;
         self.connect_with(addr, name, alpn, t).await
     }
 
-    /// The standing tunnel to Proxy-GW (`--tunnel`): the tunnel's ALPN and
-    /// transport (`tunnel::transport`).
-    pub async fn connect_tunnel(&self) -> Result<Connection, Ended> {
+    /// The standing tunnel to Proxy-GW (`--tunnel`), its `dial`th dial:
+    /// the tunnel's ALPN and transport (`tunnel::transport`).
+    pub async fn connect_tunnel(&self, dial: u64) -> Result<Connection, Ended> {
         let (addr, name) = self.fixed()?;
-        let t = crate::tunnel::transport(&self.transport, true).map_err(Ended::Failed)?;
+        let t = crate::tunnel::transport(&self.transport, true, dial).map_err(Ended::Failed)?;
         Ok(self
             .connect_with(addr, name, vec![crate::tunnel::ALPN.to_vec()], t)
             .await?

@@ -35,7 +35,7 @@ use crate::relay;
 use crate::stats::Stats;
 use crate::streams::Side;
 use crate::tls;
-use crate::transport::{QlogDir, SideTransport};
+use crate::transport::{Conn, QlogDir, SideTransport};
 use crate::tunnel::{self, Tunnel};
 
 pub struct Proxy {
@@ -58,8 +58,10 @@ pub struct Proxy {
 
 impl Proxy {
     /// Loads certificates, sizes the windows under the memory cap and binds
-    /// both endpoints. Must run inside a tokio runtime.
-    pub fn bind(cfg: Config, log: Arc<Log>) -> Result<Arc<Proxy>, String> {
+    /// both endpoints. `--listen` may have port 0: from here on `cfg.listen`
+    /// is the address bound, which the start-up line names (the tests read
+    /// it there). Must run inside a tokio runtime.
+    pub fn bind(mut cfg: Config, log: Arc<Log>) -> Result<Arc<Proxy>, String> {
         let st_transparent = cfg.transparent.is_some() && cfg.role == Some(Role::St);
         let server_tls = match st_transparent {
             true => tls::server_tls_per_name(Arc::new(tls::PerName::new(&cfg.cert, &cfg.key)?)),
@@ -107,7 +109,7 @@ impl Proxy {
             qlog: None,
             ..accept.clone()
         };
-        server.transport_config(Arc::new(plain.config(0)?));
+        server.transport_config(Arc::new(plain.config(Conn::Client(0))?));
         // Attempts beyond the cap are refused one by one in `handle`; this
         // only bounds what quinn queues before we see them.
         server.max_incoming(cfg.max_connections.saturating_mul(2).max(16));
@@ -117,6 +119,9 @@ impl Proxy {
             false => quinn::Endpoint::server(server, cfg.listen)
                 .map_err(|e| format!("--listen {}: {e}", cfg.listen))?,
         };
+        cfg.listen = endpoint
+            .local_addr()
+            .map_err(|e| format!("--listen {}: {e}", cfg.listen))?;
         log.line(&format!(
             "listening on {}/udp{}, next hop {}, mode {}, alpn {}, client side: {}, next hop side: {}, \
              max {} connections of at most {} bytes",
@@ -133,6 +138,9 @@ impl Proxy {
             cfg.max_connections,
             fit.bound
         ));
+        if let Some(l) = &qpep_listener {
+            log.line(&qpep::listening(l, cfg.qpep.to)?);
+        }
         Ok(Arc::new(Proxy {
             admission: Admission::new(cfg.max_connections),
             // a client retransmits its Initial for a few seconds at most
@@ -163,9 +171,9 @@ impl Proxy {
         tokio::pin!(shutdown);
         let keeper = (self.cfg.tunnel && self.cfg.role == Some(Role::St)).then(|| {
             let p = self.clone();
-            let connect = move || -> tunnel::BoxFuture<_> {
+            let connect = move |dial| -> tunnel::BoxFuture<_> {
                 let p = p.clone();
-                Box::pin(async move { p.hop.connect_tunnel().await })
+                Box::pin(async move { p.hop.connect_tunnel(dial).await })
             };
             tokio::spawn(tunnel::keep_up::keep_up(
                 connect,
@@ -242,7 +250,7 @@ impl Proxy {
         let started = Instant::now();
         if self.cfg.tunnel {
             let line = match self.cfg.role {
-                Some(Role::Gw) => self.tunnel_from(incoming).await,
+                Some(Role::Gw) => self.tunnel_from(id, incoming).await,
                 _ => self.over_tunnel(id, incoming).await,
             };
             self.stats.active.fetch_sub(1, Relaxed);
@@ -292,7 +300,7 @@ impl Proxy {
         alpn: Vec<Vec<u8>>,
         far: Option<&Upstream>,
     ) -> Result<quinn::ServerConfig, String> {
-        let mut t = self.accept.config(id)?;
+        let mut t = self.accept.config(Conn::Client(id))?;
         if let Some(l) = far.and_then(|u| u.limits) {
             let v = |x: u64| VarInt::from_u64(x).unwrap_or(VarInt::MAX);
             t.max_concurrent_bidi_streams(v(l.max_streams_bidi));

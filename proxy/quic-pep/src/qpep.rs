@@ -75,6 +75,24 @@ pub fn listen(q: &Qpep) -> Result<Option<TcpListener>, String> {
         .map_err(|e| format!("{what}: {e}"))
 }
 
+/// The start-up line of Proxy-ST's TCP listener, with the address it
+/// bound (`--qpep-listen` may have port 0); an error if that is `to`,
+/// which would loop.
+pub fn listening(l: &TcpListener, to: Option<SocketAddrV4>) -> Result<String, String> {
+    let at = l.local_addr().map_err(|e| format!("--qpep-listen: {e}"))?;
+    match to {
+        Some(to) if SocketAddr::V4(to) == at => Err(format!(
+            "--qpep-to {to}: the proxy's own --qpep-listen address (a loop)"
+        )),
+        Some(to) => Ok(format!(
+            "qpep listening on {at}/tcp, every connection to {to}"
+        )),
+        None => Ok(format!(
+            "qpep listening on {at}/tcp, each connection to its original destination (TPROXY)"
+        )),
+    }
+}
+
 /// Pure: where an accepted connection goes: `--qpep-to`, else its original
 /// destination, which TPROXY leaves as the accepted socket's local address.
 pub fn destination(to: Option<SocketAddrV4>, local: SocketAddr) -> Option<SocketAddrV4> {

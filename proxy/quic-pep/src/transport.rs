@@ -9,20 +9,35 @@ use satbench_transport::quic::{windows, QuicOptions, Windows};
 
 use crate::streams::Side;
 
-/// Where qlogs go: `DIR/LABEL-CONN-SIDE.sqlog`.
+/// Where qlogs go: `DIR/LABEL-CONN-SIDE.sqlog`, a tunnel's
+/// `DIR/LABEL-tunnel-N-SIDE.sqlog`.
 #[derive(Clone, Debug)]
 pub struct QlogDir {
     pub dir: PathBuf,
     pub label: String,
 }
 
+/// Which connection a transport (and its qlog) is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Conn {
+    /// Client connection number N (a spare's number, `FIRST_SPARE` on).
+    Client(u64),
+    /// The standing tunnel's Nth dial (ST) or Nth attempt accepted (GW):
+    /// each its own file, so a re-dial keeps the last tunnel's.
+    Tunnel(u64),
+}
+
 impl QlogDir {
-    pub fn file(&self, conn: u64, side: Side) -> PathBuf {
+    pub fn file(&self, conn: Conn, side: Side) -> PathBuf {
         let s = match side {
             Side::Near => "client",
             Side::Far => "nexthop",
         };
-        self.dir.join(format!("{}-{conn:05}-{s}.sqlog", self.label))
+        let l = &self.label;
+        self.dir.join(match conn {
+            Conn::Client(n) => format!("{l}-{n:05}-{s}.sqlog"),
+            Conn::Tunnel(n) => format!("{l}-tunnel-{n:03}-{s}.sqlog"),
+        })
     }
 }
 
@@ -65,8 +80,8 @@ impl SideTransport {
         describe(&self.opts, &self.windows)
     }
 
-    /// The transport of connection number `conn` on this side.
-    pub fn config(&self, conn: u64) -> Result<TransportConfig, String> {
+    /// The transport of connection `conn` on this side.
+    pub fn config(&self, conn: Conn) -> Result<TransportConfig, String> {
         let mut t = self.opts.transport_config();
         let w = &self.windows;
         let v = |x: u64| VarInt::from_u64(x).unwrap_or(VarInt::MAX);
@@ -80,23 +95,23 @@ impl SideTransport {
     }
 
     #[cfg(feature = "qlog")]
-    fn add_qlog(&self, t: &mut TransportConfig, q: &QlogDir, conn: u64) -> Result<(), String> {
+    fn add_qlog(&self, t: &mut TransportConfig, q: &QlogDir, conn: Conn) -> Result<(), String> {
         let path = q.file(conn, self.side);
+        let what = match conn {
+            Conn::Client(n) => format!("connection {n}"),
+            Conn::Tunnel(n) => format!("tunnel {n}"),
+        };
         let f = std::fs::File::create(&path)
             .map_err(|e| format!("--qlog-dir {}: {e}", path.display()))?;
         let mut c = quinn::QlogConfig::default();
         c.writer(Box::new(std::io::BufWriter::with_capacity(64 * 1024, f)))
-            .title(Some(format!(
-                "{} connection {conn} ({})",
-                q.label,
-                self.side.name()
-            )));
+            .title(Some(format!("{} {what} ({})", q.label, self.side.name())));
         t.qlog_stream(c.into_stream());
         Ok(())
     }
 
     #[cfg(not(feature = "qlog"))]
-    fn add_qlog(&self, _: &mut TransportConfig, _: &QlogDir, _: u64) -> Result<(), String> {
+    fn add_qlog(&self, _: &mut TransportConfig, _: &QlogDir, _: Conn) -> Result<(), String> {
         Err("--qlog-dir: this quic-pep was built without the qlog feature".into())
     }
 }
@@ -113,12 +128,21 @@ mod tests {
             label: "st".into(),
         };
         assert_eq!(
-            q.file(7, Side::Near),
+            q.file(Conn::Client(7), Side::Near),
             PathBuf::from("/out/st-00007-client.sqlog")
         );
         assert_eq!(
-            q.file(7, Side::Far),
+            q.file(Conn::Client(7), Side::Far),
             PathBuf::from("/out/st-00007-nexthop.sqlog")
+        );
+        // each dial of the tunnel its own file
+        assert_eq!(
+            q.file(Conn::Tunnel(2), Side::Far),
+            PathBuf::from("/out/st-tunnel-002-nexthop.sqlog")
+        );
+        assert_ne!(
+            q.file(Conn::Tunnel(1), Side::Far),
+            q.file(Conn::Tunnel(2), Side::Far)
         );
     }
 
@@ -133,7 +157,7 @@ mod tests {
         let mut s = SideTransport::new(Side::Far, opts);
         assert_eq!(s.windows.send, 2_000_000);
         s.windows.send = 123_456;
-        let t = format!("{:?}", s.config(1).unwrap());
+        let t = format!("{:?}", s.config(Conn::Client(1)).unwrap());
         assert!(t.contains("123456"), "{t}");
         assert!(t.contains("2000000"), "{t}");
         assert_eq!(
@@ -152,7 +176,7 @@ mod tests {
             dir: dir.clone(),
             label: "gw".into(),
         });
-        s.config(3).unwrap();
+        s.config(Conn::Client(3)).unwrap();
         assert!(dir.join("gw-00003-client.sqlog").exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }

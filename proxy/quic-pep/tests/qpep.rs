@@ -12,7 +12,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use satbench_transport::testkit::free_tcp_port;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -56,16 +55,10 @@ async fn qpep_chain(tag: &str, to: Option<SocketAddr>, gw_extra: &[&str]) -> Qpe
         Some(a) => a,
         None => echo_server(events.clone()).await,
     };
-    let listen = loop {
-        let a = SocketAddr::from(([127, 0, 0, 1], free_tcp_port()));
-        if a != to {
-            break a;
-        }
-    };
-    let (l, t) = (listen.to_string(), to.to_string());
+    let t = to.to_string();
     let chain = chain(
         tag,
-        &["--tunnel", "--qpep-listen", &l, "--qpep-to", &t],
+        &["--tunnel", "--qpep-listen", "127.0.0.1:0", "--qpep-to", &t],
         &[&["--tunnel"], gw_extra].concat(),
         &["h3"],
         quinn::TransportConfig::default(),
@@ -73,8 +66,8 @@ async fn qpep_chain(tag: &str, to: Option<SocketAddr>, gw_extra: &[&str]) -> Qpe
     .await;
     chain.st.wait_log("tunnel up to").await;
     Qpep {
+        listen: chain.st.qpep_addr(),
         chain,
-        listen,
         events,
     }
 }
@@ -168,12 +161,15 @@ async fn spare_connections_carry_the_next_clients_each_once() {
     let gw = wait_stats(&q.chain.gw, "gw done", |s| s["qpep"]["active"] == 0).await;
     assert_eq!(gw["qpep"]["spares_used"], 3, "{gw}");
     assert_eq!(gw["qpep"]["relayed"], 4, "{gw}");
-    let echoed: Vec<String> = q
+    // sorted: the server notes an echo after sending it, so the client's
+    // next connection may be noted first
+    let mut echoed: Vec<String> = q
         .events
         .all()
         .into_iter()
         .filter(|e| e.starts_with("echoed"))
         .collect();
+    echoed.sort();
     assert_eq!(
         echoed,
         ["echoed 1000", "echoed 2000", "echoed 3000", "echoed 4000"]
@@ -250,11 +246,11 @@ async fn refused(q: &Qpep) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_destination_that_refuses_or_is_not_allowed_resets_the_client() {
-    // a port nobody listens on (and not the one Proxy-ST will: that would loop)
-    let closed = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let closed_addr = closed.local_addr().unwrap();
-    drop(closed);
-    let closed = closed_addr;
+    // a port nobody listens on: bound, not listening, so it answers a
+    // connection with a reset and no other test can take it meanwhile
+    let held = tokio::net::TcpSocket::new_v4().unwrap();
+    held.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let closed = held.local_addr().unwrap();
     let q = qpep_chain("qpep-refused", Some(closed), &["--qpep-allow", "127.0.0.1"]).await;
     refused(&q).await;
     let gw = wait_stats(&q.chain.gw, "gw", |s| s["qpep"]["failed"] == 1).await;
@@ -305,4 +301,40 @@ async fn the_tunnel_carries_200_tcp_connections_in_a_row_and_20_at_once_with_mem
         assert_eq!(s["tunnel"]["opened"], 1, "{s}");
     }
     assert_back([&q.chain.st, &q.chain.gw], rounds[1]).await;
+}
+
+/// `--listen` and `--qpep-listen` with port 0: the proxy binds a free port
+/// for each, and its start-up lines name the ports it bound. That is how
+/// the tests get their proxies' ports without racing each other for one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_port_0_the_start_up_lines_name_the_ports_bound() {
+    let dir = satbench_transport::testkit::temp_dir("qpep-port-0");
+    let st_cert = gen_cert(&dir, "st.test");
+    let gw_cert = gen_cert(&dir, "gw.test");
+    // a Proxy-GW that never answers: the tunnel is not needed here
+    let held = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let to = echo_server(Events::default()).await.to_string();
+    let st = Pep::start(
+        &dir,
+        "st",
+        &st_cert,
+        held.local_addr().unwrap(),
+        &gw_cert,
+        "gw.test",
+        &[
+            "--role",
+            "st",
+            "--tunnel",
+            "--qpep-listen",
+            "127.0.0.1:0",
+            "--qpep-to",
+            &to,
+        ],
+    );
+    assert_ne!(st.addr.port(), 0);
+    let taken = std::net::UdpSocket::bind(st.addr).unwrap_err();
+    assert_eq!(taken.kind(), std::io::ErrorKind::AddrInUse, "{}", st.addr);
+    let qpep = st.qpep_addr();
+    assert_ne!(qpep.port(), 0);
+    TcpStream::connect(qpep).await.unwrap();
 }

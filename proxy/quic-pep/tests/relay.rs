@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
+use std::net::{Ipv4Addr, UdpSocket};
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -14,7 +14,7 @@ use std::process::Command;
 
 use quinn::{ConnectionError, ReadError, VarInt};
 use satbench_quic_pep::tls;
-use satbench_transport::testkit::{free_udp_port, temp_dir};
+use satbench_transport::testkit::temp_dir;
 
 /// Every stream kind, every stream end, and a client close, through the chain.
 async fn relays_everything(mode_flags: &[&str], tag: &str) {
@@ -222,7 +222,9 @@ async fn a_next_hop_that_does_not_answer_fails_the_client_cleanly() {
     let dir = temp_dir("nohop");
     let st_cert = gen_cert(&dir, "st.test");
     let gw_cert = gen_cert(&dir, "gw.test");
-    let nobody = SocketAddr::from((Ipv4Addr::LOCALHOST, free_udp_port()));
+    // a port nobody answers on: held, so no other test can take it meanwhile
+    let held = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    let nobody = held.local_addr().unwrap();
     for (mode, label) in [(&[][..], "par"), (&["--h3"][..], "h3")] {
         let flags = [mode, &["--connect-side", "idle-timeout-ms=500"]].concat();
         let mut st = Pep::start(&dir, label, &st_cert, nobody, &gw_cert, "gw.test", &flags);

@@ -260,3 +260,149 @@ async fn closing_a_dead_tunnel_keeps_the_reason_it_died_of() {
         other => panic!("the peer's reason was replaced: {other:?}"),
     }
 }
+
+/// One echo on a new bidi stream of `conn`.
+async fn echo_on(conn: &quinn::Connection, text: &str) {
+    let (mut s, mut r) = conn.open_bi().await.unwrap();
+    s.write_all(format!("echo\n{text}").as_bytes())
+        .await
+        .unwrap();
+    s.finish().unwrap();
+    assert_eq!(read_all(&mut r).await.unwrap(), text.as_bytes());
+}
+
+/// Proxy-GW's origin connections take places of its `--max-connections`,
+/// as the tunnel itself does: with 2, the tunnel and one client
+/// connection. A second client is refused as the listener refuses one
+/// (counted in `refused`, one `cap:` line), its client closed with the
+/// reason, until the first has ended.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn origin_connections_are_capped_by_max_connections() {
+    let c = chain(
+        "tunnel-cap",
+        &["--tunnel"],
+        &["--tunnel", "--spare", "--max-connections", "2"],
+        &["h3"],
+        quinn::TransportConfig::default(),
+    )
+    .await;
+    c.st.wait_log("tunnel up to").await;
+    let (_ep1, first) = client(&c.st, &c.st_cert, "h3").await.unwrap();
+    echo_on(&first, "one").await;
+    let (_ep2, second) = client(&c.st, &c.st_cert, "h3").await.unwrap();
+    let e = tokio::time::timeout(T, second.closed()).await.unwrap();
+    assert_eq!(
+        describe(&e),
+        "app 258 quic-pep: Proxy-GW: --max-connections 2 reached"
+    );
+    c.gw.wait_log("cap: --max-connections 2 reached, refusing conn 2")
+        .await;
+    let gw = c.gw.stats().await;
+    assert_eq!(gw["refused"], 1, "{gw}");
+    assert_eq!(gw["tunnel"]["clients"], 1, "{gw}");
+    assert_eq!(gw["active"], 2, "the tunnel and the first client: {gw}");
+    // the first goes on; once it has ended, its place is free again
+    echo_on(&first, "still here").await;
+    first.close(VarInt::from_u32(0), b"");
+    wait_stats(&c.gw, "gw frees the place", |s| s["active"] == 1).await;
+    let (_ep3, third) = client(&c.st, &c.st_cert, "h3").await.unwrap();
+    echo_on(&third, "three").await;
+    let gw = c.gw.stats().await;
+    assert_eq!(gw["refused"], 1, "{gw}");
+    assert_eq!(gw["tunnel"]["clients"], 2, "{gw}");
+}
+
+/// The qlogs in `dir` whose names start with `label` and end with `side`.
+fn qlogs(dir: &std::path::Path, label: &str, side: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(&format!("{label}-")) && n.ends_with(&format!("-{side}.sqlog")))
+        .collect();
+    names.sort();
+    names
+}
+
+/// Each dial of the tunnel has its own qlog: Proxy-ST dials again when
+/// the tunnel drops (here a stand-in for Proxy-GW closes each tunnel soon
+/// after it came up), and the first tunnel's qlog is still there, whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_dial_of_the_tunnel_has_its_own_qlog() {
+    let dir = temp_dir("tunnel-qlog-st");
+    let qlog = dir.join("qlog");
+    let gw_cert = gen_cert(&dir, "gw.test");
+    let base = tls::server_tls(&gw_cert.join("cert.pem"), &gw_cert.join("key.pem")).unwrap();
+    let (gw, _events, _server) = serve(
+        &base,
+        &[std::str::from_utf8(ALPN).unwrap()],
+        quinn::TransportConfig::default(),
+        |conn, _| async move {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            conn.close(VarInt::from_u32(7), b"again");
+            conn.closed().await;
+        },
+    );
+    let st_cert = gen_cert(&dir, "st.test");
+    let q = qlog.to_str().unwrap();
+    let st = Pep::start(
+        &dir,
+        "st",
+        &st_cert,
+        gw,
+        &gw_cert,
+        "gw.test",
+        &["--role", "st", "--tunnel", "--qlog-dir", q],
+    );
+    let s = wait_stats(&st, "st dials the tunnel again", |s| {
+        s["tunnel"]["opened"].as_u64() >= Some(2)
+    })
+    .await;
+    let dials = s["tunnel"]["dials"].as_u64().unwrap();
+    let files = qlogs(&qlog, "st", "nexthop");
+    assert!(files.len() as u64 >= dials, "{dials} dials: {files:?}");
+    // the first tunnel's holds its packets, flushed once quinn freed it
+    let first = qlog.join(&files[0]);
+    let end = std::time::Instant::now() + T;
+    while !std::fs::read_to_string(&first)
+        .unwrap()
+        .contains("packet_received")
+    {
+        assert!(
+            std::time::Instant::now() < end,
+            "{}: empty",
+            first.display()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Proxy-GW, too, gives each tunnel it accepts its own qlog.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_tunnel_proxy_gw_accepts_has_its_own_qlog() {
+    let dir = temp_dir("tunnel-qlog-gw");
+    let qlog = dir.join("qlog");
+    let q = qlog.to_str().unwrap();
+    let c = chain(
+        "tunnel-qlog-gw",
+        &["--tunnel"],
+        &["--tunnel", "--qlog-dir", q],
+        &["h3"],
+        quinn::TransportConfig::default(),
+    )
+    .await;
+    c.st.wait_log("tunnel up to").await;
+    let gw_cert = c.dir.join("gw.test");
+    for _ in 0..2 {
+        // a tunnel of our own, straight to GW, closed at once
+        let (_ep, conn) = connect_pinned(&gw_cert, c.gw.addr, "gw.test", ALPN, Default::default())
+            .await
+            .unwrap();
+        conn.close(VarInt::from_u32(0), b"");
+    }
+    let gw = wait_stats(&c.gw, "gw took three tunnels", |s| {
+        s["tunnel"]["opened"] == 3
+    })
+    .await;
+    let files = qlogs(&qlog, "gw", "client");
+    assert_eq!(files.len(), 3, "{gw}: {files:?}");
+}

@@ -18,17 +18,17 @@ use crate::tunnel::origin::Origins;
 use crate::tunnel::{self, Tunnel};
 
 impl Proxy {
-    /// Proxy-GW with `--tunnel`: a tunnel from Proxy-ST, served until it
-    /// closes; each client connection it carries gets its own origin
-    /// connection.
-    pub(super) async fn tunnel_from(self: &Arc<Self>, incoming: Incoming) -> String {
+    /// Proxy-GW with `--tunnel`: a tunnel from Proxy-ST (the `n`th attempt
+    /// this proxy takes), served until it closes; each client connection it
+    /// carries gets its own origin connection.
+    pub(super) async fn tunnel_from(self: &Arc<Self>, n: u64, incoming: Incoming) -> String {
         let remote = incoming.remote_address();
         let started = Instant::now();
         let mut cfg = quinn::ServerConfig::with_crypto(tls::with_alpn(
             &self.server_tls,
             vec![tunnel::ALPN.to_vec()],
         ));
-        match tunnel::transport(&self.accept, false) {
+        match tunnel::transport(&self.accept, false, n) {
             Ok(t) => cfg.transport_config(Arc::new(t)),
             Err(e) => return format!("tunnel from {remote} failed: {e}"),
         };
@@ -62,7 +62,12 @@ impl Proxy {
         self.log.line(&format!("tunnel from {remote} up"));
         // each client connection's way to the origin (with `--spare`, the first
         // spare is dialled now)
-        let origins = Origins::new(self.hop.clone(), &self.cfg, self.stats.clone());
+        let origins = Origins::new(
+            self.hop.clone(),
+            &self.cfg,
+            self.admission.clone(),
+            self.stats.clone(),
+        );
         let gw = Arc::new(qpep::Gw {
             allow: self.cfg.qpep.allow.clone(),
             connect_cc: self.cfg.qpep.connect_cc.clone(),

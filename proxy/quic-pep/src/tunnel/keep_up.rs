@@ -34,9 +34,11 @@ pub fn next_retry(last: Option<Duration>) -> Duration {
     last.map_or(RETRY.0, |d| (d * 2).min(RETRY.1))
 }
 
-/// Keeps a tunnel up in `current` until the task is dropped.
+/// Keeps a tunnel up in `current` until the task is dropped. `connect`
+/// dials, given the dial's number (from 1: `tunnel.dials`), which names
+/// the dial's qlog.
 pub async fn keep_up(
-    connect: impl Fn() -> BoxFuture<Result<Connection, Ended>>,
+    connect: impl Fn(u64) -> BoxFuture<Result<Connection, Ended>>,
     current: watch::Sender<Option<Arc<Tunnel>>>,
     stats: Arc<Stats>,
     log: Arc<Log>,
@@ -44,8 +46,8 @@ pub async fn keep_up(
     let mut wait = None;
     loop {
         let started = Instant::now();
-        stats.tunnel.dials.fetch_add(1, Relaxed);
-        let conn = match connect().await {
+        let dial = stats.tunnel.dials.fetch_add(1, Relaxed) + 1;
+        let conn = match connect(dial).await {
             Ok(c) => c,
             Err(e) => {
                 let w = next_retry(wait);

@@ -687,14 +687,16 @@ async fn read_message(recv: &mut RecvStream) -> Result<Message, Option<FrameErro
     Message::decode(&b).map(|(m, _)| m).map_err(Some)
 }
 
-/// The tunnel's transport: the satellite hop's settings, room for every
-/// client connection's streams, and (at the dialling end) keep-alives
-/// well inside the idle timeout so the tunnel outlives quiet spells.
+/// The transport of tunnel number `n` (its own qlog): the satellite hop's
+/// settings, room for every client connection's streams, and (at the
+/// dialling end) keep-alives well inside the idle timeout so the tunnel
+/// outlives quiet spells.
 pub fn transport(
     side: &crate::transport::SideTransport,
     keep_alive: bool,
+    n: u64,
 ) -> Result<quinn::TransportConfig, String> {
-    let mut t = side.config(0)?;
+    let mut t = side.config(crate::transport::Conn::Tunnel(n))?;
     t.max_concurrent_bidi_streams(MAX_STREAMS.into());
     t.max_concurrent_uni_streams(MAX_STREAMS.into());
     if let Some(every) = keep_alive_every(side.opts.idle_timeout_ms).filter(|_| keep_alive) {

@@ -13,6 +13,13 @@
 //! nothing until it is taken, so stream IDs and HTTP/3's one control
 //! stream per connection stay as they are; an origin connection is never
 //! shared by two client connections.
+//!
+//! Each client connection takes one of the proxy's `--max-connections`
+//! places (`limits::Admission`, shared with the tunnels themselves) before
+//! its origin connection is dialled; beyond the cap it is refused as the
+//! listener refuses a connection: counted in `refused`, one `cap:` line,
+//! and its Close goes back to Proxy-ST. The spare takes no place: it
+//! carries nothing until a client connection that has one takes it.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -27,6 +34,7 @@ use super::{or_dash, Client, Tunnel};
 use crate::cli::{Config, Transparent};
 use crate::close::{self, Close, Ended, PEP_ERROR};
 use crate::hop::NextHop;
+use crate::limits::Admission;
 use crate::spares::{Policy, Spares};
 use crate::stats::Stats;
 use crate::streams::Side;
@@ -86,13 +94,20 @@ pub struct Origins {
     spare: Option<Mutex<Spares<Vec<u8>, Dialling>>>,
     /// Spares dialled, numbered from FIRST_SPARE (their qlog names).
     next_spare: AtomicU64,
+    /// The proxy's `--max-connections` places.
+    admission: Arc<Admission>,
     stats: Arc<Stats>,
 }
 
 impl Origins {
     /// With `--spare`, starts dialling the first spare, with the ALPN
     /// clients are most likely to agree on. Must run inside a tokio runtime.
-    pub fn new(hop: Arc<NextHop>, cfg: &Config, stats: Arc<Stats>) -> Origins {
+    pub fn new(
+        hop: Arc<NextHop>,
+        cfg: &Config,
+        admission: Arc<Admission>,
+        stats: Arc<Stats>,
+    ) -> Origins {
         let first = cfg.alpn.first().filter(|_| cfg.spare);
         let o = Origins {
             dial: Arc::new(Dial {
@@ -102,6 +117,7 @@ impl Origins {
             }),
             spare: first.map(|_| Mutex::new(Spares::new(SPARE))),
             next_spare: AtomicU64::new(FIRST_SPARE),
+            admission,
             stats,
         };
         if let Some(alpn) = first {
@@ -153,7 +169,8 @@ impl Origins {
 }
 
 impl Tunnel {
-    /// Proxy-GW: the origin connection of client connection `c`, then the relay.
+    /// Proxy-GW: the origin connection of client connection `c`, then the
+    /// relay; refused beyond `--max-connections`.
     pub(super) async fn origin(
         self: Arc<Self>,
         c: Arc<Client>,
@@ -161,6 +178,35 @@ impl Tunnel {
         alpn: Vec<u8>,
         to: Option<Target>,
     ) {
+        let Some(ticket) = origins.admission.try_admit() else {
+            let max = origins.admission.max();
+            self.stats.refused.fetch_add(1, Relaxed);
+            self.log.line(&format!(
+                "cap: --max-connections {max} reached, refusing conn {}",
+                c.id
+            ));
+            let reason = format!("quic-pep: Proxy-GW: --max-connections {max} reached");
+            return self.refuse_client(&c, PEP_ERROR, reason.into_bytes()).await;
+        };
+        self.stats.active.fetch_add(1, Relaxed);
+        let line = self.connect_and_carry(&c, &origins, alpn, to).await;
+        // Counters first, then the log line, as `proxy` does.
+        self.stats.active.fetch_sub(1, Relaxed);
+        drop(ticket);
+        if let Some(line) = line {
+            self.log.line(&line);
+        }
+    }
+
+    /// The origin connection of an admitted client connection, then the
+    /// relay; the line that says how it ended (None: the client left first).
+    async fn connect_and_carry(
+        self: &Arc<Self>,
+        c: &Arc<Client>,
+        origins: &Origins,
+        alpn: Vec<u8>,
+        to: Option<Target>,
+    ) -> Option<String> {
         let started = Instant::now();
         self.stats.tunnel.clients.fetch_add(1, Relaxed);
         let mut remote = c.remote_close.subscribe();
@@ -168,14 +214,13 @@ impl Tunnel {
         let conn = tokio::select! {
             r = origins.connect(c.id, alpn, to) => r,
             _ = async { remote.wait_for(|v| v.is_some()).await.is_ok() } => {
-                self.forget(&c);
-                return;
+                self.forget(c);
+                return None;
             }
         };
         match conn {
             Ok(origin) => {
                 self.stats.relayed.fetch_add(1, Relaxed);
-                self.stats.active.fetch_add(1, Relaxed);
                 if let Some(name) = &name {
                     self.stats.destinations.count(origin.remote_address(), name);
                 }
@@ -188,8 +233,7 @@ impl Tunnel {
                 ));
                 let out = self.carry(c.clone(), origin).await;
                 self.stats.closed.fetch_add(1, Relaxed);
-                self.stats.active.fetch_sub(1, Relaxed);
-                self.log.line(&format!("conn {} {}", c.id, out.describe()));
+                Some(format!("conn {} {}", c.id, out.describe()))
             }
             Err(ended) => {
                 self.stats.failed.fetch_add(1, Relaxed);
@@ -197,19 +241,25 @@ impl Tunnel {
                     code: PEP_ERROR,
                     reason: b"quic-pep: next hop unavailable".to_vec(),
                 });
-                self.log.line(&format!(
+                self.refuse_client(c, cl.code, cl.reason).await;
+                Some(format!(
                     "conn {} failed: next hop: {}",
                     c.id,
                     ended.describe()
-                ));
-                self.send_control(&Message::Close {
-                    conn: c.id,
-                    code: cl.code,
-                    reason: cl.reason,
-                })
-                .await;
-                self.forget(&c);
+                ))
             }
         }
+    }
+
+    /// Ends client connection `c` that gets no origin connection: Proxy-ST
+    /// closes the client with `code` and `reason`.
+    async fn refuse_client(&self, c: &Client, code: u64, reason: Vec<u8>) {
+        self.send_control(&Message::Close {
+            conn: c.id,
+            code,
+            reason,
+        })
+        .await;
+        self.forget(c);
     }
 }

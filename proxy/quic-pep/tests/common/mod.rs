@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use quinn::{ConnectionError, ReadError, VarInt, WriteError};
 use satbench_quic_pep::tls;
-use satbench_transport::testkit::{self, free_udp_port, spawn_ready, temp_dir, Running, Signal};
+use satbench_transport::testkit::{self, spawn_ready, temp_dir, Running, Signal};
 
 pub const T: Duration = Duration::from_secs(10);
 
@@ -22,6 +22,8 @@ pub fn gen_cert(dir: &Path, name: &str) -> PathBuf {
 /// One quic-pep process; killed and reaped on drop.
 pub struct Pep {
     pub process: Running,
+    /// Where it listens: the address it bound for `--listen 127.0.0.1:0`,
+    /// as its start-up line names it, so no two tests can race for a port.
     pub addr: SocketAddr,
     pub log: PathBuf,
     pub stats: PathBuf,
@@ -52,11 +54,10 @@ impl Pep {
 
     /// As `start`, with the next hop (or none) among `args`.
     pub fn start_with(dir: &Path, label: &str, certs: &Path, args: &[&str]) -> Pep {
-        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, free_udp_port()));
         let log = dir.join(format!("{label}.log"));
         let stats = dir.join(format!("{label}.stats.json"));
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_quic-pep"));
-        cmd.args(["--listen", &addr.to_string()])
+        cmd.args(["--listen", "127.0.0.1:0"])
             .args(["--cert", certs.join("cert.pem").to_str().unwrap()])
             .args(["--key", certs.join("key.pem").to_str().unwrap()])
             .args([
@@ -81,6 +82,10 @@ impl Pep {
                 std::fs::read_to_string(&log).unwrap_or_default()
             )
         });
+        let addr = bound(
+            &std::fs::read_to_string(&log).unwrap_or_default(),
+            &format!(" {label} listening on "),
+        );
         Pep {
             process,
             addr,
@@ -89,17 +94,22 @@ impl Pep {
         }
     }
 
-    /// Fresh counters (SIGUSR1 makes it write them).
+    /// Where `--qpep-listen 127.0.0.1:0` listens, as its start-up line says.
+    pub fn qpep_addr(&self) -> SocketAddr {
+        bound(&self.log(), "qpep listening on ")
+    }
+
+    /// Fresh counters (SIGUSR1 makes it write them). A new file is told
+    /// by its inode: the proxy writes a temporary file and renames it, and
+    /// two writes within one clock tick have the same mtime.
     pub async fn stats(&self) -> serde_json::Value {
-        let before = std::fs::metadata(&self.stats)
-            .and_then(|m| m.modified())
-            .ok();
+        use std::os::unix::fs::MetadataExt;
+        let inode = || std::fs::metadata(&self.stats).map(|m| m.ino()).ok();
+        let before = inode();
         self.process.signal(Signal::USR1);
         let end = Instant::now() + T;
         loop {
-            let now = std::fs::metadata(&self.stats)
-                .and_then(|m| m.modified())
-                .ok();
+            let now = inode();
             if now != before || Instant::now() > end {
                 break;
             }
@@ -133,6 +143,15 @@ impl Pep {
     pub fn stop(mut self) -> std::process::ExitStatus {
         self.process.terminate(T)
     }
+}
+
+/// The address the latest line of `log` with `what` names right after
+/// it (`ADDR/udp`, `ADDR/tcp`): the proxy writes it before `ready`.
+pub fn bound(log: &str, what: &str) -> SocketAddr {
+    log.lines()
+        .rev()
+        .find_map(|l| l.split_once(what)?.1.split('/').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no line with '{what}ADDR/' in the log: {log}"))
 }
 
 /// What the scripted server saw, one string per event.
