@@ -410,8 +410,9 @@ describe('testbed lifecycle (integration)', function () {
   });
 
   it('a helper that is a zombie counts as gone in `testbed status`', async () => {
-    // the subshell exits; its parent execs sleep, which never reaps it
-    const parent = spawn('sh', ['-c', 'sh -c "exit 3" & echo $!; exec sleep 30'], {
+    // the subshell exits once its parent has exec'd sleep, which never reaps it (a subshell that
+    // ended before the exec could be reaped by the shell itself)
+    const parent = spawn('sh', ['-c', 'sh -c "sleep 0.5; exit 3" & echo $!; exec sleep 30'], {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     try {

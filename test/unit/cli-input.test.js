@@ -21,6 +21,8 @@ import { HELP as RECORD } from '../../harness/cli/record.js';
 import { HELP as IMPORT_HAR } from '../../harness/cli/import-har.js';
 
 const THIS_FILE = fileURLToPath(import.meta.url);
+// npm test runs with TMPDIR set to a folder of its own
+const TMP = os.tmpdir().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const outDir = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-cli-')), 'r');
 
 describe('satbench checks input before privileges', function () {
@@ -87,9 +89,21 @@ describe('satbench checks input before privileges', function () {
     ['testbed', ['probe', '--profile', 'geo', '--count', '3'], /--count: expected a whole number >= 20/],
     ['testbed', ['down'], /testbed down: name the testbed ids/],
     // a folder where a file is expected, and a file where a folder is
-    ['bench', ['--profile', os.tmpdir()], /^satbench: --profile: \/tmp: a folder, expected a profile file$/m],
-    ['bulk', ['--profile', os.tmpdir()], /^satbench: --profile: \/tmp: a folder, expected a profile file$/m],
-    ['testbed', ['up', '--profile', os.tmpdir()], /^satbench: \/tmp: a folder, expected a profile file$/m],
+    [
+      'bench',
+      ['--profile', os.tmpdir()],
+      new RegExp(`^satbench: --profile: ${TMP}: a folder, expected a profile file$`, 'm'),
+    ],
+    [
+      'bulk',
+      ['--profile', os.tmpdir()],
+      new RegExp(`^satbench: --profile: ${TMP}: a folder, expected a profile file$`, 'm'),
+    ],
+    [
+      'testbed',
+      ['up', '--profile', os.tmpdir()],
+      new RegExp(`^satbench: ${TMP}: a folder, expected a profile file$`, 'm'),
+    ],
     [
       'testbed',
       ['up', '--profile', 'geo', '--pcap', THIS_FILE],
