@@ -20,7 +20,7 @@ rust_build_note() {
   # on every run
   newest=$(find "$root/target/release" -maxdepth 1 -type f -executable -printf '%T@ %p\n' 2>/dev/null | sort -n | tail -n 1 | cut -d' ' -f2-)
   if [[ -z $newest ]]; then
-    echo "building the Rust workspace in release mode (${members% }): the first build takes roughly 5-10 minutes on 2 cores, less on more; later ones only rebuild what changed"
+    echo "building the Rust workspace in release mode (${members% }): the first build takes roughly 4 minutes on 2 cores (more on a busy machine); later ones only rebuild what changed"
     return
   fi
   # what the release build reads: each member's sources and data beside

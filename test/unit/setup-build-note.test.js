@@ -36,7 +36,7 @@ describe('setup: the note before the release build', () => {
     // a fresh clone: no binary yet
     assert.match(
       note(root),
-      /^building the Rust workspace in release mode \(netem\/linkem bulk\): the first build takes roughly 5-10 minutes/,
+      /^building the Rust workspace in release mode \(netem\/linkem bulk\): the first build takes roughly 4 minutes on 2 cores/,
     );
     write(root, 'target/release/linkem', '', 2000, 0o755);
     write(root, 'target/release/satbulk', '', 3000, 0o755);
