@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { UsageError } from '../core/errors.js';
+import { UsageError, optionFlag } from '../core/errors.js';
 import { MANIFEST, replaceFile } from '../results/store.js';
 
 export { MANIFEST };
@@ -115,7 +115,7 @@ function changedParts(a, b) {
 
 // Pure: an option and its value as typed (`config`: the parseArgs options).
 function typed(option, value, config) {
-  const flag = config[option]?.short ? `-${config[option].short}` : `--${option}`;
+  const flag = optionFlag(option, config[option]);
   return value === true ? flag : `${flag} ${value}`;
 }
 

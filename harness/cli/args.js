@@ -3,7 +3,7 @@
 // command reads (--cc/--initcwnd, comma lists, numbers; the PEP options are
 // pep-options.js).
 import { parseArgs } from 'node:util';
-import { UsageError } from '../core/errors.js';
+import { UsageError, optionFlag } from '../core/errors.js';
 
 /**
  * --help, --json and `options`; positionals allowed, anything else
@@ -25,11 +25,9 @@ export function parse(argv, options) {
   }
   for (const [k, v] of Object.entries(parsed.values))
     if (v === '' || (Array.isArray(v) && v.includes('')))
-      throw new UsageError(`${flagName(k, options[k])}: given empty; give a value, or leave the option out`);
+      throw new UsageError(`${optionFlag(k, options[k])}: given empty; give a value, or leave the option out`);
   return parsed;
 }
-
-const flagName = (key, option) => (option?.short ? `-${option.short}` : `--${key}`);
 
 /** A command that takes no operands refuses them (`satbench bench leo` would run the preset). */
 export function noOperands(positionals, command) {
@@ -60,17 +58,21 @@ export function integer(v, flag, min, max = Number.MAX_SAFE_INTEGER) {
 // hosts' initial window the testbed accepts (testbed.js tcpPlan).
 export const LIMITS = { runs: 10_000, seed: 2 ** 32 - 1, timeoutS: 3600, initcwnd: 1000, binMs: 60_000 };
 
-/** A comma list of `flag` with no item twice (`--protocol h1,h1` would run one scenario twice under the same run numbers). */
-export function uniqueList(v, flag, same = (x) => x) {
+/**
+ * A comma list of `flag`, each item read by `read`, with no value twice
+ * (`--protocol h1,h1` would run one scenario twice under the same run
+ * numbers; `--loss 1,1.0` too). Returns the values read.
+ */
+export function uniqueList(v, flag, read = (x) => x) {
   const items = list(v);
   if (!items.length) throw new UsageError(`${flag}: name at least one`);
-  const seen = new Map();
+  const seen = new Map(); // value → the item as typed
   for (const x of items) {
-    const k = same(x);
-    if (seen.has(k)) throw new UsageError(`${flag}: ${x} is given twice (as ${seen.get(k)})`);
-    seen.set(k, x);
+    const value = read(x);
+    if (seen.has(value)) throw new UsageError(`${flag}: ${x} is given twice (as ${seen.get(value)})`);
+    seen.set(value, x);
   }
-  return items;
+  return [...seen.keys()];
 }
 
 export const list = (v) =>

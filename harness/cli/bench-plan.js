@@ -124,8 +124,8 @@ export async function checkBench(matrix, settings = {}, options = {}) {
     throw new UsageError(`--dns ${dns}: only for a site archive (--site DIR with an archive.json)`);
   if (sites.length && origin !== 'rust')
     throw new UsageError(`--origin ${origin}: a site archive is replayed by our origin only (--origin rust)`);
-  for (const site of sites)
-    checkArchiveScenarios(site, matrix.protocols, dns ?? DEFAULTS.archiveDns, { tunnel: pep.tunnel });
+  const archiveDns = dns ?? DEFAULTS.archiveDns;
+  for (const site of sites) checkArchiveScenarios(site, matrix.protocols, archiveDns, { tunnel: pep.tunnel });
   return {
     kind: 'pageload',
     matrix,
@@ -137,7 +137,7 @@ export async function checkBench(matrix, settings = {}, options = {}) {
       quic,
       h3Priorities,
       altSvc,
-      dns: sites.length ? (dns ?? DEFAULTS.archiveDns) : null,
+      dns: sites.length ? archiveDns : null,
       tcp,
       pep,
       shard,

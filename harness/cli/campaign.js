@@ -33,10 +33,7 @@ export const CAMPAIGN_OPTIONS = {
 /** The matrix's axes both commands have: the options, else the preset's. */
 export const matrixAxes = (v, preset) => ({
   profiles: v.profile !== undefined ? uniqueList(v.profile, '--profile') : preset.profiles,
-  losses:
-    v.loss !== undefined
-      ? uniqueList(v.loss, '--loss', (x) => percent(x, '--loss')).map((x) => percent(x, '--loss'))
-      : preset.losses,
+  losses: v.loss !== undefined ? uniqueList(v.loss, '--loss', (x) => percent(x, '--loss')) : preset.losses,
   protocols: v.protocol !== undefined ? uniqueList(v.protocol, '--protocol') : preset.protocols,
   runs: v.n !== undefined ? integer(v.n, '-n', 1, LIMITS.runs) : preset.runs,
 });

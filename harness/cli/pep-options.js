@@ -82,7 +82,7 @@ export function checkPepOptions(pep, kinds) {
       );
   const chains = {};
   if (kinds.includes('tcp')) {
-    const p = preset ?? 'paper';
+    const p = preset ?? DEFAULTS.tcpPepPreset;
     const sides = { sat: tcpPepSide(chainSat(pep, 'tcp'), '--pep-sat'), ground: tcpPepSide(ground, '--pep-ground') };
     withFlag('--pep-preset', () => pepSettings(p));
     withFlag('--pep-sat', () => pepSettings(p, { sat: sides.sat }));

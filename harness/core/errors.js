@@ -11,6 +11,9 @@ export class UsageError extends Error {
 // Runs `check`; a UsageError it throws gets `flag` in front, so that the
 // user learns which option fed the value (a profile file's own message
 // names the file, not --profile).
+/** Pure: how option `key` of a parseArgs table is typed on the command line (-n, --out). */
+export const optionFlag = (key, option) => (option?.short ? `-${option.short}` : `--${key}`);
+
 export function withFlag(flag, check) {
   try {
     return check();

@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
+import { DEFAULTS } from '../core/defaults.js';
 import { run, binPath } from '../core/sys.js';
 import { inNs, requestStats, startProcess } from '../testbed/testbed.js';
 import { LINK_PLAN, ORIGIN_TCP_PORTS, ROUTES } from '../testbed/addressing.js';
@@ -76,7 +77,7 @@ const MSS = 1448;
  *   ports: [port…] (default the origin's, ORIGIN_TCP_PORTS) | 'all', idleTimeoutMs, maxConns,
  *   pipeBytes, splice }
  */
-export function pepSettings(preset = 'paper', overrides = {}) {
+export function pepSettings(preset = DEFAULTS.tcpPepPreset, overrides = {}) {
   const p = TCP_PEP_PRESETS[preset];
   if (!p)
     throw new UsageError(
@@ -267,7 +268,7 @@ async function applySysctls(ns, sysctls) {
  * counters (SIGUSR1) and returns { st: {...}, gw: {...} } — call it before
  * the testbed is destroyed.
  */
-export async function startTcpPepChain(tb, { preset = 'paper', dir = tb.dir, ...overrides } = {}) {
+export async function startTcpPepChain(tb, { preset = DEFAULTS.tcpPepPreset, dir = tb.dir, ...overrides } = {}) {
   const settings = pepSettings(preset, overrides);
   const bin = binPath('tcp-pep');
   fs.mkdirSync(dir, { recursive: true });
