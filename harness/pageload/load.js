@@ -8,6 +8,7 @@ import { siteTarget, withChromium } from '../browser/chromium.js';
 import navigation from './page/navigation.js';
 import paint from './page/paint.js';
 import resources from './page/resources.js';
+import { gatherersFor, runGatherers } from './gather/index.js';
 
 // Pure: whether the document and every resource came over the protocol
 // asked for (and over cleartext when h1 was asked); the counts seen. A
@@ -88,20 +89,6 @@ export function deriveMetrics(nav, paints, lcp, allResources) {
 
 // Pure: a record with no page load in it yet (ok:false, `error`): what a
 // load fills in, and what a run that never loaded keeps (pageload/run.js).
-/**
- * Pure: how many connections Chromium opened to each origin
- * (scheme://host[:port]), from the responses' connection ids (CDP
- * Network.responseReceived); id 0 (none: a cache or a data URL) is not one.
- */
-export function connectionsByOrigin(responses) {
-  const ids = {};
-  for (const { url, connectionId } of responses) {
-    if (!connectionId || !/^https?:/.test(url)) continue;
-    (ids[new URL(url).origin] ??= new Set()).add(connectionId);
-  }
-  return Object.fromEntries(Object.entries(ids).map(([o, s]) => [o, s.size]));
-}
-
 export function noLoad(error) {
   return {
     ok: false,
@@ -121,8 +108,9 @@ export function noLoad(error) {
  * Loads `target.url` once in a fresh Chromium inside `clientNs` (a
  * reference site by default: its name resolves to `serverAddr`, the origin
  * or Proxy-ST; a replayed archive: chromium.js siteTarget).
- * `signal` ends the load at once (Chromium is killed). Never throws for a
- * failed load: the record says ok:false and why.
+ * `signal` ends the load at once (Chromium is killed); `gatherers`
+ * (gather/index.js) record their facts beside the page's own. Never throws
+ * for a failed load: the record says ok:false and why.
  */
 export async function loadPage({
   clientNs,
@@ -132,18 +120,16 @@ export async function loadPage({
   target = siteTarget(protocol, serverAddr),
   timeoutMs,
   signal,
+  gatherers = gatherersFor(),
 }) {
   const started = Date.now();
   const record = noLoad(null);
   try {
     await withChromium({ clientNs, protocol, spki, target, timeoutMs, signal }, async (browser) => {
       const page = await browser.newPage();
-      const responses = [];
       const cdp = await page.createCDPSession();
       await cdp.send('Network.enable');
-      cdp.on('Network.responseReceived', (e) =>
-        responses.push({ url: e.response.url, connectionId: e.response.connectionId }),
-      );
+      await runGatherers(gatherers, 'start', { page, cdp }, record);
       page.on('requestfailed', (r) => record.errors.push({ url: r.url(), error: r.failure()?.errorText ?? 'failed' }));
       page.on('pageerror', (e) => record.errors.push({ error: `page: ${e.message}` }));
       const t0 = Date.now();
@@ -154,7 +140,7 @@ export async function loadPage({
       record.paints = p.paints;
       record.lcp = p.lcp;
       record.resources = await page.evaluate(resources);
-      record.connections = connectionsByOrigin(responses);
+      await runGatherers(gatherers, 'stop', { page, cdp }, record);
     });
     const check = checkProtocol(protocol, record.navigation, record.resources, { failedOk: Boolean(target.replay) });
     record.protocol_seen = check.seen;

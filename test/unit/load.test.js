@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { chromiumArgs, siteUrl } from '../../harness/browser/chromium.js';
-import { checkProtocol, checkStatus, connectionsByOrigin, deriveMetrics } from '../../harness/pageload/load.js';
+import { checkProtocol, checkStatus, deriveMetrics } from '../../harness/pageload/load.js';
+import { connectionsByOrigin } from '../../harness/pageload/gather/connections.js';
 import { expandMatrix } from '../../harness/campaign/matrix.js';
 import { summarize, bootstrapMedianCi } from '../../harness/analysis/summary.js';
 import { renderReport, escapeHtml } from '../../harness/report/html.js';
