@@ -24,7 +24,7 @@ import { archiveSite } from '../pageload/archive-site.js';
 import { checkDnsPlace } from '../servers/dns.js';
 import { isArchive } from '../archive/format.js';
 import { listSites } from '../../sites/generate.js';
-import { checkPepOptions, parsePepOptions } from './pep-options.js';
+import { checkPepOptions, parsePepOptions, tunnelSource } from './pep-options.js';
 
 // How our origin may order HTTP/3 responses (--h3-priorities); rfc9218 is its default.
 export const H3_PRIORITIES = ['rfc9218', 'incremental-last', 'off'];
@@ -61,7 +61,12 @@ export function validateBenchMatrix(m, { profiles = profileCache() } = {}) {
  * connection per client connection (only the standing tunnel carries each
  * connection's destination to Proxy-GW), a place for DNS we do not have.
  */
-export function checkArchiveScenarios(site, protocols, dns, { tunnel = 'warm' } = {}) {
+export function checkArchiveScenarios(
+  site,
+  protocols,
+  dns,
+  { tunnel = 'warm', tunnelFrom = tunnelSource(tunnel) } = {},
+) {
   checkDnsPlace(dns);
   const https = new URL(site.page).protocol === 'https:';
   for (const p of protocols) {
@@ -76,7 +81,7 @@ export function checkArchiveScenarios(site, protocols, dns, { tunnel = 'warm' } 
       );
     if (p === 'h3-pep' && tunnel !== 'warm')
       throw new UsageError(
-        `--pep-tunnel ${tunnel}: a site archive's h3-pep needs the standing tunnel (warm), which carries each connection's destination to Proxy-GW`,
+        `${tunnelFrom} a site archive's h3-pep needs the standing tunnel, which carries each connection's destination to Proxy-GW; add --pep-tunnel warm`,
       );
   }
 }
@@ -114,7 +119,8 @@ export async function checkBench(matrix, settings = {}, options = {}) {
     throw new UsageError(`--h3-priorities: expected ${H3_PRIORITIES.join(', ')}, got ${JSON.stringify(h3Priorities)}`);
   if (altSvc !== null && !ALT_SVC.includes(altSvc))
     throw new UsageError(`--alt-svc: expected ${ALT_SVC.join(' or ')}, got ${JSON.stringify(altSvc)}`);
-  const pepChains = checkPepOptions(pep, matrix.protocols.map(pepKind).filter(Boolean));
+  const tunnelFrom = tunnelSource(pep.tunnel, options.given);
+  const pepChains = checkPepOptions(pep, matrix.protocols.map(pepKind).filter(Boolean), { tunnelFrom });
   await checkOrigin(origin, matrix.protocols, { quic, h3Priorities });
   const archives = Object.fromEntries(
     matrix.sites.filter((s) => !listSites().includes(s) && isArchive(s)).map((s) => [s, archiveSite(path.resolve(s))]),
@@ -125,7 +131,8 @@ export async function checkBench(matrix, settings = {}, options = {}) {
   if (sites.length && origin !== 'rust')
     throw new UsageError(`--origin ${origin}: a site archive is replayed by our origin only (--origin rust)`);
   const archiveDns = dns ?? DEFAULTS.archiveDns;
-  for (const site of sites) checkArchiveScenarios(site, matrix.protocols, archiveDns, { tunnel: pep.tunnel });
+  for (const site of sites)
+    checkArchiveScenarios(site, matrix.protocols, archiveDns, { tunnel: pep.tunnel, tunnelFrom });
   return {
     kind: 'pageload',
     matrix,

@@ -75,8 +75,9 @@ export function campaignInput(argv, { given, v }, { name, config, input }) {
 /**
  * Runs command `name` (bench, bulk): the command line parsed once;
  * `input(values)` → {matrix, settings} (throws on a bad option);
- * `check(matrix, settings, {profiles})` → the campaign's plan, refusing
- * what would fail later; `run(plan, io)` is the campaign and returns the
+ * `check(matrix, settings, {profiles, given})` → the campaign's plan,
+ * refusing what would fail later (`given`: the options as campaign.json
+ * saves them, for errors that name where a setting came from); `run(plan, io)` is the campaign and returns the
  * summary, `show(summary)` prints it without --json.
  */
 export async function campaignCommand(argv, { name, help, options, input, check, run, show = () => {} }) {
@@ -86,7 +87,7 @@ export async function campaignCommand(argv, { name, help, options, input, check,
   noOperands(positionals, name);
   if (v.help) return note(help);
   const { outDir, matrix, settings, manifest } = campaignInput(argv, { given, v }, { name, config, input });
-  const plan = await check(matrix, settings, { profiles: profileCache() });
+  const plan = await check(matrix, settings, { profiles: profileCache(), given: manifest.options });
   requireNetAdmin(name);
   const summary = await run(plan, {
     outDir,

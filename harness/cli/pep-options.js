@@ -52,13 +52,25 @@ export const pepOptions = (v, satByChain = null) =>
   );
 
 /**
+ * Pure: where a campaign's QUIC PEP mode `tunnel` came from, as its errors
+ * name it: --pep-tunnel when typed, else the preset that chose it (`given`:
+ * the campaign's options as campaign.json saves them).
+ */
+export function tunnelSource(tunnel, given = {}) {
+  return given['pep-tunnel'] === undefined && given.preset !== undefined && tunnel !== DEFAULTS.pepTunnel
+    ? `--preset ${given.preset}, which runs the QUIC PEP ${tunnel},`
+    : `--pep-tunnel ${tunnel}:`;
+}
+
+/**
  * Pure: the typed sides each chain of `kinds` ('tcp', 'quic', 'qpep',
  * 'vpn') starts with, from `pep` (parsePepOptions' shape): {tcp: {preset,
  * sat, ground}, quic: {sat, ground, tunnel}, qpep: {…as quic}}, only for
  * the kinds given. Fails now, naming the flag, when a chain could not
- * start with them.
+ * start with them; `tunnelFrom` names where the tunnel mode came from
+ * (tunnelSource).
  */
-export function checkPepOptions(pep, kinds) {
+export function checkPepOptions(pep, kinds, { tunnelFrom = null } = {}) {
   const { preset = null, ground = {} } = pep;
   // a preset that no run would use is a mistake, not a setting to ignore
   if (preset !== null && !kinds.includes('tcp'))
@@ -99,7 +111,7 @@ export function checkPepOptions(pep, kinds) {
     };
   if (kinds.includes('qpep') && tunnel !== 'warm')
     throw new UsageError(
-      `--pep-tunnel ${tunnel}: QPEP (the -qpep protocols) carries TCP over the standing tunnel; use --pep-tunnel warm`,
+      `${tunnelFrom ?? tunnelSource(tunnel)} QPEP (the -qpep protocols) carries TCP over the standing tunnel; use --pep-tunnel warm`,
     );
   if (kinds.includes('vpn')) chains.vpn = {};
   return chains;

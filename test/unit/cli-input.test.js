@@ -66,6 +66,12 @@ describe('satbench checks input before privileges', function () {
       /--pep-tunnel per-connection: QPEP \(the -qpep protocols\) carries TCP over the standing tunnel; use --pep-tunnel warm/,
     ],
     ['bulk', ['--protocol', 'tcp-qpep', '--pep-tunnel', 'per-connection'], /--pep-tunnel per-connection: QPEP/],
+    // the preset chose the mode: the refusal says so rather than naming an untyped flag
+    [
+      'bench',
+      ['--preset', 'ifip2022', '--protocol', 'h1,h1-qpep'],
+      /^satbench: --preset ifip2022, which runs the QUIC PEP per-connection, QPEP \(the -qpep protocols\) carries TCP over the standing tunnel; use --pep-tunnel warm$/m,
+    ],
     ['bulk', ['--protocol', 'tcp-qpep', '--pep-sat', 'sndbuf=1'], /--pep-sat: sndbuf is a TCP option/],
     ['bulk', ['--protocol', 'udp-vpn'], /--protocol: unknown bulk protocol "udp-vpn"; expected .*tcp-vpn/],
     ['bench', ['--profile', 'mars'], /--profile: unknown profile "mars"/],

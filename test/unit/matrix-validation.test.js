@@ -5,9 +5,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../../harness/core/errors.js';
-import { validateBenchMatrix, checkBench } from '../../harness/cli/bench-plan.js';
+import { validateBenchMatrix, checkBench, checkArchiveScenarios } from '../../harness/cli/bench-plan.js';
 import { validateBulkMatrix, checkBulk } from '../../harness/cli/bulk-plan.js';
-import { checkPepOptions, parsePepOptions } from '../../harness/cli/pep-options.js';
+import { checkPepOptions, parsePepOptions, tunnelSource } from '../../harness/cli/pep-options.js';
 import { checkCongestionControl, availableCongestionControls } from '../../harness/testbed/congestion-control.js';
 import { profileCache, scenarioResolver } from '../../harness/campaign/scenario.js';
 import { expandMatrix } from '../../harness/kinds/pageload.js';
@@ -110,6 +110,51 @@ describe('bench: matrix validation', () => {
     await checkBench({ ...BENCH, protocols: ['h1-pep'] }, { pep: tcpKey });
     await assert.rejects(checkBench(BENCH, { altSvc: 'h3' }), refusal('--alt-svc', /expected all or tcp, got "h3"/));
     await checkBench(BENCH, { h3Priorities: 'off', altSvc: 'tcp', pep: parsePepOptions({ sat: 'cc=bbr' }) });
+  });
+
+  // a preset's QUIC PEP mode that cannot run the matrix is named as the preset,
+  // not as a --pep-tunnel the user did not type (issue 27)
+  it("names the preset, not a flag nobody typed, when the preset's QUIC PEP mode cannot run the matrix", async () => {
+    assert.equal(
+      tunnelSource('per-connection', { preset: 'ifip2022' }),
+      '--preset ifip2022, which runs the QUIC PEP per-connection,',
+    );
+    assert.equal(
+      tunnelSource('per-connection', { preset: 'ifip2022', 'pep-tunnel': 'per-connection' }),
+      '--pep-tunnel per-connection:',
+    );
+    assert.equal(tunnelSource('warm', { preset: 'quick' }), '--pep-tunnel warm:');
+    const perConnection = parsePepOptions({ tunnel: 'per-connection' });
+    const qpep = { ...BENCH, protocols: ['h1', 'h1-qpep'] };
+    await assert.rejects(
+      checkBench(qpep, { pep: perConnection }, { given: { preset: 'ifip2022' } }),
+      refusal('--preset ifip2022, which runs the QUIC PEP per-connection, QPEP', /use --pep-tunnel warm$/),
+    );
+    await assert.rejects(
+      checkBench(qpep, { pep: perConnection }, { given: { preset: 'ifip2022', 'pep-tunnel': 'per-connection' } }),
+      refusal('--pep-tunnel per-connection: QPEP', /use --pep-tunnel warm$/),
+    );
+    const site = { dir: 'shop', page: 'https://shop.test/' };
+    const tunnel = 'per-connection';
+    assert.throws(
+      () =>
+        checkArchiveScenarios(site, ['h3', 'h3-pep'], 'gw', {
+          tunnel,
+          tunnelFrom: tunnelSource(tunnel, { preset: 'ifip2022' }),
+        }),
+      refusal(
+        "--preset ifip2022, which runs the QUIC PEP per-connection, a site archive's h3-pep",
+        /add --pep-tunnel warm$/,
+      ),
+    );
+    assert.throws(
+      () => checkArchiveScenarios(site, ['h3-pep'], 'gw', { tunnel }),
+      refusal(
+        "--pep-tunnel per-connection: a site archive's h3-pep needs the standing tunnel",
+        /add --pep-tunnel warm$/,
+      ),
+    );
+    checkArchiveScenarios(site, ['h3', 'h3-pep'], 'gw', { tunnel: 'warm' });
   });
 });
 
