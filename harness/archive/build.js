@@ -9,6 +9,7 @@ import { KNOWN_CODINGS, encodeBody, unknownCoding } from './encoding.js';
 import { declaredCharset, textBytes } from './text.js';
 import { archiveUrl } from './urls.js';
 import { pageChain } from './match.js';
+import { textBase64Bytes, textString } from './body-text.js';
 
 // Pure: whether a response has no body to store: HEAD, 1xx, 204, 205, 304,
 // and redirects (DevTools never hands over a redirect's body).
@@ -16,13 +17,15 @@ export const carriesNoBody = (method, status) =>
   method === 'HEAD' || status < 200 || status === 204 || status === 205 || (status >= 300 && status < 400);
 
 // The body's wire bytes, or {error}. `content` is the body as DevTools
-// gives it: {text, base64}, decoded from its content-encoding.
+// gives it: {text, base64}, decoded from its content-encoding; `text` a
+// string or a text kept on disk (body-text.js).
 function wireBody(content, headers) {
   let bytes;
-  if (content.base64) bytes = Buffer.from(content.text, 'base64');
+  if (content.base64) bytes = textBase64Bytes(content.text);
   else {
-    const charset = declaredCharset(headerValue(headers, 'content-type'), content.text);
-    const text = textBytes(content.text, charset);
+    const string = textString(content.text);
+    const charset = declaredCharset(headerValue(headers, 'content-type'), string);
+    const text = textBytes(string, charset);
     if (text.error) return { error: `text body: ${text.error}` };
     bytes = text.bytes;
   }

@@ -29,12 +29,15 @@ export const contentCodings = (value) =>
 // Pure: the first coding of `value` that satbench cannot apply, or null.
 export const unknownCoding = (value) => contentCodings(value).find((c) => !Object.hasOwn(CODECS, c)) ?? null;
 
+// bytes as a Buffer, without a copy when they are one already (a body may be as large as the file it came from)
+const asBuffer = (b) => (Buffer.isBuffer(b) ? b : Buffer.from(b));
+
 /** The wire bytes of a decoded body under content-encoding `value` (every coding known: see unknownCoding). */
 export const encodeBody = (decoded, value) =>
-  contentCodings(value).reduce((body, c) => Buffer.from(CODECS[c][0](body)), Buffer.from(decoded));
+  contentCodings(value).reduce((body, c) => asBuffer(CODECS[c][0](body)), asBuffer(decoded));
 
 /** The decoded body of wire bytes under content-encoding `value`. */
 export const decodeBody = (wire, value) =>
   contentCodings(value)
     .reverse()
-    .reduce((body, c) => Buffer.from(CODECS[c][1](body)), Buffer.from(wire));
+    .reduce((body, c) => asBuffer(CODECS[c][1](body)), asBuffer(wire));

@@ -8,16 +8,9 @@ import { carriesNoBody } from './build.js';
 import { TOKEN, show } from './format.js';
 import { headerValue } from './headers.js';
 import { archiveUrl } from './urls.js';
+import { isBodyText, textIsBase64 } from './body-text.js';
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
-const BASE64_CHARS = /^[A-Za-z0-9+/]*={0,2}$/;
-// Pure: whether `text` is whole base64: Buffer.from decodes "A" as nothing
-// rather than refusing it. Padding, when written, makes a multiple of 4.
-export function isBase64(text) {
-  // DevTools writes none: a body's copy without whitespace is made only when there is some
-  const t = BASE64_CHARS.test(text) ? text : text.replace(/\s+/g, '');
-  return BASE64_CHARS.test(t) && t.length % 4 !== 1 && (!t.endsWith('=') || t.length % 4 === 0);
-}
 // DevTools' _error is text from the network stack: kept short and terminal-safe.
 const harError = (v) => terminalSafe(String(v).slice(0, 200));
 
@@ -44,7 +37,7 @@ function harResponse(e, key, file) {
   const c = response.content ?? {};
   if (c.encoding !== undefined && c.encoding !== 'base64')
     throw fail('response.content.encoding', `"base64" or none, got ${JSON.stringify(c.encoding)}`);
-  if (c.text !== undefined && (typeof c.text !== 'string' || (c.encoding === 'base64' && !isBase64(c.text))))
+  if (c.text !== undefined && (!isBodyText(c.text) || (c.encoding === 'base64' && !textIsBase64(c.text))))
     throw fail('response.content.text', c.encoding === 'base64' ? 'base64 text' : 'a string');
   const r = {
     key,
@@ -63,7 +56,7 @@ function harResponse(e, key, file) {
         ? `no response (${response._error ? harError(response._error) : 'status 0'})`
         : `failed: ${harError(response._error)}`;
   else if (e._fetchedViaServiceWorker) r.missing = 'served by a service worker, not the network';
-  if (typeof c.text === 'string') r.content = { text: c.text, base64: c.encoding === 'base64' };
+  if (c.text !== undefined) r.content = { text: c.text, base64: c.encoding === 'base64' };
   else if (c.size === 0) r.content = { text: '', base64: false };
   else r.noContent = `the HAR has no content for its body${c.size > 0 ? ` (${c.size} bytes)` : ''}`;
   return r;
@@ -151,7 +144,9 @@ export function harResponses(har, file) {
   if (!kept.length) throw new UsageError(`${file}: log.entries: no entry of the first page (${first})`);
   const responses = kept.map(([e, i]) => harResponse(e, `log.entries[${i}]`, file));
   // bodies of some bytes: an empty one proves nothing about the file
-  const bodies = responses.filter((r) => !r.missing && !carriesNoBody(r.method, r.status) && r.content?.text !== '');
+  const bodies = responses.filter(
+    (r) => !r.missing && !carriesNoBody(r.method, r.status) && r.content?.text.length !== 0,
+  );
   if (bodies.length && bodies.every((r) => !r.content))
     throw new UsageError(
       `${file}: no entry has its body (response.content.text): save the HAR with content (DevTools: "Save all as HAR with content")`,

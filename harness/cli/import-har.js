@@ -1,9 +1,9 @@
 // `satbench import-har FILE --out DIR`: a site archive from a HAR file.
-import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { terminalSafe } from '../core/terminal.js';
 import { harResponses } from '../archive/har.js';
+import { readHar } from '../archive/har-read.js';
 import { buildArchive } from '../archive/build.js';
 import { parse, help, note } from './args.js';
 import { archiveOut, saveArchive } from './archive.js';
@@ -21,20 +21,6 @@ export const HELP = `Usage: satbench import-har FILE --out DIR
 Options:
   --out DIR   the archive's folder: new or empty`;
 
-function readHar(file) {
-  let text;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new UsageError(`${file}: cannot read it (${e.code === 'ENOENT' ? 'no such file' : (e.code ?? e.message)})`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new UsageError(`${file}: not JSON (${e.message.split('\n')[0]})`);
-  }
-}
-
 export async function importHarCommand(argv) {
   const { values: v, positionals } = parse(argv, { out: { type: 'string' } });
   if (v.help) return help(HELP);
@@ -42,14 +28,21 @@ export async function importHarCommand(argv) {
     throw new UsageError('import-har: name one HAR file (satbench import-har FILE --out DIR)');
   const [file] = positionals;
   const out = archiveOut(v.out, 'import-har');
-  const { page, pageFrom, responses, leftOut } = harResponses(readHar(file), file);
-  const built = buildArchive({
-    page,
-    source: { tool: 'import-har', from: path.basename(file) },
-    created: new Date().toISOString(),
-    responses,
-  });
-  saveArchive(out, built);
+  const { har, spool } = await readHar(file);
+  let found;
+  try {
+    found = harResponses(har, file);
+    const built = buildArchive({
+      page: found.page,
+      source: { tool: 'import-har', from: path.basename(file) },
+      created: new Date().toISOString(),
+      responses: found.responses,
+    });
+    saveArchive(out, built);
+  } finally {
+    spool.close(); // the bodies it kept are in the archive now, or not wanted
+  }
+  const { page, pageFrom, leftOut } = found;
   note(terminalSafe(`the page: ${page} (${pageFrom})`));
   if (leftOut) note(`${leftOut} entries of the HAR's other pages left out (the archive is its first page's)`);
 }
