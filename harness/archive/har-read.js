@@ -4,6 +4,7 @@
 // parsed body and then its bytes, about 4 times the largest body. The rest
 // of the file is built into objects as JSON.parse would.
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import { parser } from 'stream-json/parser.js';
 import { UsageError } from '../core/errors.js';
 import { openSpool } from './spool.js';
@@ -68,18 +69,32 @@ export function valueBuilder(bodyText) {
   };
 }
 
-/**
- * Reads HAR `file` → {har, spool}: the parsed file, its bodies kept in
- * `spool` (close it when the archive is made). A file that cannot be read
- * or is not JSON is a UsageError naming it.
- */
-export async function readHar(file) {
+// A gzip stream begins with these two bytes (RFC 1952); a HAR's JSON cannot.
+const isGzip = (bytes) => bytes[0] === 0x1f && bytes[1] === 0x8b;
+
+// The first two bytes of `file`; a UsageError naming it when it cannot be read.
+function firstBytes(file) {
+  let fd;
   try {
-    fs.accessSync(file, fs.constants.R_OK);
     if (fs.statSync(file).isDirectory()) throw Object.assign(new Error('a folder'), { code: 'a folder' });
+    fd = fs.openSync(file, 'r');
+    const head = Buffer.alloc(2);
+    return head.subarray(0, fs.readSync(fd, head, 0, 2, 0));
   } catch (e) {
     throw new UsageError(`${file}: cannot read it (${e.code === 'ENOENT' ? 'no such file' : (e.code ?? e.message)})`);
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
+}
+
+/**
+ * Reads HAR `file`, gzipped or not (bench writes each run's gzipped) →
+ * {har, spool}: the parsed file, its bodies kept in `spool` (close it when
+ * the archive is made). A file that cannot be read, is not whole gzip or
+ * not JSON is a UsageError naming it.
+ */
+export async function readHar(file) {
+  const gzip = isGzip(firstBytes(file));
   const spool = openSpool();
   try {
     const tokens = parser.asStream({
@@ -91,14 +106,15 @@ export async function readHar(file) {
       streamNumbers: false,
     });
     const builder = valueBuilder(() => spool.text());
-    let readError = null;
-    const source = fs.createReadStream(file).on('error', (e) => tokens.destroy((readError = e)));
+    let failed = null; // reading or unzipping, rather than the JSON
+    const fail = (why) => (e) => tokens.destroy((failed = `${why} (${e.code ?? e.message})`));
+    let source = fs.createReadStream(file).on('error', fail('cannot read it'));
+    if (gzip) source = source.pipe(zlib.createGunzip()).on('error', fail('not whole gzip'));
     source.pipe(tokens);
     try {
       for await (const token of tokens) builder.push(token);
     } catch (e) {
-      if (readError) throw new UsageError(`${file}: cannot read it (${readError.code ?? readError.message})`);
-      throw new UsageError(`${file}: not JSON (${e.message.split('\n')[0]})`);
+      throw new UsageError(`${file}: ${failed ?? `not JSON (${e.message.split('\n')[0]})`}`);
     }
     return { har: builder.value(), spool };
   } catch (e) {

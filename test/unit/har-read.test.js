@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { base64Check, base64Decoder, isBase64 } from '../../harness/archive/base64.js';
 import { readHar, isBodyPath } from '../../harness/archive/har-read.js';
 import { textBase64Bytes, textIsBase64, textString } from '../../harness/archive/body-text.js';
@@ -155,7 +156,7 @@ describe('import-har: a HAR read as a stream', () => {
     spool.close();
   });
 
-  it('names the file when it cannot be read or is not JSON', async () => {
+  it('reads a gzipped HAR, and names the file when it cannot be read, is not whole gzip or not JSON', async () => {
     const dir = tmp();
     const bad = path.join(dir, 'bad.har');
     for (const [text, expected] of [
@@ -170,5 +171,16 @@ describe('import-har: a HAR read as a stream', () => {
       (e) => e instanceof UsageError && /: cannot read it \(a folder\)$/.test(e.message),
     );
     await assert.rejects(readHar(path.join(dir, 'none')), /none: cannot read it \(no such file\)$/);
+    // gzipped, as bench writes each run's HAR: read as such, and a cut one named
+    const doc = {
+      log: { entries: [{ response: { content: { text: crypto.randomBytes(100000).toString('base64') } } }] },
+    };
+    const gz = path.join(dir, 'run.har.gz');
+    fs.writeFileSync(gz, zlib.gzipSync(JSON.stringify(doc)));
+    const { har, spool } = await readHar(gz);
+    assert.equal(textString(har.log.entries[0].response.content.text), doc.log.entries[0].response.content.text);
+    spool.close();
+    fs.writeFileSync(gz, zlib.gzipSync(JSON.stringify(doc)).subarray(0, 200));
+    await assert.rejects(readHar(gz), /run\.har\.gz: not whole gzip \(Z_BUF_ERROR\)$/);
   });
 });
