@@ -1,6 +1,7 @@
 // `satbench import-har FILE --out DIR`: a site archive from a HAR file.
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { UsageError } from '../core/errors.js';
 import { terminalSafe } from '../core/terminal.js';
 import { harResponses } from '../archive/har.js';
@@ -10,10 +11,12 @@ import { archiveOut, saveArchive } from './archive.js';
 
 export const HELP = `Usage: satbench import-har FILE --out DIR
   Make a site archive (sites/README.md, "Site archives") from a HAR 1.2 file with content,
-  as Chrome DevTools saves it (Network panel: "Save all as HAR with content"): the first
-  page's entries with their text and base64 bodies, the page being the URL the HAR names
-  (its pages[0].title), else its first document, else its first HTML response; a page
-  that is not HTML is refused. Each body is stored as it went on the wire
+  as Chrome DevTools saves it (Network panel: "Save all as HAR with content") or bench
+  --har-content writes each run's (DIR/har/*.har.gz: a gzipped FILE is read as such). A
+  file that fails the HAR 1.2 schema check is refused in one line naming the key. The
+  first page's entries with their text and base64 bodies, the page being the URL the HAR
+  names (its pages[0].title), else its first document, else its first HTML response; a
+  page that is not HTML is refused. Each body is stored as it went on the wire
   (compressed again where its content-encoding says gzip, br, deflate or zstd). Entries
   without a body, failed ones, and those a service worker or Chromium's cache answered
   (unless the network answered the same request too) are listed in archive.json's "missing".
@@ -21,15 +24,24 @@ export const HELP = `Usage: satbench import-har FILE --out DIR
 Options:
   --out DIR   the archive's folder: new or empty`;
 
+// A gzip stream begins with these two bytes (RFC 1952); a HAR's JSON cannot.
+const isGzip = (bytes) => bytes[0] === 0x1f && bytes[1] === 0x8b;
+
 function readHar(file) {
-  let text;
+  let bytes;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    bytes = fs.readFileSync(file);
   } catch (e) {
     throw new UsageError(`${file}: cannot read it (${e.code === 'ENOENT' ? 'no such file' : (e.code ?? e.message)})`);
   }
+  if (isGzip(bytes))
+    try {
+      bytes = zlib.gunzipSync(bytes);
+    } catch (e) {
+      throw new UsageError(`${file}: not whole gzip (${e.code ?? e.message})`);
+    }
   try {
-    return JSON.parse(text);
+    return JSON.parse(bytes.toString('utf8'));
   } catch (e) {
     throw new UsageError(`${file}: not JSON (${e.message.split('\n')[0]})`);
   }
