@@ -365,6 +365,13 @@ describe('import-har', () => {
       assert.ok(Date.parse(archive.created) > Date.parse('2026-01-01'));
     });
 
+    it("reads a gzipped HAR, as bench writes each run's", async () => {
+      fs.writeFileSync(at('page.har.gz'), zlib.gzipSync(JSON.stringify(failedHar())));
+      const r = await satbench(['import-har', at('page.har.gz'), '--out', at('gz')]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(readArchive(at('gz')).entries.length, 5);
+    });
+
     it('prints nothing a terminal would act on', async () => {
       const h = failedHar();
       h.log.entries[6].response._error = '\x1b[2J\x1b[1;1Hall good\nwrote';
@@ -387,12 +394,22 @@ describe('import-har', () => {
       for (const e of bare.log.entries) delete e.response.content.text;
       fs.writeFileSync(at('bare.har'), JSON.stringify(bare));
       fs.writeFileSync(at('broken.har'), '{"log": ');
+      const unfit = failedHar();
+      delete unfit.log.entries[3].timings;
+      fs.writeFileSync(at('unfit.har'), JSON.stringify(unfit));
+      fs.writeFileSync(at('cut.har.gz'), zlib.gzipSync(JSON.stringify(failedHar())).subarray(0, 200));
       fs.mkdirSync(at('full'));
       fs.writeFileSync(at('full', 'x'), '');
       const cases = [
         [[at('bare.har'), '--out', at('o1')], /bare\.har: no entry has its body/, at('o1')],
         [[at('broken.har'), '--out', at('o2')], /broken\.har: not JSON \(/, at('o2')],
         [[at('none.har'), '--out', at('o3')], /none\.har: cannot read it \(no such file\)$/, at('o3')],
+        [
+          [at('unfit.har'), '--out', at('o5')],
+          /unfit\.har: log\.entries\[3\]\.timings: expected an object, found none \(HAR 1\.2\)$/,
+          at('o5'),
+        ],
+        [[at('cut.har.gz'), '--out', at('o6')], /cut\.har\.gz: not whole gzip \(Z_BUF_ERROR\)$/, at('o6')],
         [[at('bare.har')], /^satbench: import-har: name the archive's folder with --out DIR$/, null],
         [['--out', at('o4')], /^satbench: import-har: name one HAR file/, at('o4')],
         [
