@@ -92,7 +92,8 @@ Options:
   --lighthouse      with each scenario's first run, a separate Lighthouse load (performance
                     only, no throttling: the link is the throttle); DIR/lighthouse/*.report.{json,html}
   --har-content     each run's HAR keeps the response bodies, fetched from Chromium after the load
-                    (as DevTools' "Save all as HAR with content"; what \`satbench import-har\` needs)
+                    (as DevTools' "Save all as HAR with content"; what \`satbench import-har\` needs;
+                    a kepler run's HAR: 485 kB gzipped instead of 10 kB)
   --json            print summary.json to stdout
 Exit 0 when the matrix ran (failed runs are counted and reported), 2 on a harness error.`;
 

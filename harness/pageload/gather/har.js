@@ -1,10 +1,12 @@
 // Gatherer: a HAR 1.2 of the load, built from the DevTools events Chromium
 // sends (Network.*, Page.*) by chrome-har, sitespeed.io's builder. Our own
-// code does only what chrome-har does not (each place says so): the page
+// code does only what chrome-har does not (each place says why): the page
 // starting at navigation start, so the HAR's times and the record's share a
-// zero; each entry's protocol and connection id under the names the
-// report reads; entries in start order; satbench's own facts; and response
-// bodies, fetched after the load.
+// zero; each request's phases one after the other from when the page asked
+// for it, as DevTools' own HARs and Resource Timing count; each entry's
+// protocol and connection id under the names the report reads; entries in
+// start order; satbench's own facts; and response bodies, fetched after the
+// load.
 import { harFromMessages } from 'chrome-har';
 
 // The events chrome-har reads (its index.js); the others it ignores.
@@ -27,18 +29,16 @@ export const HAR_EVENTS = [
 ];
 
 const ms = (x) => Math.round(x * 1000) / 1000;
+const isHttp = (e) => /^https?:/.test(e.params.request.url);
 
 /**
- * Pure: when navigation start was, {wallMs (ms since the epoch), leadMs
- * (how long before the first request's event)}, from the document's
- * response among `events` and the page's own Navigation Timing entry
- * `navigation`: both count the request's send start, DevTools on its
- * monotonic clock (seconds), the page from navigation start. Null when the
- * document's response is not among the events.
+ * Pure: navigation start on DevTools' monotonic clock (seconds), from the
+ * document's response among `events` and the page's own Navigation Timing
+ * entry `navigation`: both count the request's send start, DevTools on its
+ * clock, the page from navigation start. Null when the document's response
+ * is not among the events.
  */
 export function navigationStart(events, navigation) {
-  // chrome-har's page starts at the first http(s) request it takes
-  const first = events.find((e) => e.method === 'Network.requestWillBeSent' && /^https?:/.test(e.params.request.url));
   const doc = events.find(
     (e) =>
       e.method === 'Network.responseReceived' &&
@@ -46,39 +46,110 @@ export function navigationStart(events, navigation) {
       e.params.response.url === navigation?.name &&
       e.params.response.timing,
   );
-  if (!first || !doc || !(navigation.requestStart > 0)) return null;
+  if (!doc || !(navigation.requestStart > 0)) return null;
   const { requestTime, sendStart } = doc.params.response.timing;
-  const leadMs = (first.params.timestamp - requestTime) * 1000 - sendStart + navigation.requestStart;
-  return { wallMs: first.params.wallTime * 1000 - leadMs, leadMs };
+  return requestTime + sendStart / 1000 - navigation.requestStart / 1000;
+}
+
+/**
+ * Pure: a request's HAR timings (ms) from DevTools' `timing` (ms from its
+ * requestTime), `queuedMs` (from when the page asked for it to
+ * requestTime) and `endMs` (its last byte, from requestTime): each phase
+ * begins where the one before it ended, so they add up to the request's
+ * time (HAR 1.2). chrome-har measures each phase on its own, which loses
+ * the gaps between them (a wait for a socket after DNS, a request waiting
+ * for its connection), and starts a request at requestTime, after the
+ * queueing, so a waterfall drawn from it puts responses early and requests
+ * late; as DevTools does, blocked holds the queueing (also in
+ * _blocked_queueing) and any wait before the first phase, a gap goes into
+ * the next phase, and ssl is within connect. Wait ends at the first byte of
+ * the response (Resource Timing's responseStart).
+ */
+export function harTimings(timing, { queuedMs, endMs }) {
+  const starts = [timing.dnsStart, timing.connectStart, timing.sendStart].filter((x) => x >= 0);
+  let at = starts.length ? Math.min(...starts) : 0;
+  const blocked = queuedMs + at;
+  const until = (end) => {
+    const d = Math.max(0, end - at);
+    at = Math.max(at, end);
+    return ms(d);
+  };
+  const dns = timing.dnsStart >= 0 ? until(timing.dnsEnd) : -1;
+  const connect = timing.connectStart >= 0 ? until(timing.connectEnd) : -1;
+  const ssl = timing.sslStart >= 0 ? ms(timing.sslEnd - timing.sslStart) : -1;
+  const send = until(timing.sendEnd);
+  const wait = until(timing.receiveHeadersStart >= 0 ? timing.receiveHeadersStart : timing.receiveHeadersEnd);
+  const receive = until(endMs);
+  return { blocked: ms(blocked), dns, connect, ssl, send, wait, receive, _blocked_queueing: ms(queuedMs) };
+}
+
+// Pure: per request id, when the page asked for it (its last hop's
+// requestWillBeSent), its response's timing and when its last byte came (s).
+function requestTimes(events) {
+  const times = new Map();
+  const of = (id) => times.get(id) ?? times.set(id, {}).get(id);
+  for (const { method, params } of events) {
+    if (method === 'Network.requestWillBeSent') of(params.requestId).asked = params.timestamp;
+    else if (method === 'Network.responseReceived') of(params.requestId).timing = params.response.timing;
+    else if (method === 'Network.loadingFinished' || method === 'Network.loadingFailed')
+      of(params.requestId).done = params.timestamp;
+  }
+  return times;
 }
 
 /**
  * Pure: the HAR of a load from its DevTools `events` ([{method, params}],
  * in the order they came), with `navigation` (the page's Navigation Timing
  * entry) and `satbench` (log.pages[0]._satbench: scenario, run, seed,
- * rtt_ms). Entries are in start order, each with `_protocol`,
- * `_connectionId` and `_priority`; pageTimings and entries' chunk times are
- * ms from navigation start, which is the page's startedDateTime.
+ * rtt_ms). The page's startedDateTime is navigation start, its
+ * pageTimings are the navigation entry's, and the entries' chunk times
+ * count from it; entries are in
+ * the order the page asked for them, each with harTimings, `_protocol`,
+ * `_connectionId` and `_priority`.
  */
 export function buildHar(events, { navigation = null, satbench = null } = {}) {
   const har = harFromMessages(events, {});
   const page = har.log.pages[0];
   if (!page) throw new Error('no page among the DevTools events');
+  // DevTools' clock (s) as wall-clock ms, from the first request chrome-har took
+  const first = events.find((e) => e.method === 'Network.requestWillBeSent' && isHttp(e)).params;
+  const wall = (t) => first.wallTime * 1000 + (t - first.timestamp) * 1000;
   // chrome-har starts the page at its first request, a few ms after
   // navigation start, which the record's times count from
   const start = navigationStart(events, navigation);
-  if (!start) page.comment = 'times from the first request: navigation start unknown';
+  if (start === null) page.comment = 'times from the first request: navigation start unknown';
   else {
-    const lead = start.leadMs;
-    page.startedDateTime = new Date(start.wallMs).toISOString();
-    for (const k of ['onContentLoad', 'onLoad'])
-      if (page.pageTimings[k] >= 0) page.pageTimings[k] = ms(page.pageTimings[k] + lead);
+    const lead = (first.timestamp - start) * 1000;
+    page.startedDateTime = new Date(wall(start)).toISOString();
     for (const e of har.log.entries) for (const c of e._chunks ?? []) c.ts = ms(c.ts + lead);
+    // the page's own DOMContentLoaded and load (the record's metrics, as
+    // WebPageTest counts them), not DevTools' events, which come when the
+    // events' handlers are done, a millisecond or two later
+    page.pageTimings = {
+      onContentLoad: ms(navigation.domContentLoadedEventStart || -1),
+      onLoad: ms(navigation.loadEventStart || -1),
+    };
+  }
+  const times = requestTimes(events);
+  for (const e of har.log.entries) {
+    // a redirect's earlier hops (chrome-har adds an `r` to their id) keep chrome-har's timings
+    const t = times.get(e._requestId);
+    if (!t?.timing || t.asked === undefined) continue;
+    const { requestTime } = t.timing;
+    const timings = harTimings(t.timing, {
+      queuedMs: Math.max(0, (requestTime - t.asked) * 1000),
+      endMs: t.done === undefined ? 0 : (t.done - requestTime) * 1000,
+    });
+    const { ssl: _ssl, _blocked_queueing: _q, ...phases } = timings;
+    Object.assign(e, {
+      startedDateTime: new Date(wall(Math.min(t.asked, requestTime))).toISOString(),
+      time: ms(Object.values(phases).reduce((sum, x) => sum + Math.max(0, x), 0)),
+      timings,
+    });
   }
   if (satbench) page._satbench = satbench;
-  // chrome-har keeps the order requests were announced in, and the
-  // protocol and connection under the HAR's own names (httpVersion,
-  // connection); the report reads them as the contract of issue 28 names them
+  // chrome-har names the protocol and connection as HAR does (httpVersion,
+  // connection); the report reads them as issue 28's contract names them
   har.log.entries = har.log.entries
     .map((e, i) => [e, i])
     .sort(([a, i], [b, j]) => Date.parse(a.startedDateTime) - Date.parse(b.startedDateTime) || i - j)
