@@ -1,32 +1,29 @@
 // Pure: a HAR 1.2 file, as Chrome DevTools writes it with "Save all as HAR
 // with content", turned into the responses archive/build.js stores. A HAR
 // may hold several page loads: the first page's entries are taken, in the
-// file's order, and the page is that page's own URL (pagePick).
+// file's order, and the page is that page's own URL (pagePick). The file
+// passes the HAR 1.2 schema first (har-check.js); the checks here are what
+// a replay needs beyond it.
 import { UsageError } from '../core/errors.js';
 import { terminalSafe } from '../core/terminal.js';
 import { carriesNoBody } from './build.js';
 import { TOKEN, show } from './format.js';
+import { checkHar } from './har-check.js';
 import { headerValue } from './headers.js';
 import { archiveUrl } from './urls.js';
 import { isBodyText, textIsBase64 } from './body-text.js';
 
-const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 // DevTools' _error is text from the network stack: kept short and terminal-safe.
 const harError = (v) => terminalSafe(String(v).slice(0, 200));
 
-// One HAR entry as a response; `key` names it in errors.
+// One HAR entry (its shape checked by the schema) as a response; `key` names it in errors.
 function harResponse(e, key, file) {
   const fail = (k, expected) => new UsageError(`${file}: ${key}.${k}: expected ${expected}`);
-  if (!isObject(e.request) || typeof e.request.method !== 'string' || typeof e.request.url !== 'string')
-    throw fail('request', 'an object with method and url (strings)');
   if (!TOKEN.test(e.request.method)) throw fail('request.method', `an HTTP method, got ${show(e.request.method)}`);
-  if (!isObject(e.response) || typeof e.response.status !== 'number') throw fail('response', 'an object with a status');
   const { response } = e;
   const status = response.status;
-  if (status !== 0 && !(Number.isInteger(status) && status >= 100 && status <= 599))
+  if (status !== 0 && !(status >= 100 && status <= 599))
     throw fail('response.status', `0 (no response) or a status 100–599, got ${show(status)}`);
-  if (!Array.isArray(response.headers) || !response.headers.every((h) => isObject(h) && typeof h.name === 'string'))
-    throw fail('response.headers', 'an array of {name, value}');
   // a pseudo-header (":status") is dropped later; any other name must be one a server can send
   const badName = response.headers.findIndex((h) => !h.name.startsWith(':') && !TOKEN.test(h.name));
   if (badName >= 0)
@@ -34,7 +31,7 @@ function harResponse(e, key, file) {
       `response.headers[${badName}].name`,
       `a header name (RFC 9110 token), got ${show(response.headers[badName].name)}`,
     );
-  const c = response.content ?? {};
+  const c = response.content;
   if (c.encoding !== undefined && c.encoding !== 'base64')
     throw fail('response.content.encoding', `"base64" or none, got ${JSON.stringify(c.encoding)}`);
   if (c.text !== undefined && (!isBodyText(c.text) || (c.encoding === 'base64' && !textIsBase64(c.text))))
@@ -44,11 +41,11 @@ function harResponse(e, key, file) {
     method: e.request.method,
     url: e.request.url,
     status: response.status,
-    headers: response.headers.map((h) => [h.name, String(h.value ?? '')]),
+    headers: response.headers.map((h) => [h.name, h.value]),
     content: null,
     fromCache: Boolean(e._fromCache),
     resourceType: e._resourceType,
-    mimeType: typeof c.mimeType === 'string' ? c.mimeType : undefined,
+    mimeType: c.mimeType,
   };
   if (response.status === 0 || response._error)
     r.missing =
@@ -130,17 +127,17 @@ export function pagePick(pageInfo, responses, file) {
  * Pure: {page, pageFrom, responses, leftOut} of a parsed HAR file (`file`
  * names it in errors): the first page's URL and which key gave it
  * (pagePick), its entries as responses, each with its `key`, and how many
- * entries belong to other pages. A HAR whose entries carry no body at all
- * (saved without content) is refused.
+ * entries belong to other pages. A file that fails the HAR 1.2 schema
+ * check, and a HAR whose entries carry no body at all (saved without
+ * content), are refused.
  */
 export function harResponses(har, file) {
-  const log = isObject(har) ? har.log : undefined;
-  if (!isObject(log)) throw new UsageError(`${file}: log: expected an object (a HAR file)`);
-  if (!Array.isArray(log.entries) || !log.entries.length)
-    throw new UsageError(`${file}: log.entries: expected a non-empty array`);
-  const first = Array.isArray(log.pages) && isObject(log.pages[0]) ? log.pages[0].id : undefined;
+  checkHar(har, file);
+  const { log } = har;
+  if (!log.entries.length) throw new UsageError(`${file}: log.entries: expected a non-empty array`);
+  const first = log.pages?.[0]?.id;
   const mine = (e) => first === undefined || e.pageref === undefined || e.pageref === first;
-  const kept = log.entries.map((e, i) => [e, i]).filter(([e]) => isObject(e) && mine(e));
+  const kept = log.entries.map((e, i) => [e, i]).filter(([e]) => mine(e));
   if (!kept.length) throw new UsageError(`${file}: log.entries: no entry of the first page (${first})`);
   const responses = kept.map(([e, i]) => harResponse(e, `log.entries[${i}]`, file));
   // bodies of some bytes: an empty one proves nothing about the file
@@ -151,6 +148,6 @@ export function harResponses(har, file) {
     throw new UsageError(
       `${file}: no entry has its body (response.content.text): save the HAR with content (DevTools: "Save all as HAR with content")`,
     );
-  const page = pagePick(Array.isArray(log.pages) ? log.pages[0] : undefined, responses, file);
+  const page = pagePick(log.pages?.[0], responses, file);
   return { page: page.url, pageFrom: page.from, responses, leftOut: log.entries.length - kept.length };
 }

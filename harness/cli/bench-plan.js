@@ -112,6 +112,7 @@ export async function checkBench(matrix, settings = {}, options = {}) {
     pep = parsePepOptions({}),
     shard = null,
     lighthouse = false,
+    harContent = false,
   } = settings;
   validateBenchMatrix(matrix, { profiles });
   checkCongestionControl(tcp.cc, options.congestionControls ?? availableCongestionControls());
@@ -149,6 +150,7 @@ export async function checkBench(matrix, settings = {}, options = {}) {
       pep,
       shard,
       lighthouse,
+      harContent,
     },
     pepChains,
     archives,

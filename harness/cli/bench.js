@@ -18,10 +18,11 @@ export const HELP = `Usage: satbench bench [--preset NAME] [--profile LIST] [--l
                       [--link auto|linkem|netem] [--timeout SECONDS] [--origin rust|h2o|h2o-patched]
                       [--quic LIST] [--h3-priorities P] [--alt-svc WHERE] [--dns WHERE] [--cc NAME] [--initcwnd N] [--pep-preset NAME]
                       [--pep-sat LIST] [--pep-ground LIST] [--pep-tunnel MODE] [--qlog] [--shard I/N]
-                      [--lighthouse] [--json]
+                      [--lighthouse] [--har-content] [--json]
   Load a page in a fresh Chromium over every scenario of the matrix (profiles × losses ×
   protocols × sites), RUNS times each, a fresh testbed and origin per run. Writes
-  DIR/results.jsonl (a line per run, flushed as it ends), DIR/summary.json, DIR/index.html.
+  DIR/results.jsonl (a line per run, flushed as it ends), DIR/summary.json, DIR/index.html,
+  and each run's HAR 1.2, gzipped, as DIR/har/SCENARIO-runN.har.gz (its record's "har").
 
 Options:
   --preset NAME     quick (the default: kepler, leo and geo, loss 0, h1, h1-pep, h1-qpep, h3,
@@ -90,6 +91,9 @@ Options:
                     \`satbench merge\` joins the slices
   --lighthouse      with each scenario's first run, a separate Lighthouse load (performance
                     only, no throttling: the link is the throttle); DIR/lighthouse/*.report.{json,html}
+  --har-content     each run's HAR keeps the response bodies, fetched from Chromium after the load
+                    (as DevTools' "Save all as HAR with content"; what \`satbench import-har\` needs;
+                    a kepler run's HAR: 485 kB gzipped instead of 10 kB)
   --json            print summary.json to stdout
 Exit 0 when the matrix ran (failed runs are counted and reported), 2 on a harness error.`;
 
@@ -101,6 +105,7 @@ const OPTIONS = {
   origin: { type: 'string' },
   shard: { type: 'string' },
   lighthouse: { type: 'boolean' },
+  'har-content': { type: 'boolean' },
   'h3-priorities': { type: 'string' },
   'alt-svc': { type: 'string' },
   dns: { type: 'string' },
@@ -131,6 +136,7 @@ export function benchInput(v) {
     dns: v.dns ?? null,
     shard: v.shard ? parseShard(v.shard) : null,
     lighthouse: Boolean(v.lighthouse),
+    harContent: Boolean(v['har-content']),
   };
   return { matrix, settings };
 }

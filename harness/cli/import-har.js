@@ -10,10 +10,12 @@ import { archiveOut, saveArchive } from './archive.js';
 
 export const HELP = `Usage: satbench import-har FILE --out DIR
   Make a site archive (sites/README.md, "Site archives") from a HAR 1.2 file with content,
-  as Chrome DevTools saves it (Network panel: "Save all as HAR with content"): the first
-  page's entries with their text and base64 bodies, the page being the URL the HAR names
-  (its pages[0].title), else its first document, else its first HTML response; a page
-  that is not HTML is refused. Each body is stored as it went on the wire
+  as Chrome DevTools saves it (Network panel: "Save all as HAR with content") or bench
+  --har-content writes each run's (DIR/har/*.har.gz: a gzipped FILE is read as such). A
+  file that fails the HAR 1.2 schema check is refused in one line naming the key. The
+  first page's entries with their text and base64 bodies, the page being the URL the HAR
+  names (its pages[0].title), else its first document, else its first HTML response; a
+  page that is not HTML is refused. Each body is stored as it went on the wire
   (compressed again where its content-encoding says gzip, br, deflate or zstd). Entries
   without a body, failed ones, and those a service worker or Chromium's cache answered
   (unless the network answered the same request too) are listed in archive.json's "missing".

@@ -6,9 +6,10 @@ import { parse, print, note, help } from './args.js';
 
 export const HELP = `Usage: satbench merge DIR... --out DIR [--json]
   Join results folders (the shards of one matrix: bench --shard I/N) into DIR: results.jsonl
-  in the matrix's order, summary.json and index.html. Refuses different matrices or seeds
-  and runs present twice, checked from the runs themselves when a folder has no summary.json
-  (an interrupted shard); warns about missing shards.
+  in the matrix's order, summary.json and index.html, with the Lighthouse reports and the
+  runs' HARs (DIR/lighthouse/, DIR/har/; not the qlogs or failed runs' logs). Refuses
+  different matrices or seeds and runs present twice, checked from the runs themselves when
+  a folder has no summary.json (an interrupted shard); warns about missing shards.
 
 Options:
   --out DIR   the merged folder; must not hold a results.jsonl yet

@@ -100,6 +100,8 @@ export function noLoad(error) {
     lcp: null,
     resources: [],
     connections: {},
+    // with a results folder, the run's HAR file (relative path; pageload/run.js)
+    har: null,
     errors: [],
   };
 }

@@ -13,6 +13,9 @@ import { startDns } from '../servers/dns.js';
 import { siteTarget, browserBoundMs, KILL_GRACE_MS } from '../browser/chromium.js';
 import { ADDRESSES } from '../testbed/addressing.js';
 import { runLighthouse, lighthouseKillAfterMs } from './lighthouse.js';
+import { gatherersFor } from './gather/index.js';
+import { storeRunHar } from './har-file.js';
+import { configuredRttMs } from '../testbed/profiles.js';
 
 // Pure: the longest a page-load run of `timeoutMs` may take before it is
 // ended as stuck (run-guard.js): its set-up, the load's browser (killed
@@ -99,9 +102,14 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
           : siteTarget(scenario.protocol, chain?.serverAddr ?? ADDRESSES.server),
         timeoutMs: plan.timeoutMs,
       };
+      // with a results folder, the HAR of the load (gather/har.js), satbench's facts in its page
+      const har = outDir && {
+        satbench: { scenario, run: runNo, seed: seed + runNo, rtt_ms: configuredRttMs(profile) },
+        content: Boolean(plan.harContent),
+      };
       await chain?.beforeLoad?.();
       signal.throwIfAborted();
-      const page = await loadPage({ ...load, signal });
+      const page = await loadPage({ ...load, signal, gatherers: gatherersFor({ har }) });
       phases.browser_ms = lap();
       signal.throwIfAborted();
       const rec = {
@@ -111,6 +119,8 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
         origin_log: readOriginLog(tb),
         link_stats: await tb.linkStats(),
       };
+      // the HAR goes to its own file, which the record names
+      storeRunHar(rec, outDir, scenario, runNo);
       if (chain) {
         rec.pep = pepRecord(chain, await chain.stats());
         const through = checkThrough(scenario.protocol, rec.pep);

@@ -5,7 +5,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
-import { readResults, readSummary, replaceFile, RESULTS, SUMMARY, MANIFEST, LIGHTHOUSE_DIR } from '../results/store.js';
+import {
+  readResults,
+  readSummary,
+  replaceFile,
+  RESULTS,
+  SUMMARY,
+  MANIFEST,
+  LIGHTHOUSE_DIR,
+  HAR_DIR,
+} from '../results/store.js';
 import { kindOfCommand } from '../kinds/index.js';
 import { summarize } from '../analysis/summary.js';
 import { mergeSets } from '../analysis/merge.js';
@@ -107,12 +116,15 @@ export function mergeFolders(dirs, outDir) {
   const { summary, html } = renderOutputs(records, meta);
   fs.mkdirSync(out, { recursive: true });
   replaceFile(path.join(out, RESULTS), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  // Lighthouse reports (bench --lighthouse) come along, so that the merged
-  // folder is complete on its own; records name them relative to it.
-  for (const d of dirs) {
-    const lh = path.join(d, LIGHTHOUSE_DIR);
-    if (fs.existsSync(lh)) fs.cpSync(lh, path.join(out, LIGHTHOUSE_DIR), { recursive: true });
-  }
+  // Lighthouse reports (bench --lighthouse) and the runs' HARs come along,
+  // so that the merged folder is complete on its own; records name them
+  // relative to it, and a run's files are named after the run, which only
+  // one shard holds.
+  for (const d of dirs)
+    for (const what of [LIGHTHOUSE_DIR, HAR_DIR]) {
+      const from = path.join(d, what);
+      if (fs.existsSync(from)) fs.cpSync(from, path.join(out, what), { recursive: true });
+    }
   writeRendered(out, summary, html);
   return { summary, records: records.length, warnings };
 }

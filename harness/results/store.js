@@ -12,6 +12,7 @@ import { UsageError } from '../core/errors.js';
 export const RESULTS = 'results.jsonl';
 export const SUMMARY = 'summary.json';
 export const LIGHTHOUSE_DIR = 'lighthouse'; // bench --lighthouse's reports
+export const HAR_DIR = 'har'; // each page-load run's HAR (pageload/har-file.js)
 
 // The campaign a folder holds (bench and bulk write it as the matrix
 // starts; harness/campaign/manifest.js). Read here only for the command

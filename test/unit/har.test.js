@@ -9,6 +9,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { UsageError } from '../../harness/core/errors.js';
 import { harResponses } from '../../harness/archive/har.js';
+import { checkHar } from '../../harness/archive/har-check.js';
 import { buildArchive } from '../../harness/archive/build.js';
 import { readArchive } from '../../harness/archive/format.js';
 import { decodeBody } from '../../harness/archive/encoding.js';
@@ -19,31 +20,61 @@ const PAGE = 'https://www.example.test/';
 const GIF = Buffer.from('GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00!', 'latin1');
 const JS = 'console.log("hello");\n'.repeat(50);
 
-// A HAR entry as DevTools writes it: headers as {name, value}, content.text decoded.
-const entry = (url, { status = 200, headers = [], content = {}, pageref = 'page_1', ...extra } = {}) => ({
+// A HAR entry with every field DevTools writes (devtools-frontend's
+// HARFormat): headers as {name, value}, content.text decoded, serverIPAddress
+// "" for a request that used no connection (a failed one), and an IPv6
+// address in brackets (`ip`) as older versions write it.
+const entry = (
+  url,
+  { status = 200, headers = [], content = {}, pageref = 'page_1', ip = '198.51.100.7', ...extra } = {},
+) => ({
+  _priority: 'High',
+  cache: {},
+  ...(status ? { connection: '443' } : {}),
   pageref,
-  startedDateTime: '2026-01-02T03:04:05.000Z',
-  request: { method: 'GET', url, httpVersion: 'http/2.0', headers: [] },
+  request: {
+    method: 'GET',
+    url,
+    httpVersion: 'http/2.0',
+    headers: [],
+    queryString: [],
+    cookies: [],
+    headersSize: -1,
+    bodySize: 0,
+  },
   response: {
     status,
     statusText: '',
-    httpVersion: 'http/2.0',
+    httpVersion: status ? 'http/2.0' : '',
     headers: headers.map(([name, value]) => ({ name, value })),
+    cookies: [],
     content: { size: 0, mimeType: 'x/y', ...content },
     redirectURL: '',
+    headersSize: -1,
+    bodySize: -1,
+    _transferSize: 0,
+    _error: null,
   },
+  serverIPAddress: status ? ip : '',
+  startedDateTime: '2026-01-02T03:04:05.000Z',
+  time: 12.5,
+  timings: { blocked: 0.5, dns: -1, ssl: -1, connect: -1, send: 0.1, wait: 10, receive: 1.9, _blocked_queueing: 0.3 },
   ...extra,
 });
+// A log of `entries` as DevTools writes it
+const logOf = (entries, pages) => ({
+  log: { version: '1.2', creator: { name: 'WebInspector', version: '537.36' }, ...(pages ? { pages } : {}), entries },
+});
+const page = (id, title) => ({
+  startedDateTime: '2026-01-02T03:04:05.000Z',
+  id,
+  title,
+  pageTimings: { onContentLoad: 120.5, onLoad: 250.25 },
+});
 
-const har = () => ({
-  log: {
-    version: '1.2',
-    creator: { name: 'WebInspector', version: '537.36' },
-    pages: [
-      { id: 'page_1', title: PAGE, startedDateTime: '2026-01-02T03:04:05.000Z' },
-      { id: 'page_2', title: 'https://other.test/' },
-    ],
-    entries: [
+const har = () =>
+  logOf(
+    [
       entry('http://www.example.test/', {
         status: 301,
         headers: [['location', PAGE]],
@@ -60,6 +91,7 @@ const har = () => ({
         _resourceType: 'document',
       }),
       entry('https://cdn.example.test/app.js', {
+        ip: '[2001:db8::5]',
         headers: [['content-encoding', 'br']],
         content: { size: JS.length, text: JS },
         _resourceType: 'script',
@@ -73,8 +105,8 @@ const har = () => ({
       entry('https://cdn.example.test/b.js', { content: { size: 2, text: '{}' }, _fromCache: 'memory' }),
       entry('https://other.test/', { pageref: 'page_2', content: { size: 2, text: 'hi' } }),
     ],
-  },
-});
+    [page('page_1', PAGE), page('page_2', 'https://other.test/')],
+  );
 // the ads entry failed: status 0 and DevTools' error
 const failedHar = () => {
   const h = har();
@@ -200,60 +232,108 @@ describe('import-har', () => {
     );
   });
 
-  it('refuses a HAR saved without content, and a malformed one, naming the file and key', () => {
+  it('refuses a HAR saved without content, and one a replay cannot take, naming the file and key', () => {
     const bare = har();
     for (const e of bare.log.entries) delete e.response.content.text;
+    const withEntry = (extra) => logOf([entry(PAGE, extra)]);
     const cases = [
       [bare, /^f\.har: no entry has its body \(response\.content\.text\): save the HAR with content/],
-      [{}, /^f\.har: log: expected an object \(a HAR file\)$/],
-      [{ log: { entries: [] } }, /^f\.har: log\.entries: expected a non-empty array$/],
+      [logOf([]), /^f\.har: log\.entries: expected a non-empty array$/],
       [
-        { log: { entries: [{ request: { url: PAGE } }] } },
-        /^f\.har: log\.entries\[0\]\.request: expected an object with method and url/,
-      ],
-      [
-        { log: { entries: [{ request: { method: 'GET', url: PAGE }, response: { status: 200 } }] } },
-        /^f\.har: log\.entries\[0\]\.response\.headers: expected an array of \{name, value\}$/,
-      ],
-      [
-        { log: { entries: [entry(PAGE, { content: { text: 'x', encoding: 'gzip' } })] } },
+        withEntry({ content: { text: 'x', encoding: 'gzip' } }),
         /^f\.har: log\.entries\[0\]\.response\.content\.encoding: expected "base64" or none, got "gzip"$/,
       ],
       [
-        { log: { entries: [entry(PAGE, { content: { text: 'not base64!', encoding: 'base64' } })] } },
+        withEntry({ content: { text: 'not base64!', encoding: 'base64' } }),
         /^f\.har: log\.entries\[0\]\.response\.content\.text: expected base64 text$/,
       ],
       // Buffer.from would take "A" as an empty body
       ...['A', 'QUJD=', 'QQ=x', 'QQ===='].map((text) => [
-        { log: { entries: [entry(PAGE, { content: { text, encoding: 'base64' } })] } },
+        withEntry({ content: { text, encoding: 'base64' } }),
         /^f\.har: log\.entries\[0\]\.response\.content\.text: expected base64 text$/,
       ]),
       // named as the HAR names them, not as the archive being made
       [
-        {
-          log: {
-            entries: [
-              entry(PAGE, {
-                headers: [
-                  ['content-type', 'text/html'],
-                  ['bad name', 'x'],
-                ],
-              }),
-            ],
-          },
-        },
+        withEntry({
+          headers: [
+            ['content-type', 'text/html'],
+            ['bad name', 'x'],
+          ],
+        }),
         /^f\.har: log\.entries\[0\]\.response\.headers\[1\]\.name: expected a header name \(RFC 9110 token\), got "bad name"$/,
       ],
       [
-        { log: { entries: [entry(PAGE, { status: 999 })] } },
+        withEntry({ status: 999 }),
         /^f\.har: log\.entries\[0\]\.response\.status: expected 0 \(no response\) or a status 100–599, got 999$/,
       ],
-      [
-        { log: { entries: [{ ...entry(PAGE), request: { method: 'G T', url: PAGE } }] } },
-        /^f\.har: log\.entries\[0\]\.request\.method: expected an HTTP method, got "G T"$/,
-      ],
     ];
+    const badMethod = withEntry();
+    badMethod.log.entries[0].request.method = 'G T';
+    cases.push([badMethod, /^f\.har: log\.entries\[0\]\.request\.method: expected an HTTP method, got "G T"$/]);
     for (const [input, message] of cases) assert.throws(() => harResponses(input, 'f.har'), usage(message));
+  });
+
+  describe('the HAR 1.2 schema check (har-check.js)', () => {
+    it('passes what DevTools writes where har-schema would not: serverIPAddress "" and [IPv6], a URL with { | } in its query', () => {
+      checkHar(failedHar(), 'f.har');
+      const h = logOf([entry(`${PAGE}?q={a|b}`, { ip: '[::1]' }), entry(PAGE, { status: 0 })]);
+      checkHar(h, 'f.har');
+      assert.equal(h.log.entries[1].serverIPAddress, '');
+    });
+
+    it('refuses a file that fails it in one line: the file, the JSON path and what HAR 1.2 expects', () => {
+      const broken = (change) => {
+        const h = har();
+        change(h.log.entries[2], h);
+        return h;
+      };
+      const cases = [
+        [{}, /^f\.har: log: expected an object, found none \(HAR 1\.2\)$/],
+        [[], /^f\.har: \(the file\): expected an object, got \[\] \(HAR 1\.2\)$/],
+        [{ log: { entries: [] } }, /^f\.har: log\.version: expected a string, found none \(HAR 1\.2\)$/],
+        [
+          broken((e) => delete e.request.method),
+          /^f\.har: log\.entries\[2\]\.request\.method: expected a string, found none \(HAR 1\.2\)$/,
+        ],
+        [
+          broken((e) => delete e.response.headers),
+          /^f\.har: log\.entries\[2\]\.response\.headers: expected an array, found none \(HAR 1\.2\)$/,
+        ],
+        [
+          broken((e) => (e.response.status = '200')),
+          /^f\.har: log\.entries\[2\]\.response\.status: expected an integer, got "200" \(HAR 1\.2\)$/,
+        ],
+        [
+          broken((e) => (e.response.headers[0].value = 7)),
+          /^f\.har: log\.entries\[2\]\.response\.headers\[0\]\.value: expected a string, got 7 \(HAR 1\.2\)$/,
+        ],
+        [
+          broken((e) => delete e.timings.receive),
+          /^f\.har: log\.entries\[2\]\.timings\.receive: expected a number, found none \(HAR 1\.2\)$/,
+        ],
+        [
+          broken((e) => (e.startedDateTime = 'yesterday')),
+          /^f\.har: log\.entries\[2\]\.startedDateTime: expected a date and time in ISO 8601 with its time zone, got "yesterday" \(HAR 1\.2\)$/,
+        ],
+        [
+          broken((e) => (e.request.url = 'not a url')),
+          /^f\.har: log\.entries\[2\]\.request\.url: expected a URL, got "not a url" \(HAR 1\.2\)$/,
+        ],
+        [
+          broken((e) => (e.serverIPAddress = 'cdn')),
+          /^f\.har: log\.entries\[2\]\.serverIPAddress: expected an IPv4 or IPv6 address, or "" \(none\), got "cdn" \(HAR 1\.2\)$/,
+        ],
+        [
+          broken((_, h) => delete h.log.pages[1].pageTimings),
+          /^f\.har: log\.pages\[1\]\.pageTimings: expected an object, found none \(HAR 1\.2\)$/,
+        ],
+      ];
+      for (const [input, message] of cases) {
+        assert.throws(() => checkHar(input, 'f.har'), usage(message));
+        // import-har checks it first
+        assert.throws(() => harResponses(input, 'f.har'), usage(message));
+      }
+    });
   });
 
   describe('satbench import-har', function () {
@@ -285,6 +365,13 @@ describe('import-har', () => {
       assert.ok(Date.parse(archive.created) > Date.parse('2026-01-01'));
     });
 
+    it("reads a gzipped HAR, as bench writes each run's", async () => {
+      fs.writeFileSync(at('page.har.gz'), zlib.gzipSync(JSON.stringify(failedHar())));
+      const r = await satbench(['import-har', at('page.har.gz'), '--out', at('gz')]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(readArchive(at('gz')).entries.length, 5);
+    });
+
     it('prints nothing a terminal would act on', async () => {
       const h = failedHar();
       h.log.entries[6].response._error = '\x1b[2J\x1b[1;1Hall good\nwrote';
@@ -307,12 +394,22 @@ describe('import-har', () => {
       for (const e of bare.log.entries) delete e.response.content.text;
       fs.writeFileSync(at('bare.har'), JSON.stringify(bare));
       fs.writeFileSync(at('broken.har'), '{"log": ');
+      const unfit = failedHar();
+      delete unfit.log.entries[3].timings;
+      fs.writeFileSync(at('unfit.har'), JSON.stringify(unfit));
+      fs.writeFileSync(at('cut.har.gz'), zlib.gzipSync(JSON.stringify(failedHar())).subarray(0, 200));
       fs.mkdirSync(at('full'));
       fs.writeFileSync(at('full', 'x'), '');
       const cases = [
         [[at('bare.har'), '--out', at('o1')], /bare\.har: no entry has its body/, at('o1')],
         [[at('broken.har'), '--out', at('o2')], /broken\.har: not JSON \(/, at('o2')],
         [[at('none.har'), '--out', at('o3')], /none\.har: cannot read it \(no such file\)$/, at('o3')],
+        [
+          [at('unfit.har'), '--out', at('o5')],
+          /unfit\.har: log\.entries\[3\]\.timings: expected an object, found none \(HAR 1\.2\)$/,
+          at('o5'),
+        ],
+        [[at('cut.har.gz'), '--out', at('o6')], /cut\.har\.gz: not whole gzip \(Z_BUF_ERROR\)$/, at('o6')],
         [[at('bare.har')], /^satbench: import-har: name the archive's folder with --out DIR$/, null],
         [['--out', at('o4')], /^satbench: import-har: name one HAR file/, at('o4')],
         [

@@ -4,11 +4,13 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { expandMatrix, parseShard, shardItems } from '../../harness/campaign/matrix.js';
 import { mergeSets } from '../../harness/analysis/merge.js';
 import { mergeFolders } from '../../harness/report/outputs.js';
 import { readResults } from '../../harness/results/store.js';
 import { scenarioKey } from '../../harness/kinds/pageload.js';
+import { harPathOf, storeRunHar } from '../../harness/pageload/har-file.js';
 import { makeRecords, writeResultsDir, makeBulkRecords, bulkScenarios } from '../fixtures.js';
 import { CLI } from '../integration/helpers.js';
 import { expandBulkMatrix } from '../../harness/bulk/matrix.js';
@@ -240,6 +242,26 @@ describe('shards and merge', () => {
       () => mergeFolders([a, longer], path.join(tmp, 'm2')),
       /is not in .*a's matrix \(duration_s 15 is not 10\)/,
     );
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it("brings each run's HAR along, where its record names it", () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-merge-har-'));
+    const dirs = [1, 2].map((index) => {
+      const dir = path.join(tmp, `s${index}`);
+      const records = shardRecords({ index, count: 2 });
+      // as bench writes them: each run's HAR beside its record
+      for (const r of records) storeRunHar(Object.assign(r, { har: { log: { run: r.run } } }), dir, r.scenario, r.run);
+      return writeResultsDir(records, { dir, meta: { seed: 1, matrix: MATRIX, shard: { index, count: 2 } } });
+    });
+    const out = path.join(tmp, 'm');
+    mergeFolders(dirs, out);
+    const merged = readResults(path.join(out, 'results.jsonl'));
+    assert.equal(merged.length, 40);
+    for (const r of merged) {
+      assert.equal(r.har, harPathOf(r.scenario, r.run));
+      assert.deepEqual(JSON.parse(zlib.gunzipSync(fs.readFileSync(path.join(out, r.har)))), { log: { run: r.run } });
+    }
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 

@@ -7,11 +7,13 @@
 // field null and its reason in the record's `not_captured`; the load's
 // timings are kept.
 import connections from './connections.js';
+import har from './har.js';
 
-// Pure: the gatherers of a page load with `options` (none yet: every load
-// counts its connections).
-export function gatherersFor() {
-  return [connections()];
+// Pure: the gatherers of a page load with `options`: every load counts its
+// connections; `har` ({satbench, content}, har.js) adds the HAR of the load,
+// last, since its stop may fetch the response bodies from Chromium.
+export function gatherersFor({ har: harOptions = null } = {}) {
+  return [connections(), ...(harOptions ? [har(harOptions)] : [])];
 }
 
 // Runs `phase` ('start' or 'stop') of each gatherer in turn; a failure is

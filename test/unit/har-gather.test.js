@@ -1,0 +1,193 @@
+// A run's HAR (pageload/gather/har.js, pageload/har-file.js): built by
+// chrome-har from the DevTools events of real loads (test/har-events.json,
+// captured by test/integration/capture-har-events.js) and checked against
+// what the same load's record says; bodies fetched after the load; the
+// file a run writes, and a run whose HAR cannot be written.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import har, { buildHar, addContent, navigationStart } from '../../harness/pageload/gather/har.js';
+import { gatherersFor } from '../../harness/pageload/gather/index.js';
+import { harPathOf, storeRunHar } from '../../harness/pageload/har-file.js';
+import { checkHar } from '../../harness/archive/har-check.js';
+import { isFavicon } from '../../harness/pageload/load.js';
+
+const { loads } = JSON.parse(fs.readFileSync(new URL('../har-events.json', import.meta.url), 'utf8'));
+const SCENARIO = { profile: 'geo', loss_pct: 0, protocol: 'h3', site: 'kepler' };
+const SATBENCH = { scenario: SCENARIO, run: 3, seed: 4, rtt_ms: 30 };
+const TIMINGS = ['blocked', 'dns', 'connect', 'ssl', 'send', 'wait', 'receive'];
+const close = (a, b, within, what) => assert.ok(Math.abs(a - b) <= within, `${what}: ${a} vs ${b}`);
+// Chromium's own favicon request, which the record leaves out of its count
+const favicon = (e) => isFavicon({ initiatorType: 'other', name: e.request.url });
+
+describe('the HAR of a run (gather/har.js)', () => {
+  it('the fixture holds real h3 and h1 loads', () => {
+    assert.deepEqual(
+      loads.map((l) => [l.protocol, l.record.protocol_seen.document]),
+      [
+        ['h3', 'h3'],
+        ['h1', 'http/1.1'],
+      ],
+    );
+  });
+
+  for (const { protocol, events, record } of loads)
+    describe(`from the DevTools events of a real ${protocol} load`, () => {
+      const built = buildHar(events, { navigation: record.navigation, satbench: SATBENCH });
+      const [page] = built.log.pages;
+      const entries = built.log.entries.filter((e) => !favicon(e));
+      const since = (iso) => Date.parse(iso) - Date.parse(page.startedDateTime);
+
+      it('passes the HAR 1.2 schema check', () => {
+        checkHar(built, `${protocol} fixture`);
+      });
+
+      it('holds the document and every resource the record counts, over the protocols it saw', () => {
+        assert.equal(built.log.pages.length, 1);
+        assert.equal(entries.length, record.metrics.resource_count + 1);
+        assert.deepEqual(
+          entries.map((e) => e.request.url).sort(),
+          [record.navigation.name, ...record.resources.filter((r) => !isFavicon(r)).map((r) => r.name)].sort(),
+        );
+        assert.equal(entries[0].request.url, record.navigation.name, 'the document first');
+        assert.equal(entries[0]._protocol, record.protocol_seen.document);
+        assert.deepEqual(
+          [...new Set(entries.slice(1).map((e) => e._protocol))],
+          Object.keys(record.protocol_seen.resources),
+        );
+      });
+
+      it('gives every request its phases, protocol, connection, priority and sizes, where Resource Timing has them', () => {
+        const timing = Object.fromEntries([record.navigation, ...record.resources].map((r) => [r.name, r]));
+        for (const e of entries) {
+          const url = e.request.url;
+          const t = e.timings;
+          for (const k of TIMINGS) assert.equal(typeof t[k], 'number', `${url}: timings.${k}`);
+          assert.equal(e._protocol, e.response.httpVersion, url);
+          assert.ok(Number(e._connectionId) > 0, `${url}: connection ${e._connectionId}`);
+          assert.equal(e._connectionId, e.connection, url);
+          assert.match(e._priority, /^(VeryHigh|High|Medium|Low|VeryLow)$/, url);
+          const rt = timing[url];
+          assert.equal(e.response.content.size, rt.decodedBodySize, `${url}: decoded bytes`);
+          assert.ok(e.response._transferSize > rt.encodedBodySize, `${url}: bytes on the wire, headers too`);
+          // one phase after the other, from when the page asked for it (ms from navigation
+          // start, as Resource Timing counts) to its first byte and its last
+          const start = since(e.startedDateTime);
+          const before = (k) => TIMINGS.slice(0, TIMINGS.indexOf(k) + 1).filter((x) => x !== 'ssl');
+          const upTo = (k) => before(k).reduce((sum, x) => sum + Math.max(0, t[x]), start);
+          close(start, rt.fetchStart ?? rt.startTime, 1, `${url}: asked for`);
+          close(upTo('wait'), rt.responseStart, 1, `${url}: first byte`);
+          close(upTo('receive'), rt.responseEnd, 1, `${url}: last byte`);
+          close(start + e.time, upTo('receive'), 0.01, `${url}: time is the phases' sum`);
+          assert.equal(t.connect > 0, rt.connectEnd > rt.connectStart, `${url}: a connection of its own`);
+          if (t.connect > 0) close(t.connect, rt.connectEnd - rt.connectStart, 1, `${url}: connect`);
+          assert.ok(t._blocked_queueing >= 0 && t._blocked_queueing <= t.blocked, url);
+        }
+      });
+
+      it("starts the page at navigation start, its pageTimings the record's DOMContentLoaded and load", () => {
+        close(page.pageTimings.onContentLoad, record.metrics.dom_content_loaded_ms, 0.001, 'onContentLoad');
+        close(page.pageTimings.onLoad, record.metrics.plt_ms, 0.001, 'onLoad');
+        const first = events.find((e) => e.method === 'Network.requestWillBeSent').params.timestamp;
+        assert.ok(navigationStart(events, record.navigation) < first, 'navigation starts before the first request');
+        assert.equal(page.comment, undefined);
+      });
+
+      it('lists entries in start order and keeps satbench facts in its page', () => {
+        const starts = built.log.entries.map((e) => Date.parse(e.startedDateTime));
+        assert.deepEqual(
+          starts,
+          [...starts].sort((a, b) => a - b),
+        );
+        assert.deepEqual(page._satbench, SATBENCH);
+      });
+
+      it("without the navigation entry, keeps chrome-har's start and says so", () => {
+        const bare = buildHar(events);
+        assert.equal(bare.log.pages[0].comment, 'times from the first request: navigation start unknown');
+        // chrome-har's: DevTools' load event, from the first request
+        assert.ok(bare.log.pages[0].pageTimings.onLoad > 0);
+        assert.ok(Date.parse(bare.log.pages[0].startedDateTime) > Date.parse(page.startedDateTime));
+        assert.equal(bare.log.pages[0]._satbench, undefined);
+      });
+    });
+
+  it('fetches the bodies after the load, base64 where DevTools gives it so, and counts the lost', async () => {
+    const built = buildHar(loads[0].events, { navigation: loads[0].record.navigation });
+    const asked = [];
+    const cdp = {
+      send: async (method, { requestId }) => {
+        asked.push(method);
+        const e = built.log.entries.find((x) => x._requestId === requestId);
+        if (e.request.url.endsWith('.css')) throw new Error('No resource with given identifier found');
+        return e.request.url.endsWith('.gif')
+          ? { body: 'R0lGODlh', base64Encoded: true }
+          : { body: `body of ${e.request.url}`, base64Encoded: false };
+      },
+    };
+    assert.equal(await addContent(built, cdp), 1);
+    const content = (end) => built.log.entries.find((e) => e.request.url.endsWith(end)).response.content;
+    assert.deepEqual([content('.gif').text, content('.gif').encoding], ['R0lGODlh', 'base64']);
+    assert.deepEqual(
+      [content('/').text, content('/').encoding],
+      [`body of ${loads[0].record.navigation.name}`, undefined],
+    );
+    assert.equal(content('.css').text, undefined);
+    assert.ok(asked.every((m) => m === 'Network.getResponseBody'));
+    // the size stays the decoded bytes DevTools counted (chrome-har's own body option adds the text's length to it)
+    assert.equal(content('/').size, loads[0].record.navigation.decodedBodySize);
+  });
+
+  it('is gathered only when asked (a run with a results folder), and records from before the navigation', async () => {
+    assert.deepEqual(
+      gatherersFor().map((g) => g.key),
+      ['connections'],
+    );
+    assert.deepEqual(
+      gatherersFor({ har: { satbench: SATBENCH } }).map((g) => g.key),
+      ['connections', 'har'],
+    );
+    const listened = [];
+    const sent = [];
+    const g = har({ satbench: SATBENCH });
+    await g.start({ cdp: { on: (m) => listened.push(m), send: async (m) => sent.push(m) } });
+    assert.ok(listened.includes('Network.requestWillBeSent') && listened.includes('Page.loadEventFired'));
+    assert.deepEqual(sent, ['Page.enable']);
+  });
+});
+
+describe("a run's HAR file (har-file.js)", () => {
+  let dir;
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-har-file-'))));
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('is DIR/har/SCENARIO-runN.har.gz, gzip of the HAR, named in the record relative to DIR', () => {
+    const rec = { ok: true, metrics: { plt_ms: 1 }, har: { log: { version: '1.2' } } };
+    storeRunHar(rec, dir, SCENARIO, 3);
+    assert.equal(rec.har, 'har/geo_0_h3_kepler-run3.har.gz');
+    assert.equal(rec.har, harPathOf(SCENARIO, 3));
+    assert.deepEqual(JSON.parse(zlib.gunzipSync(fs.readFileSync(path.join(dir, rec.har)))), {
+      log: { version: '1.2' },
+    });
+    assert.equal(rec.not_captured, undefined);
+  });
+
+  it('cannot be written: the record keeps its timings, har is null and not_captured says why', () => {
+    fs.writeFileSync(path.join(dir, 'har'), 'a file where the folder goes');
+    const rec = { ok: true, metrics: { plt_ms: 1 }, har: { log: {} }, not_captured: { other: 'x' } };
+    storeRunHar(rec, dir, SCENARIO, 1);
+    assert.equal(rec.har, null);
+    assert.deepEqual(rec.metrics, { plt_ms: 1 });
+    assert.equal(rec.not_captured.other, 'x');
+    assert.match(rec.not_captured.har, /^write: ENOTDIR: .*har\/geo_0_h3_kepler-run1\.har\.gz/);
+  });
+
+  it('a load without a HAR (none gathered, or its gatherer failed) writes nothing', () => {
+    const rec = { ok: true, har: null, not_captured: { har: 'stop: no page among the DevTools events' } };
+    storeRunHar(rec, dir, SCENARIO, 1);
+    assert.deepEqual(fs.readdirSync(dir), []);
+    assert.equal(rec.not_captured.har, 'stop: no page among the DevTools events');
+  });
+});
