@@ -7,11 +7,12 @@
 // field null and its reason in the record's `not_captured`; the load's
 // timings are kept.
 import connections from './connections.js';
+import machine from './machine.js';
 
 // Pure: the gatherers of a page load with `options` (none yet: every load
-// counts its connections).
+// counts its connections and records the machine's CPU load).
 export function gatherersFor() {
-  return [connections()];
+  return [connections(), machine()];
 }
 
 // Runs `phase` ('start' or 'stop') of each gatherer in turn; a failure is
