@@ -9,6 +9,7 @@ import { parseShard } from '../campaign/matrix.js';
 import { BENCH_PRESETS, presetOrigin } from '../pageload/presets.js';
 import { checkBench } from './bench-plan.js';
 import { bench } from '../pageload/bench.js';
+import { formatBenchSummary } from '../pageload/summary-table.js';
 import { DEVICES } from '../browser/devices.js';
 import { checkEmulation, MAX_CPU_SLOWDOWN } from '../browser/emulation.js';
 import { integer, tcpOptions, LIMITS } from './args.js';
@@ -161,5 +162,6 @@ export function benchCommand(argv) {
     input: benchInput,
     check: checkBench,
     run: bench,
+    show: (summary) => process.stdout.write(formatBenchSummary(summary) + '\n'),
   });
 }
