@@ -195,7 +195,10 @@ function renderEnvironment(model) {
       'merged from',
       meta.merged_from
         ? meta.merged_from
-            .map((x) => `${h(x.dir)}${x.shard ? ` (shard ${h(x.shard.index)}/${h(x.shard.count)})` : ''}`)
+            .map(
+              (x) =>
+                `${h(x.dir)}${x.shard ? ` (shard ${h(x.shard.index)}/${h(x.shard.count)})` : ''}${x.cpu_benchmark ? `, CPU benchmark ${h(describeCpuBenchmark(x.cpu_benchmark))}` : ''}`,
+            )
             .join('<br>')
         : undefined,
     ],

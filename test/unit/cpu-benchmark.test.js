@@ -11,6 +11,9 @@ import { failedRunRecord } from '../../harness/pageload/run.js';
 import { renderReport, describeCpuBenchmark, describeEmulation } from '../../harness/report/html.js';
 import { emulationSettings } from '../../harness/browser/emulation.js';
 import { profileCache } from '../../harness/campaign/scenario.js';
+import { mergeSets } from '../../harness/analysis/merge.js';
+import { summarize } from '../../harness/analysis/summary.js';
+import { scenarios, makeRecords } from '../fixtures.js';
 
 describe('the campaign’s CPU benchmark', function () {
   this.timeout(60000);
@@ -79,5 +82,32 @@ describe('the campaign’s CPU benchmark', function () {
     // a summary from before says nothing of either
     assert.doesNotMatch(renderReport({ meta: {}, groups: [] }), /CPU benchmark|<th>emulation/);
     fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('merged shards keep each shard’s benchmark (each may have run on its own machine), not the first one’s as the whole’s', () => {
+    const matrix = { profiles: ['geo'], losses: [0], protocols: ['h1'], sites: ['kepler'], runs: 2 };
+    const records = makeRecords(scenarios({ profiles: ['geo'], protocols: ['h1'] }), { runs: 2 });
+    const bench = (score) => ({
+      score_ms: score,
+      rounds_ms: [score, score, score, score, score],
+      runtime: 'Node.js v24',
+    });
+    const sets = [1, 2].map((index) => ({
+      dir: `s${index}`,
+      records: records.filter((r) => r.run === index),
+      meta: { seed: 7, matrix, shard: { index, count: 2 }, cpu_benchmark: bench(index * 100) },
+    }));
+    const { meta } = mergeSets(sets, { now: 'then' });
+    assert.equal(meta.cpu_benchmark, undefined);
+    assert.deepEqual(
+      meta.merged_from.map((x) => x.cpu_benchmark.score_ms),
+      [100, 200],
+    );
+    const html = renderReport({ meta, groups: summarize(records) });
+    assert.match(
+      html,
+      /s1 \(shard 1\/2\), CPU benchmark 100 ms \(median of 5 rounds[^<]*<br>s2 \(shard 2\/2\), CPU benchmark 200 ms/,
+    );
+    assert.doesNotMatch(html, /<th>CPU benchmark<\/th>/);
   });
 });
