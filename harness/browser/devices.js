@@ -5,9 +5,10 @@
 // its client hints (null: Chromium's own).
 //
 // Where the values come from:
-// - desktop: satbench's page loads as they always ran: Chromium's window
-//   (browser/chromium.js --window-size=1280,1024) at device pixel ratio 1,
-//   no touch, Chromium's own user agent.
+// - desktop: Chromium's window (browser/chromium.js --window-size=1280,1024)
+//   at device pixel ratio 1, no touch, Chromium's own user agent. (Before
+//   --device, puppeteer's default viewport, 800×600, overrode the window:
+//   earlier campaigns' pages were laid out at 800×600.)
 // - mobile: Lighthouse's mobile device, a Moto G Power (2022) (Lighthouse
 //   13.5.0, core/config/constants.js: screenEmulationMetrics.mobile and
 //   userAgents.mobile; the client hints from its core/lib/emulation.js),

@@ -59,6 +59,11 @@ describe('CPU and device emulation (integration, real Chromium)', function () {
     assert.match(desktop.ua, /HeadlessChrome\/\d+/, "Chromium's own user agent");
     assert.equal(desktop.mobile, false);
     assert.equal(typeof a.machine.cpu_busy_pct, 'number', JSON.stringify(a.machine));
+    // the run's own Chromium was found and its work counted (the page's loop alone is ~100 ms of CPU)
+    assert.ok(
+      a.machine.browser_cpu_pct > 0 && a.machine.browser_cpu_pct <= a.machine.cpu_busy_pct,
+      JSON.stringify(a.machine),
+    );
     assert.equal(typeof a.machine.busy, 'boolean');
     const plainSummary = JSON.parse(fs.readFileSync(path.join(base, 'plain/summary.json'), 'utf8'));
     assert.ok(plainSummary.meta.cpu_benchmark.score_ms > 0);

@@ -64,7 +64,7 @@ describe('CPU and device emulation (bench --cpu-slowdown, --device)', function (
       });
   });
 
-  it('the device table: desktop is the window satbench always had, mobile is Lighthouse’s', () => {
+  it('the device table: desktop is Chromium’s window, mobile is Lighthouse’s', () => {
     assert.ok(DEVICES[DEFAULTS.device], 'the default device is in the table');
     const window = baseChromiumArgs('x').find((a) => a.startsWith('--window-size='));
     assert.equal(window, `--window-size=${DEVICES.desktop.width},${DEVICES.desktop.height}`);
