@@ -101,6 +101,8 @@ describe('CPU and device emulation (integration, real Chromium)', function () {
     assert.equal(lhr.configSettings.throttling.downloadThroughputKbps, 0);
     assert.deepEqual([lhr.configSettings.screenEmulation.width, lhr.configSettings.screenEmulation.height], [412, 823]);
     assert.equal(lhr.environment.networkUserAgent, mobile.ua, 'the user agent of the measured load');
+    // the page Lighthouse loaded was laid out at the mobile viewport (its full-page screenshot's CSS size)
+    assert.deepEqual([lhr.fullPageScreenshot.screenshot.width, lhr.fullPageScreenshot.screenshot.height], [412, 823]);
     assert.deepEqual(await leftBehind(emulated.made), [], 'a run left these behind');
   });
 });
