@@ -159,7 +159,8 @@ export function mergeSets(sets, { now = new Date().toISOString() } = {}) {
   const orders = new Map(kinds().map((k) => [k, k.matrixOrder(withMatrix?.meta.matrix)]));
   const at = (r) => orders.get(kindOf(r))?.(r) ?? Infinity;
   if ([...orders.values()].some(Boolean)) records.sort((a, b) => at(a) - at(b) || 0); // stable
-  const { shard: _shard, warnings: _w, ...rest } = first.meta;
+  // each shard timed its own CPU benchmark, maybe on its own machine: kept per shard
+  const { shard: _shard, warnings: _w, cpu_benchmark: _b, ...rest } = first.meta;
   const meta = {
     ...rest,
     ...(withMatrix ? { matrix: withMatrix.meta.matrix } : {}),
@@ -170,6 +171,7 @@ export function mergeSets(sets, { now = new Date().toISOString() } = {}) {
       shard: s.meta.shard ?? null,
       generated: s.meta.generated ?? null,
       environment: envFingerprint(s.meta.environment),
+      cpu_benchmark: s.meta.cpu_benchmark ?? null,
     })),
   };
   if (warnings.length) meta.warnings = warnings;

@@ -1,6 +1,7 @@
 // The table `satbench bulk` prints without --json: per scenario, the
 // medians of bytes at the marks, of the time to 90 % of the link rate and
 // to each objective size, and the objectives met or missed.
+import { formatTable } from '../core/text-table.js';
 import { MARKS_S, markMetric, sizeMetric, OBJECTIVE_SIZES } from '../results/goodput.js';
 
 /** Pure: the table `satbench bulk` prints without --json. */
@@ -39,13 +40,5 @@ export function formatBulkSummary(summary) {
       obj,
     ]);
   }
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
-  return rows
-    .map((r) =>
-      r
-        .map((c, i) => String(c).padEnd(widths[i]))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+  return formatTable(rows);
 }

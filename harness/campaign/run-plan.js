@@ -4,13 +4,15 @@
 // the campaign's meta, which every kind writes in one shape: the command
 // line's part (preset, argv, resumed), the kind's tag, seed and link, the
 // settings its records carry under `settings`, the matrix, the shard, the
-// environment and when (results/meta.js reads it back, old shapes too).
+// environment, the CPU benchmark timed as the runs start and when
+// (results/meta.js reads it back, old shapes too).
 import { runCampaign } from './loop.js';
 import { installSignalHandlers } from '../testbed/teardown.js';
 import { scenarioWeight } from './progress.js';
 import { configuredSummary } from '../testbed/profiles.js';
 import { openResults } from './results-dir.js';
 import { gatherEnvironment } from './environment.js';
+import { cpuBenchmark } from './cpu-benchmark.js';
 import { readResults } from '../results/store.js';
 import { writeOutputs } from '../report/outputs.js';
 
@@ -35,6 +37,8 @@ export async function runPlan(
   try {
     let file, done;
     ({ file, done, release } = openResults(outDir, { resume, kind, manifest, onWarning: onProgress }));
+    // the machine as this session's runs start (a resumed campaign's: as it resumed)
+    const benchmark = cpuBenchmark();
     await runCampaign({
       kind,
       items,
@@ -57,6 +61,7 @@ export async function runPlan(
       matrix,
       ...(shard ? { shard } : {}),
       environment: await gatherEnvironment(matrix, { profiles, origin }),
+      cpu_benchmark: benchmark,
       generated: new Date().toISOString(),
     });
   } finally {

@@ -24,6 +24,7 @@ import { archiveSite } from '../pageload/archive-site.js';
 import { checkDnsPlace } from '../servers/dns.js';
 import { isArchive } from '../archive/format.js';
 import { listSites } from '../../sites/generate.js';
+import { checkEmulation } from '../browser/emulation.js';
 import { checkPepOptions, parsePepOptions, tunnelSource } from './pep-options.js';
 
 // How our origin may order HTTP/3 responses (--h3-priorities); rfc9218 is its default.
@@ -90,7 +91,7 @@ export function checkArchiveScenarios(
  * The matrix and the settings together: the origin can serve the
  * protocols, the PEP options suit the chains the protocols use, the HTTP/3
  * priorities are known, the kernel has the end hosts' --cc, a site archive
- * can be replayed as asked. Asks H2O about HTTP/3 when it is the origin;
+ * can be replayed as asked, the CPU slowdown and device are ones we emulate. Asks H2O about HTTP/3 when it is the origin;
  * needs no privileges. `settings` as benchInput makes them; a key left out
  * takes its default. Returns the plan: {kind, matrix, settings (complete),
  * pepChains ({tcp, quic, qpep, vpn}: the typed sides of each chain the
@@ -113,6 +114,7 @@ export async function checkBench(matrix, settings = {}, options = {}) {
     shard = null,
     lighthouse = false,
     harContent = false,
+    emulation = {},
   } = settings;
   validateBenchMatrix(matrix, { profiles });
   checkCongestionControl(tcp.cc, options.congestionControls ?? availableCongestionControls());
@@ -151,6 +153,7 @@ export async function checkBench(matrix, settings = {}, options = {}) {
       shard,
       lighthouse,
       harContent,
+      emulation: checkEmulation(emulation),
     },
     pepChains,
     archives,

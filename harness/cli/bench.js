@@ -9,16 +9,28 @@ import { parseShard } from '../campaign/matrix.js';
 import { BENCH_PRESETS, presetOrigin } from '../pageload/presets.js';
 import { checkBench } from './bench-plan.js';
 import { bench } from '../pageload/bench.js';
+import { formatBenchSummary } from '../pageload/summary-table.js';
+import { DEVICES } from '../browser/devices.js';
+import { checkEmulation, MAX_CPU_SLOWDOWN } from '../browser/emulation.js';
 import { integer, tcpOptions, LIMITS } from './args.js';
 import { pepOptions } from './pep-options.js';
 import { campaignCommand, matrixAxes } from './campaign.js';
+
+// Pure: --device's help: a line per device of devices.js, what it emulates.
+const deviceLines = () =>
+  Object.entries(DEVICES)
+    .map(
+      ([name, d]) =>
+        `\n                    ${name}: ${d.width}×${d.height} CSS px, pixel ratio ${d.deviceScaleFactor}${d.touch ? ', touch' : ''}, ${d.userAgent ? `a ${d.mobile ? 'mobile ' : ''}user agent of its own` : "Chromium's user agent"}`,
+    )
+    .join('');
 
 export const HELP = `Usage: satbench bench [--preset NAME] [--profile LIST] [--loss LIST] [--protocol LIST]
                       [--site NAME|DIR] [-n RUNS] [--out DIR] [--resume DIR] [--seed N]
                       [--link auto|linkem|netem] [--timeout SECONDS] [--origin rust|h2o|h2o-patched]
                       [--quic LIST] [--h3-priorities P] [--alt-svc WHERE] [--dns WHERE] [--cc NAME] [--initcwnd N] [--pep-preset NAME]
                       [--pep-sat LIST] [--pep-ground LIST] [--pep-tunnel MODE] [--qlog] [--shard I/N]
-                      [--lighthouse] [--har-content] [--json]
+                      [--cpu-slowdown N] [--device NAME] [--lighthouse] [--har-content] [--json]
   Load a page in a fresh Chromium over every scenario of the matrix (profiles × losses ×
   protocols × sites), RUNS times each, a fresh testbed and origin per run. Writes
   DIR/results.jsonl (a line per run, flushed as it ends), DIR/summary.json, DIR/index.html,
@@ -89,8 +101,12 @@ Options:
   --qlog            the QUIC PEPs write a qlog per connection under DIR/qlog/SCENARIO-runN/
   --shard I/N       run only slice I of N of the matrix (every N-th run, round-robin);
                     \`satbench merge\` joins the slices
+  --cpu-slowdown N  DevTools' CPU throttling of every page load (and Lighthouse's): the page's CPU
+                    work takes N times as long (a number from 1 to ${MAX_CPU_SLOWDOWN}; default ${DEFAULTS.cpuSlowdown}, none)
+  --device NAME     the device every page load (and Lighthouse's) emulates (default ${DEFAULTS.device}):${deviceLines()}
   --lighthouse      with each scenario's first run, a separate Lighthouse load (performance
-                    only, no throttling: the link is the throttle); DIR/lighthouse/*.report.{json,html}
+                    only, with the runs' --cpu-slowdown and --device and no network throttling:
+                    the link is the throttle); DIR/lighthouse/*.report.{json,html}
   --har-content     each run's HAR keeps the response bodies, fetched from Chromium after the load
                     (as DevTools' "Save all as HAR with content"; what \`satbench import-har\` needs;
                     a kepler run's HAR: 485 kB gzipped instead of 10 kB)
@@ -110,6 +126,8 @@ const OPTIONS = {
   'alt-svc': { type: 'string' },
   dns: { type: 'string' },
   qlog: { type: 'boolean' },
+  'cpu-slowdown': { type: 'string', default: String(DEFAULTS.cpuSlowdown) },
+  device: { type: 'string', default: DEFAULTS.device },
 };
 
 /** The matrix and the settings of the command line (a UsageError names a bad option). */
@@ -137,6 +155,7 @@ export function benchInput(v) {
     shard: v.shard ? parseShard(v.shard) : null,
     lighthouse: Boolean(v.lighthouse),
     harContent: Boolean(v['har-content']),
+    emulation: checkEmulation({ cpuSlowdown: v['cpu-slowdown'], device: v.device }),
   };
   return { matrix, settings };
 }
@@ -149,5 +168,6 @@ export function benchCommand(argv) {
     input: benchInput,
     check: checkBench,
     run: bench,
+    show: (summary) => process.stdout.write(formatBenchSummary(summary) + '\n'),
   });
 }

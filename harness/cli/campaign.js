@@ -77,8 +77,9 @@ export function campaignInput(argv, { given, v }, { name, config, input }) {
  * `input(values)` → {matrix, settings} (throws on a bad option);
  * `check(matrix, settings, {profiles, given})` → the campaign's plan,
  * refusing what would fail later (`given`: the options as campaign.json
- * saves them, for errors that name where a setting came from); `run(plan, io)` is the campaign and returns the
- * summary, `show(summary)` prints it without --json.
+ * saves them, for errors that name where a setting came from); `run(plan,
+ * io)` is the campaign and returns the summary, `show(summary)` prints its
+ * table without --json, before the line saying where the results are.
  */
 export async function campaignCommand(argv, { name, help, options, input, check, run, show = () => {} }) {
   const config = { ...CAMPAIGN_OPTIONS, ...options };
@@ -97,9 +98,10 @@ export async function campaignCommand(argv, { name, help, options, input, check,
     meta: { preset: manifest.options.preset ?? null, argv: manifest.argv, ...(v.resume ? { resumed: argv } : {}) },
   });
   const failed = summary.groups.reduce((a, g) => a + g.failed, 0);
+  // the medians first, then where the rest is (as sitespeed.io ends)
+  if (!v.json) show(summary);
   note(`results in ${outDir}/ (results.jsonl, summary.json, index.html); ${failed} failed run(s)`);
   if (v.json) print(summary);
-  else show(summary);
   // A signal ended the matrix: its outputs are written for what finished.
   const signal = interruptedBy();
   if (signal) {

@@ -10,5 +10,7 @@ export const DEFAULTS = Object.freeze({
   archiveDns: 'gw', // where a replayed archive's names are looked up: every lookup crosses the satellite link
   pepTunnel: 'warm', // the QUIC PEP's satellite hop: one standing tunnel
   tcpPepPreset: 'paper', // the split-TCP PEP's preset
+  cpuSlowdown: 1, // bench's DevTools CPU throttling: none
+  device: 'desktop', // the device bench's page loads emulate (browser/devices.js)
   binMs: 100, // a bulk transfer's goodput bins
 });

@@ -12,6 +12,7 @@ import { runPlan } from '../campaign/run-plan.js';
 import { ensureSite, listSites } from '../../sites/generate.js';
 import { pageloadRun, describeRun } from './run.js';
 import { presetSetup } from './presets.js';
+import { emulationSettings } from '../browser/emulation.js';
 
 /**
  * Runs `plan` (cli/bench-plan.js checkBench: the checked matrix, settings
@@ -34,7 +35,7 @@ export async function bench(plan, { run = pageloadRun, ...io }) {
       dns: archives[s.site] ? settings.dns : null,
     }),
   });
-  const { origin, quic, h3Priorities, altSvc, dns, tcp, pep, lighthouse, harContent } = settings;
+  const { origin, quic, h3Priorities, altSvc, dns, tcp, pep, lighthouse, harContent, emulation } = settings;
   // the report's Environment: which parts of the preset's own set-up ran, and why
   const setup = presetSetup(io.meta?.preset, { matrix, settings, argv: io.meta?.argv ?? [] });
   const withSetup = { ...io, meta: { ...io.meta, ...(setup.length ? { preset_setup: setup } : {}) } };
@@ -54,6 +55,7 @@ export async function bench(plan, { run = pageloadRun, ...io }) {
       pep,
       ...(lighthouse ? { lighthouse: true } : {}),
       ...(harContent ? { har_content: true } : {}),
+      emulation: emulationSettings(emulation),
     },
     origin,
   });

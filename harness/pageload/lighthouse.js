@@ -2,12 +2,15 @@
 // scenario's page in a separate load, after the scenario's first measured
 // run and in its testbed. Lighthouse gathers and judges; we keep its JSON
 // and HTML next to the results and its key numbers in the run's record
-// (`lighthouse`), which the report shows. Throttling is off: the emulated
+// (`lighthouse`), which the report shows. It loads with the runs' CPU
+// slowdown and device; the network is not throttled: the emulated
 // satellite link is the throttle.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { withChromium } from '../browser/chromium.js';
+import { deviceNamed, emulate } from '../browser/emulation.js';
+import { DEFAULTS } from '../core/defaults.js';
 import { LIGHTHOUSE_DIR } from '../results/store.js';
 
 // The audits the report shows (ms, except CLS).
@@ -20,23 +23,36 @@ export const LIGHTHOUSE_METRICS = [
   'cumulative-layout-shift',
 ];
 
-// Pure: Lighthouse's settings. 'provided' throttling applies none and
-// reports what was observed; the screen and user agent stay the runner's.
-export function lighthouseFlags(timeoutMs) {
+// Pure: Lighthouse's settings for the runs' `emulation` ({cpuSlowdown,
+// device}, browser/emulation.js): its screen, user agent and CPU
+// throttling are the runs' (Lighthouse's defaults, a throttled mobile,
+// would measure another load), its network throttling none ('devtools'
+// throttling of 0 latency and throughput is none: the emulated link is
+// the throttle), and what it reports is what it observed.
+export function lighthouseFlags(timeoutMs, { cpuSlowdown = DEFAULTS.cpuSlowdown, device = DEFAULTS.device } = {}) {
+  const d = deviceNamed(device);
   return {
     output: ['json', 'html'],
     onlyCategories: ['performance'],
-    formFactor: 'desktop',
-    screenEmulation: { disabled: true },
-    emulatedUserAgent: false,
-    throttlingMethod: 'provided',
+    formFactor: d.mobile ? 'mobile' : 'desktop',
+    // Lighthouse turns touch on exactly for mobile screens, as devices.js has it
+    screenEmulation: {
+      mobile: d.mobile,
+      width: d.width,
+      height: d.height,
+      deviceScaleFactor: d.deviceScaleFactor,
+      disabled: false,
+    },
+    // Lighthouse sets the running Chromium's version into it, as emulation.js does
+    emulatedUserAgent: d.userAgent ?? false,
+    throttlingMethod: 'devtools',
     throttling: {
       rttMs: 0,
       throughputKbps: 0,
       requestLatencyMs: 0,
       downloadThroughputKbps: 0,
       uploadThroughputKbps: 0,
-      cpuSlowdownMultiplier: 1,
+      cpuSlowdownMultiplier: cpuSlowdown,
     },
     maxWaitForLoad: timeoutMs,
     logLevel: 'error',
@@ -75,9 +91,9 @@ export function keyMetrics(lhr) {
  * NAME.report.html into `dir`. Returns {json, html} (file names) and the
  * key metrics.
  */
-export async function auditPage(page, url, { dir, name, timeoutMs }) {
+export async function auditPage(page, url, { dir, name, timeoutMs, emulation }) {
   const { default: lighthouse } = await import('lighthouse');
-  const result = await lighthouse(url, lighthouseFlags(timeoutMs), undefined, page);
+  const result = await lighthouse(url, lighthouseFlags(timeoutMs, emulation), undefined, page);
   if (!result) throw new Error('Lighthouse returned no result');
   const [json, html] = result.report;
   fs.mkdirSync(dir, { recursive: true });
@@ -93,17 +109,19 @@ export const lighthouseKillAfterMs = (timeoutMs) => 3 * timeoutMs;
 
 /**
  * A separate load of `target` (chromium.js siteTarget) in a fresh Chromium in the client
- * namespace, audited by Lighthouse. Never throws: a failure is the entry's
+ * namespace, with the runs' `emulation`, audited by Lighthouse. Never throws: a failure is the entry's
  * `error`. Paths in the entry are relative to `outDir`.
  */
-export async function runLighthouse({ clientNs, protocol, spki, target, timeoutMs, outDir, scenario }) {
+export async function runLighthouse({ clientNs, protocol, spki, target, timeoutMs, emulation, outDir, scenario }) {
   const started = Date.now();
   try {
     const browserTimeout = { timeoutMs: 3 * timeoutMs, killAfterMs: lighthouseKillAfterMs(timeoutMs) };
     const r = await withChromium({ clientNs, protocol, spki, target, ...browserTimeout }, async (browser) => {
       const page = await browser.newPage();
+      // the page's own DevTools session says what Lighthouse's will (puppeteer's is 800×600 otherwise)
+      await emulate(page, emulation);
       const dir = path.join(outDir, LIGHTHOUSE_DIR);
-      return auditPage(page, target.url, { dir, name: reportSlug(scenario), timeoutMs });
+      return auditPage(page, target.url, { dir, name: reportSlug(scenario), timeoutMs, emulation });
     });
     return {
       ...r,

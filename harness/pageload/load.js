@@ -5,6 +5,7 @@
 // below; `loadPage` is the I/O.
 import { NEXT_HOP, baseProtocol } from '../core/protocols.js';
 import { siteTarget, withChromium } from '../browser/chromium.js';
+import { emulate } from '../browser/emulation.js';
 import navigation from './page/navigation.js';
 import paint from './page/paint.js';
 import resources from './page/resources.js';
@@ -110,9 +111,13 @@ export function noLoad(error) {
  * Loads `target.url` once in a fresh Chromium inside `clientNs` (a
  * reference site by default: its name resolves to `serverAddr`, the origin
  * or Proxy-ST; a replayed archive: chromium.js siteTarget).
- * `signal` ends the load at once (Chromium is killed); `gatherers`
- * (gather/index.js) record their facts beside the page's own. Never throws
- * for a failed load: the record says ok:false and why.
+ * `signal` ends the load at once (Chromium is killed); `emulation`
+ * ({cpuSlowdown, device}, browser/emulation.js) is applied before anything
+ * else, so that the gatherers (gather/index.js) record the emulated page;
+ * it is part of the load's set-up, not a gatherer, because a load it
+ * failed for is no measurement of its scenario and fails (a gatherer's
+ * failure only leaves its field empty). Never throws for a failed load:
+ * the record says ok:false and why.
  */
 export async function loadPage({
   clientNs,
@@ -122,6 +127,7 @@ export async function loadPage({
   target = siteTarget(protocol, serverAddr),
   timeoutMs,
   signal,
+  emulation = {},
   gatherers = gatherersFor(),
 }) {
   const started = Date.now();
@@ -129,6 +135,7 @@ export async function loadPage({
   try {
     await withChromium({ clientNs, protocol, spki, target, timeoutMs, signal }, async (browser) => {
       const page = await browser.newPage();
+      await emulate(page, emulation);
       const cdp = await page.createCDPSession();
       await cdp.send('Network.enable');
       await runGatherers(gatherers, 'start', { page, cdp }, record);

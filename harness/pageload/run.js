@@ -16,6 +16,7 @@ import { runLighthouse, lighthouseKillAfterMs } from './lighthouse.js';
 import { gatherersFor } from './gather/index.js';
 import { storeRunHar } from './har-file.js';
 import { configuredRttMs } from '../testbed/profiles.js';
+import { emulationRecord } from '../browser/emulation.js';
 
 // Pure: the longest a page-load run of `timeoutMs` may take before it is
 // ended as stuck (run-guard.js): its set-up, the load's browser (killed
@@ -41,7 +42,8 @@ export function failedRunRecord(base, error) {
 
 /**
  * Runs `plan` (a resolved page-load scenario: profile, siteDir, pepKind,
- * pepSides, origin, quic, h3Priorities, altSvc, tcp, pep, link, seed, timeoutMs) once as run
+ * pepSides, origin, quic, h3Priorities, altSvc, tcp, pep, link, seed, timeoutMs,
+ * emulation) once as run
  * `runNo`. `outDir`: bench's folder (qlogs, Lighthouse reports, a failed
  * run's helper logs);
  * `lighthouse`: with the scenario's first run, a separate Lighthouse load.
@@ -60,6 +62,7 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
     seed: seed + runNo,
     link: plan.link,
     origin: plan.origin,
+    emulation: emulationRecord(plan.emulation),
     // a replayed archive: its hosts (each at its own address) and where their names were looked up
     ...(plan.archive ? { archive: { hosts: plan.archive.hosts.length, dns: plan.dns } } : {}),
   };
@@ -101,6 +104,7 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
           ? archiveTarget(plan.archive, plan.dns)
           : siteTarget(scenario.protocol, chain?.serverAddr ?? ADDRESSES.server),
         timeoutMs: plan.timeoutMs,
+        emulation: plan.emulation,
       };
       // with a results folder, the HAR of the load (gather/har.js), satbench's facts in its page
       const har = outDir && {

@@ -129,6 +129,17 @@ const ALT_SVC_SHOWN = {
   tcp: 'over TCP only (over h3 Chromium keeps at most 6 images in flight)',
 };
 
+// Pure: bench's emulation as meta.settings.emulation has it (browser/emulation.js emulationSettings).
+export function describeEmulation(e) {
+  const cpu = e.cpu_slowdown === 1 ? 'CPU not slowed' : `CPU ${e.cpu_slowdown}× slower (DevTools throttling)`;
+  const ua = e.user_agent ? `user agent ${e.user_agent}` : "Chromium's own user agent";
+  return `${e.device}: ${e.width}×${e.height} CSS px, pixel ratio ${e.device_scale_factor}${e.touch ? ', touch' : ''}, ${ua}; ${cpu}`;
+}
+
+// Pure: the campaign's CPU benchmark (campaign/cpu-benchmark.js) in a line.
+export const describeCpuBenchmark = (b) =>
+  `${b.score_ms} ms (median of ${b.rounds_ms?.length ?? '?'} rounds of a fixed JavaScript workload in ${b.runtime ?? 'Node.js'} as the runs started; lower is faster)`;
+
 const kvRows = (pairs) =>
   pairs
     .filter(([, v]) => v !== undefined)
@@ -156,6 +167,7 @@ function renderEnvironment(model) {
     ['kernel', env.kernel ? h(env.kernel) : null],
     ['operating system', env.os ? h(env.os) : null],
     ['CPU', env.cpu ? h(`${env.cpu.model} × ${env.cpu.cores}, ${env.cpu.memory_gib} GiB memory`) : null],
+    ['CPU benchmark', meta.cpu_benchmark ? h(describeCpuBenchmark(meta.cpu_benchmark)) : undefined],
     ['Node.js', env.node ? h(env.node) : null],
     ['libraries', libs],
     ['link emulation', meta.link !== undefined ? h(meta.link) : null],
@@ -165,6 +177,7 @@ function renderEnvironment(model) {
         ? `${h(settings.origin)}${env.origin ? ` · ${h(env.origin.version ?? 'version not recorded')} (${h(env.origin.path)}), for every scenario` : ''}`
         : undefined,
     ],
+    ['emulation', settings.emulation ? h(describeEmulation(settings.emulation)) : undefined],
     ['origin Alt-Svc', settings.alt_svc ? h(ALT_SVC_SHOWN[settings.alt_svc] ?? settings.alt_svc) : undefined],
     ['seed', meta.seed !== undefined ? h(meta.seed) : null],
     ['preset', meta.preset !== undefined ? h(meta.preset) : undefined],
@@ -182,7 +195,10 @@ function renderEnvironment(model) {
       'merged from',
       meta.merged_from
         ? meta.merged_from
-            .map((x) => `${h(x.dir)}${x.shard ? ` (shard ${h(x.shard.index)}/${h(x.shard.count)})` : ''}`)
+            .map(
+              (x) =>
+                `${h(x.dir)}${x.shard ? ` (shard ${h(x.shard.index)}/${h(x.shard.count)})` : ''}${x.cpu_benchmark ? `, CPU benchmark ${h(describeCpuBenchmark(x.cpu_benchmark))}` : ''}`,
+            )
             .join('<br>')
         : undefined,
     ],

@@ -426,10 +426,13 @@ describe('bench --shard, --lighthouse and merge (integration, real Chromium)', f
       assert.equal(r.lighthouse.error, null, r.lighthouse.error);
       assert.ok(r.lighthouse.score > 0 && r.lighthouse.metrics['first-contentful-paint'] > 0);
       for (const f of [r.lighthouse.json, r.lighthouse.html]) assert.ok(fs.existsSync(path.join(tmp, 'm', f)), f);
-      assert.equal(
-        JSON.parse(fs.readFileSync(path.join(tmp, 'm', r.lighthouse.json), 'utf8')).configSettings.throttlingMethod,
-        'provided',
-      );
+      // the runs' emulation (none: desktop, CPU not slowed), no network throttling: the link is the throttle
+      const settings = JSON.parse(fs.readFileSync(path.join(tmp, 'm', r.lighthouse.json), 'utf8')).configSettings;
+      assert.equal(settings.throttlingMethod, 'devtools');
+      assert.equal(settings.throttling.cpuSlowdownMultiplier, 1);
+      assert.equal(settings.throttling.downloadThroughputKbps, 0);
+      assert.equal(settings.throttling.requestLatencyMs, 0);
+      assert.equal(settings.screenEmulation.width, 1280);
     }
     const html = fs.readFileSync(path.join(tmp, 'm/index.html'), 'utf8');
     assert.ok(html.includes(`<a href="${audits[0].lighthouse.html}">HTML</a>`));

@@ -30,10 +30,10 @@ describe('gatherers', () => {
     }
   });
 
-  it('every load counts its connections', () => {
+  it('every load counts its connections and records the machine’s CPU load', () => {
     assert.deepEqual(
       gatherersFor().map((g) => g.key),
-      ['connections'],
+      ['connections', 'machine'],
     );
   });
 });

@@ -8,9 +8,10 @@ describe('lighthouse (bench --lighthouse)', () => {
   it('audits performance only, with no throttling of its own', () => {
     const f = lighthouseFlags(90000);
     assert.deepEqual(f.onlyCategories, ['performance']);
-    assert.equal(f.throttlingMethod, 'provided');
+    // no network throttling, and the runs' CPU (test/unit/emulation.test.js): none by default
+    assert.equal(f.throttling.downloadThroughputKbps, 0);
+    assert.equal(f.throttling.requestLatencyMs, 0);
     assert.equal(f.throttling.cpuSlowdownMultiplier, 1);
-    assert.equal(f.screenEmulation.disabled, true);
     assert.deepEqual(f.output, ['json', 'html']);
     assert.equal(f.maxWaitForLoad, 90000);
   });

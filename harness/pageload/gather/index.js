@@ -8,12 +8,14 @@
 // timings are kept.
 import connections from './connections.js';
 import har from './har.js';
+import machine from './machine.js';
 
 // Pure: the gatherers of a page load with `options`: every load counts its
-// connections; `har` ({satbench, content}, har.js) adds the HAR of the load,
-// last, since its stop may fetch the response bodies from Chromium.
+// connections and records the machine's CPU load (stopped before the HAR's
+// body fetching, so that it spans the load alone); `har` ({satbench, content}, har.js) adds the HAR of
+// the load, last, since its stop may fetch the response bodies from Chromium.
 export function gatherersFor({ har: harOptions = null } = {}) {
-  return [connections(), ...(harOptions ? [har(harOptions)] : [])];
+  return [connections(), machine(), ...(harOptions ? [har(harOptions)] : [])];
 }
 
 // Runs `phase` ('start' or 'stop') of each gatherer in turn; a failure is

@@ -32,7 +32,7 @@ function renderLighthouse(part) {
     )
     .join('\n');
   return `<section id="lighthouse"><h2>Lighthouse</h2>
-<p class="legend-note">One separate load per scenario (performance category, throttling off: the emulated link is the throttle). Times in ms. The links open the stored reports next to this file.</p>
+<p class="legend-note">One separate load per scenario (performance category, with the runs' CPU slowdown and device, no network throttling: the emulated link is the throttle). Times in ms. The links open the stored reports next to this file.</p>
 <div class="scroll"><table><thead><tr><th>scenario</th><th>score</th>${cols.map(([, l]) => `<th>${h(l)}</th>`).join('')}<th>CLS</th><th>reports</th></tr></thead>
 <tbody>
 ${rows}

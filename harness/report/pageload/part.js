@@ -16,6 +16,7 @@ import { comparisons } from './comparisons.js';
 import { distributions } from './distributions.js';
 import { origins } from './origins.js';
 import { lighthouse } from './lighthouse.js';
+import { machineHead, machineCell, busyWarning } from './machine.js';
 
 // Comparisons the report shows: each -pep, -qpep and -vpn protocol against
 // the same protocol without PEP (without tunnel), each -qpep against the
@@ -216,11 +217,12 @@ export function altSvcSentence(protocols, altSvc) {
 
 function warnings(part) {
   const small = part.groups.filter((g) => (g.metrics?.plt_ms?.n ?? 0) < MIN_RUNS_FOR_COMPARISON);
-  return small.length
-    ? [
-        `${small.length} of ${part.groups.length} scenarios have fewer than ${MIN_RUNS_FOR_COMPARISON} successful runs: their comparisons (marked ⚠) have little power.`,
-      ]
-    : [];
+  return [
+    small.length
+      ? `${small.length} of ${part.groups.length} scenarios have fewer than ${MIN_RUNS_FOR_COMPARISON} successful runs: their comparisons (marked ⚠) have little power.`
+      : null,
+    busyWarning(part.groups),
+  ].filter(Boolean);
 }
 
 // ---------------------------------------------------------------- rendering
@@ -243,7 +245,7 @@ ${part.groups
 ${runsTable(
   g.recs,
   `run-g${g.index}`,
-  `${part.keyMetrics.map((km) => `<th>${h(km.label)}</th>`).join('')}<th>resources</th><th>protocol seen</th>`,
+  `${part.keyMetrics.map((km) => `<th>${h(km.label)}</th>`).join('')}<th>resources</th><th>protocol seen</th>${machineHead}`,
   (r) =>
     part.keyMetrics.map((km) => `<td class="num">${fmtMs(r.metrics?.[km.key])}</td>`).join('') +
     `<td class="num">${h(r.metrics?.resource_count ?? '–')}</td><td>${h(
@@ -252,7 +254,7 @@ ${runsTable(
             .map(([p, n]) => `${p} ×${n}`)
             .join(', ')}`
         : '–',
-    )}</td>`,
+    )}</td>${machineCell(r)}`,
 )}
 </details>`,
   )

@@ -1,0 +1,32 @@
+// The table `satbench bench` prints at its end without --json, before the
+// path of its results (as sitespeed.io does): per scenario, the medians of
+// Response Start, FCP, Speed Index, LCP and PLT ('-' where no run measured
+// one: Speed Index comes with the visual capture), its runs and failed runs.
+import { formatTable } from '../core/text-table.js';
+
+const COLUMNS = [
+  ['response_start_ms', 'Response Start'],
+  ['fcp_ms', 'FCP'],
+  ['speed_index_ms', 'Speed Index'],
+  ['lcp_ms', 'LCP'],
+  ['plt_ms', 'PLT'],
+];
+
+/** Pure: the table of summary.json's page-load groups (ms, rounded). */
+export function formatBenchSummary(summary) {
+  const groups = summary.groups.filter((g) => !g.kind);
+  const ms = (v) => (v?.median == null ? '-' : Math.round(v.median));
+  const rows = [
+    ['profile', 'loss', 'protocol', 'site', ...COLUMNS.map(([, label]) => label), 'runs', 'failed'],
+    ...groups.map((g) => [
+      g.scenario.profile,
+      g.scenario.loss_pct,
+      g.scenario.protocol,
+      g.scenario.site,
+      ...COLUMNS.map(([key]) => ms(g.metrics?.[key])),
+      g.runs,
+      g.failed,
+    ]),
+  ];
+  return `Medians in ms over each scenario's successful runs:\n${formatTable(rows)}`;
+}
