@@ -143,11 +143,11 @@ describe('the HAR of a run (gather/har.js)', () => {
   it('is gathered only when asked (a run with a results folder), and records from before the navigation', async () => {
     assert.deepEqual(
       gatherersFor().map((g) => g.key),
-      ['connections'],
+      ['connections', 'machine'],
     );
     assert.deepEqual(
       gatherersFor({ har: { satbench: SATBENCH } }).map((g) => g.key),
-      ['connections', 'har'],
+      ['connections', 'machine', 'har'],
     );
     const listened = [];
     const sent = [];
