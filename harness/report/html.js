@@ -248,10 +248,11 @@ const CSP =
  * The whole report as an HTML string. `summary` is summary.json's content;
  * options: records (results.jsonl's, in file order), reference (the
  * paper's medians; default the stored copy), dir (the results folder whose
- * files the records name: HARs and filmstrips; default none read).
+ * files the records name: HARs and filmstrips; default none read),
+ * inlineBudget (run-files.js).
  */
-export function renderReport(summary, { records = null, reference = loadReference(), dir = null } = {}) {
-  const model = buildReport({ summary, records, reference, files: dir ? runFiles(dir) : null });
+export function renderReport(summary, { records = null, reference = loadReference(), dir = null, inlineBudget } = {}) {
+  const model = buildReport({ summary, records, reference, files: dir ? runFiles(dir, { inlineBudget }) : null });
   const { chartJs, clientJs, clientRunsJs, css } = readAssets();
   const t = model.totals;
   const data = Object.assign({}, ...model.parts.map((p) => p.report.data?.(p) ?? {}));

@@ -35,13 +35,24 @@ const failing = (what, rel, fn) => {
 /** Pure: the run files `record` names (its HAR, its filmstrip folder) that are paths inside its folder. */
 export const namedFiles = (record) => [record?.har, record?.visual?.frames].filter(isRelativePath);
 
-/** The reader of the run files of results folder `dir`. */
-export function runFiles(dir) {
+// The median runs' waterfalls and frames are always in the report; other
+// runs' while what the report carries of the views stays within this (a
+// 50-run npm run bench's all are); the rest are linked as files of the
+// results folder, as the Lighthouse reports are.
+export const INLINE_BUDGET_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The reader of the run files of results folder `dir`, and `inlineBudget`:
+ * how many bytes of run views (waterfalls, frames) the report carries
+ * (run-views.js).
+ */
+export function runFiles(dir, { inlineBudget = INLINE_BUDGET_BYTES } = {}) {
   const inside = (what, rel) => {
     if (!isRelativePath(rel)) throw new Error(`${what} ${JSON.stringify(rel)}: not a path inside the results folder`);
     return path.join(dir, rel);
   };
   return {
+    inlineBudget,
     /** The HAR `rel` names, parsed. */
     har(rel) {
       const file = inside('HAR', rel);

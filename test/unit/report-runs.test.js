@@ -21,7 +21,7 @@ import {
   visualChanges,
   filmstripStep,
   filmstripCells,
-  framesToInline,
+  toInline,
   MAX_CELLS,
 } from '../../harness/report/pageload/filmstrip.js';
 import { medianRun } from '../../harness/report/pageload/median-run.js';
@@ -205,7 +205,7 @@ describe('report: the median run and the filmstrip', () => {
     );
   });
 
-  it("inlines every median run's frames, then the others' while they stay within the budget", () => {
+  it("inlines every median run's views, then the others' while they stay within the budget", () => {
     const runs = [
       { id: 'a', median: false, bytes: 40 },
       { id: 'm1', median: true, bytes: 60 },
@@ -213,9 +213,9 @@ describe('report: the median run and the filmstrip', () => {
       { id: 'c', median: false, bytes: 10 },
       { id: 'm2', median: true, bytes: 60 },
     ];
-    assert.deepEqual([...framesToInline(runs, 1000)].sort(), ['a', 'b', 'c', 'm1', 'm2']);
-    assert.deepEqual([...framesToInline(runs, 170)].sort(), ['a', 'c', 'm1', 'm2']);
-    assert.deepEqual([...framesToInline(runs, 10)].sort(), ['m1', 'm2'], 'the medians whatever the budget');
+    assert.deepEqual([...toInline(runs, 1000)].sort(), ['a', 'b', 'c', 'm1', 'm2']);
+    assert.deepEqual([...toInline(runs, 170)].sort(), ['a', 'c', 'm1', 'm2']);
+    assert.deepEqual([...toInline(runs, 10)].sort(), ['m1', 'm2'], 'the medians whatever the budget');
   });
 });
 
@@ -302,7 +302,7 @@ describe('report: run views from a results folder', function () {
     assert.equal((html.match(/<tr id="run-g\d-\d">/g) ?? []).length, 6);
   });
 
-  it("the other runs' frames are linked, not inlined, beyond the budget", () => {
+  it("the other runs' waterfalls and frames are left out beyond the budget, their files linked", () => {
     const dir = folder('budget');
     const records = fs
       .readFileSync(path.join(dir, 'results.jsonl'), 'utf8')
@@ -316,15 +316,37 @@ describe('report: run views from a results folder', function () {
         .filter((r) => r.scenario.protocol === g.scenario.protocol)
         .map((record, i) => ({ line: i + 1, record })),
     }));
-    const views = buildRunViews(groups, { files: runFiles(dir), label: scenarioLabel, framesBudget: 0 });
-    const inlined = [...views.runs.values()].filter((v) => v.film);
+    const views = buildRunViews(groups, { files: runFiles(dir, { inlineBudget: 0 }), label: scenarioLabel });
+    const medians = [...views.medians.values()].sort();
     assert.deepEqual(
-      inlined.map((v) => v.id),
-      [...views.medians.values()],
+      [...views.runs.values()]
+        .filter((v) => v.film)
+        .map((v) => v.id)
+        .sort(),
+      medians,
     );
-    const linked = [...views.runs.values()].find((v) => !v.film);
-    assert.match(linked.filmNote, /^3 frames, linked rather than inlined/);
+    assert.deepEqual(
+      [...views.runs.values()]
+        .filter((v) => v.waterfall)
+        .map((v) => v.id)
+        .sort(),
+      medians,
+    );
+    const linked = [...views.runs.values()].find((v) => !v.median);
+    assert.match(linked.filmNote, /^3 frames, left out to keep this file small/);
     assert.match(linked.filmLink, /^filmstrip\/geo_0_h3/);
+    assert.match(linked.harNote, /^waterfall left out to keep this file small/);
+    assert.match(linked.harLink, /^har\/geo_0_h3/);
+    // a budget for the medians' views and one more run's waterfall (their frames as base64)
+    const wf = (id) => JSON.stringify(views.runs.get(id).waterfall).length;
+    const film = (id) => (4 / 3) * views.runs.get(id).frames.reduce((a, f) => a + f.bytes, 0);
+    const mediansBytes = medians.reduce((a, id) => a + wf(id) + film(id), 0);
+    const some = buildRunViews(groups, {
+      files: runFiles(dir, { inlineBudget: mediansBytes + 1.5 * wf(medians[0]) }),
+      label: scenarioLabel,
+    });
+    assert.equal([...some.runs.values()].filter((v) => v.waterfall).length, 3);
+    assert.equal([...some.runs.values()].filter((v) => v.film).length, 2);
   });
 
   it('without the results folder (renderReport alone) the runs say their files were not read', () => {

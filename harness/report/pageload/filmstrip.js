@@ -1,7 +1,7 @@
 // Pure: a run's filmstrip (issue 28's contract: a folder of JPEGs named
 // `<ms>.jpg`, ms since navigation start) as the report shows it, as in
 // WebPageTest: a cell every `step` ms showing the last frame captured by
-// then, the cells where the page changed marked; and which runs' frames the
+// then, the cells where the page changed marked; and which runs' views the
 // report inlines (the rest are linked as files of the results folder).
 
 const FRAME_NAME = /^(\d{1,9})\.jpe?g$/;
@@ -57,18 +57,19 @@ export function filmstripCells(frameMs, { step, endMs }) {
 }
 
 /**
- * Pure: the runs whose frames the report inlines: every median run, then
- * the others in the order given while the inlined frames stay within
- * `budgetBytes`. `runs`: [{id, median, bytes}]. Returns a Set of ids.
+ * Pure: what the report inlines of the runs' views (waterfalls, frames):
+ * every median run's, then the others in the order given while the total
+ * stays within `budgetBytes`. `items`: [{id, median, bytes}]. Returns a Set
+ * of ids.
  */
-export function framesToInline(runs, budgetBytes) {
+export function toInline(items, budgetBytes) {
   const chosen = new Set();
   let total = 0;
-  for (const r of runs.filter((x) => x.median)) {
+  for (const r of items.filter((x) => x.median)) {
     chosen.add(r.id);
     total += r.bytes;
   }
-  for (const r of runs.filter((x) => !x.median)) {
+  for (const r of items.filter((x) => !x.median)) {
     if (total + r.bytes > budgetBytes) continue;
     chosen.add(r.id);
     total += r.bytes;

@@ -9,13 +9,8 @@
 // view out with the reason; the run is shown without it.
 import { h, isRelativePath } from '../render.js';
 import { waterfallOf, roundTripsAt, PHASES } from './waterfall.js';
-import { visualChanges, filmstripStep, filmstripCells, framesToInline } from './filmstrip.js';
+import { visualChanges, filmstripStep, filmstripCells, toInline } from './filmstrip.js';
 import { medianRun } from './median-run.js';
-
-// Frames of runs other than the medians are inlined while the report's
-// frames stay within this (the medians' always are); the others are linked
-// as files of the results folder, as the Lighthouse reports are.
-export const FRAMES_BUDGET_BYTES = 8 * 1024 * 1024;
 
 const finite = (v) => typeof v === 'number' && Number.isFinite(v);
 export const viewId = (g, run) => `g${g.index}-${run}`;
@@ -79,15 +74,11 @@ function roundTripSentence(waterfall) {
  * The run views and compare views of the page-load part's groups (with
  * `recs`, `index`, `scenario`), `comparisons` the part's pairs, `files` the
  * results folder's reader or null, `profileRtt(profile)` the RTT the
- * campaign's Environment gives a profile (or null), `framesBudget` how
- * many bytes of frames of other runs than the medians are inlined. Returns {runs: Map id →
+ * campaign's Environment gives a profile (or null). Returns {runs: Map id →
  * run view, medians: Map group index → id, compares: [...]}. Only records
  * that carry `har` or `visual` (issue 28's runs) get a view.
  */
-export function buildRunViews(
-  groups,
-  { comparisons = [], files = null, profileRtt = () => null, label, framesBudget = FRAMES_BUDGET_BYTES },
-) {
+export function buildRunViews(groups, { comparisons = [], files = null, profileRtt = () => null, label }) {
   const runs = new Map();
   const medians = new Map();
   for (const g of groups) {
@@ -122,21 +113,39 @@ export function buildRunViews(
     }
   }
 
-  // the frames inlined: the median runs', then others within the budget
-  const withFrames = [...runs.values()].filter((v) => v.frames);
-  const inline = framesToInline(
-    withFrames.map((v) => ({ id: v.id, median: v.median, bytes: v.frames.reduce((a, f) => a + f.bytes, 0) })),
-    framesBudget,
+  // What the report carries: the median runs' views whole, then the other
+  // runs' waterfalls, then their frames, while these stay within the budget.
+  const all = [...runs.values()];
+  const chosen = toInline(
+    [
+      ...all
+        .filter((v) => v.waterfall)
+        .map((v) => ({ id: `${v.id} wf`, median: v.median, bytes: JSON.stringify(v.waterfall).length })),
+      // inlined as base64
+      ...all
+        .filter((v) => v.frames)
+        .map((v) => ({
+          id: `${v.id} film`,
+          median: v.median,
+          bytes: (4 / 3) * v.frames.reduce((a, f) => a + f.bytes, 0),
+        })),
+    ],
+    files?.inlineBudget ?? 0,
   );
-  for (const v of withFrames) {
-    if (inline.has(v.id)) {
+  for (const v of all) {
+    if (v.waterfall && !chosen.has(`${v.id} wf`)) {
+      v.waterfall = null;
+      v.harNote = `waterfall left out to keep this file small (the median runs' are in it): see the HAR file`;
+    }
+    if (!v.frames) continue;
+    if (chosen.has(`${v.id} film`)) {
       try {
         v.film = v.frames.map((f) => ({ ms: f.ms, src: files.frameData(v.filmLink, f.name) }));
       } catch (e) {
         v.filmNote = e.message;
       }
     } else {
-      v.filmNote = `${v.frames.length} frames, linked rather than inlined to keep this file small (the median runs' are inlined)`;
+      v.filmNote = `${v.frames.length} frames, left out to keep this file small (the median runs' are in it)`;
     }
   }
 
