@@ -271,7 +271,11 @@ describe('report: run views from a results folder', function () {
     assert.equal(c.a.film.step, c.b.film.step, 'one time axis');
     assert.equal(c.a.film.cells.length, c.b.film.cells.length);
     assert.match(html, /The load event came \d+(\.\d)? round trips of 600 ms/);
-    assert.match(html, /<a href="har\/geo_0_h3_kepler-run1\.har\.gz">HAR file<\/a>/);
+    assert.match(
+      html,
+      /<li>files: <a href="har\/geo_0_h3_kepler-run1\.har\.gz">HAR<\/a> · <a href="filmstrip\/geo_0_h3_kepler-run1">frames<\/a><\/li>/,
+    );
+    assert.match(html, /<a href="#view-g1-\d">run \d<\/a>, Page Load Time \d+ ms/);
   });
 
   it('a missing, unreadable or outside HAR, or missing frames: the run is shown without them, saying so', () => {

@@ -7,7 +7,7 @@
 // read) and makes plain data; the page's script (client-runs.js) draws it
 // when a view is opened. A file that is missing or unreadable leaves its
 // view out with the reason; the run is shown without it.
-import { h, isRelativePath } from '../render.js';
+import { h, fmtMs, isRelativePath } from '../render.js';
 import { waterfallOf, roundTripsAt, PHASES } from './waterfall.js';
 import { visualChanges, filmstripStep, filmstripCells, toInline } from './filmstrip.js';
 import { medianRun } from './median-run.js';
@@ -94,6 +94,7 @@ export function buildRunViews(groups, { comparisons = [], files = null, profileR
         run: record.run,
         title: `${label(g.scenario)} · run ${record.run}`,
         median: record === median,
+        plt: record.metrics?.plt_ms,
         waterfall: wf.waterfall ?? null,
         harNote: wf.note ?? null,
         harLink: wf.link ?? null,
@@ -207,12 +208,17 @@ export function runViewsData(views) {
 
 // The notes and links of a run view (escaped); the drawing is the script's.
 function notes(v) {
-  const link = (rel, text) => (rel && isRelativePath(rel) ? ` <a href="${h(rel)}">${text}</a>` : '');
-  return [
-    v.rounds ? `<li>${h(v.rounds)}</li>` : '',
-    v.harNote || v.harLink ? `<li>${h(v.harNote ?? 'HAR')}${link(v.harLink, 'HAR file')}</li>` : '',
-    v.filmNote ? `<li>${h(v.filmNote)}${link(v.filmLink, 'frames')}</li>` : '',
-  ].join('');
+  const links = [
+    [v.harLink, 'HAR'],
+    [v.filmLink, 'frames'],
+  ]
+    .filter(([rel]) => rel && isRelativePath(rel))
+    .map(([rel, text]) => `<a href="${h(rel)}">${text}</a>`);
+  return [v.rounds, v.harNote, v.filmNote]
+    .filter(Boolean)
+    .map((n) => `<li>${h(n)}</li>`)
+    .concat(links.length ? [`<li>files: ${links.join(' · ')}</li>`] : [])
+    .join('');
 }
 
 /** The HTML of a run's view in the Runs section: opened, the page's script draws it. */
@@ -225,7 +231,7 @@ export function renderRunView(v) {
 export function renderCompareView(c) {
   const side = (v, protocol) =>
     v
-      ? `<li><b>${h(protocol)}</b>: <a href="#view-${h(v.id)}">run ${h(v.run)}</a>${notes(v) ? `<ul>${notes(v)}</ul>` : ''}</li>`
+      ? `<li><b>${h(protocol)}</b>: <a href="#view-${h(v.id)}">run ${h(v.run)}</a>, Page Load Time ${fmtMs(v.plt)} ms<ul>${notes(v)}</ul></li>`
       : `<li><b>${h(protocol)}</b>: no median run with a waterfall or filmstrip</li>`;
   const x = c.comparison;
   return `<details class="compare-view" data-compare="${c.index}"><summary><b>${h(x.a)} / ${h(x.b)}</b> · ${h(`${x.profile} · loss ${x.loss_pct} % · ${x.site}`)}</summary>
