@@ -27,7 +27,7 @@ import {
 import { medianRun } from '../../harness/report/pageload/median-run.js';
 import { buildRunViews } from '../../harness/report/pageload/run-views.js';
 import { renderReport } from '../../harness/report/html.js';
-import { runFiles } from '../../harness/report/run-files.js';
+import { runFiles, namedFiles } from '../../harness/report/run-files.js';
 import { reportFolder, mergeFolders } from '../../harness/report/outputs.js';
 import { summarize } from '../../harness/analysis/summary.js';
 import { scenarioLabel } from '../../harness/kinds/pageload.js';
@@ -386,5 +386,8 @@ describe('report: run views from a results folder', function () {
     assert.ok(Object.values(data.runViews).every((v) => v.waterfall && v.frames));
     assert.ok(fs.existsSync(path.join(out, 'har/geo_0_h3-pep_kepler-run6.har.gz')));
     assert.equal(fs.readdirSync(path.join(out, 'filmstrip/geo_0_h3_kepler-run5')).length, 2);
+    // only files inside a folder come along
+    assert.deepEqual(namedFiles({ har: '../x.har.gz', visual: { frames: '/etc' } }), []);
+    assert.deepEqual(namedFiles({ har: 'har/a.har.gz', visual: null }), ['har/a.har.gz']);
   });
 });

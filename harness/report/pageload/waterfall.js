@@ -7,9 +7,10 @@
 // reader and ~100 kB of inlined script, knows no round trip, draws no
 // connection lanes, and could not share one time axis between two runs of
 // the compare view; every field it shows would also have to be audited for
-// markup. Times are ms from the page's start (HAR pages[0].startedDateTime,
-// the navigation's first request, which is navigation start to within a
-// few ms: the record's FCP and LCP are drawn on the same axis).
+// markup. Times are ms from the page's start (HAR pages[0].startedDateTime:
+// navigation start in the HARs bench writes, so that the record's FCP and
+// LCP share the axis; in chrome-har's own, the first request, a few ms
+// later).
 
 // The phases of a request in the order they happen. `queued`: Chromium held
 // the request before it reached the network stack (chrome-har's
