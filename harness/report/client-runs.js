@@ -109,7 +109,7 @@
   // "https://a.test/img/x.jpg" as "a.test/img/x.jpg", shortened in the middle.
   function shortUrl(url) {
     var s = String(url).replace(/^[a-z]+:\/\//i, '');
-    return s.length > 44 ? s.slice(0, 20) + '…' + s.slice(-23) : s;
+    return s.length > 34 ? s.slice(0, 15) + '…' + s.slice(-18) : s;
   }
 
   function rowTip(r, i, wf) {
@@ -155,8 +155,8 @@
     bands(holder, 'waterfall', wf.rows, ROW, wf, axis, function (g, r, i, y) {
       svgText(g, 2, y + ROW - 3, String(i + 1), 'wf-num');
       svgText(g, 28, y + ROW - 3, r.protocol || '', 'wf-proto');
-      svgText(g, 78, y + ROW - 3, r.connection === null ? '' : '#' + r.connection, 'wf-conn');
-      svgText(g, 118, y + ROW - 3, shortUrl(r.url), 'wf-url');
+      svgText(g, 84, y + ROW - 3, r.connection === null ? '' : '#' + r.connection, 'wf-conn');
+      svgText(g, 122, y + ROW - 3, shortUrl(r.url), 'wf-url');
       bars(g, r, axis, y + 2, ROW - 4);
       tooltip(g, rowTip(r, i, wf));
     });

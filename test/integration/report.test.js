@@ -31,16 +31,19 @@ function launchBrowser() {
   });
 }
 
-// A page that lets only the report itself load and records every other
-// request, console error or warning, and dialog (a script from input).
+// A page that lets only the report itself (and its data: URLs) load and
+// records every other request, console error or warning, and dialog (a
+// script from input).
 async function offlinePage(browser, url) {
   const page = await browser.newPage();
   await page.setViewport({ width: 1366, height: 900 });
   const seen = { requests: [], errors: [], dialogs: [] };
   await page.setRequestInterception(true);
+  // data: URLs (the filmstrips' inlined frames) are the page's own bytes, not the network
   page.on('request', (req) => {
-    if (req.url() !== url) seen.requests.push(req.url());
-    if (req.url() === url) req.continue();
+    const own = req.url() === url || req.url().startsWith('data:');
+    if (!own) seen.requests.push(req.url());
+    if (own) req.continue();
     else req.abort();
   });
   page.on('console', (m) => {
