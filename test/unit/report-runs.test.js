@@ -205,7 +205,7 @@ describe('report: the median run and the filmstrip', () => {
     );
   });
 
-  it("inlines every median run's views, then the others' while they stay within the budget", () => {
+  it("inlines every median run's views, the others' in order while the whole stays within the budget", () => {
     const runs = [
       { id: 'a', median: false, bytes: 40 },
       { id: 'm1', median: true, bytes: 60 },
@@ -213,9 +213,10 @@ describe('report: the median run and the filmstrip', () => {
       { id: 'c', median: false, bytes: 10 },
       { id: 'm2', median: true, bytes: 60 },
     ];
-    assert.deepEqual([...toInline(runs, 1000)].sort(), ['a', 'b', 'c', 'm1', 'm2']);
-    assert.deepEqual([...toInline(runs, 170)].sort(), ['a', 'c', 'm1', 'm2']);
-    assert.deepEqual([...toInline(runs, 10)].sort(), ['m1', 'm2'], 'the medians whatever the budget');
+    assert.deepEqual([...toInline(runs, 1000)], ['a', 'm1', 'b', 'c', 'm2']);
+    assert.deepEqual([...toInline(runs, 100)], ['a', 'm1', 'm2'], 'b and c would go beyond 100');
+    assert.deepEqual([...toInline(runs, 110)], ['a', 'm1', 'c', 'm2']);
+    assert.deepEqual([...toInline(runs, 0)], ['m1', 'm2'], 'the medians whatever the budget');
   });
 });
 
@@ -341,15 +342,14 @@ describe('report: run views from a results folder', function () {
     assert.match(linked.filmLink, /^filmstrip\/geo_0_h3/);
     assert.match(linked.harNote, /^waterfall left out to keep this file small/);
     assert.match(linked.harLink, /^har\/geo_0_h3/);
-    // a budget for the medians' views and one more run's waterfall (their frames as base64)
-    const wf = (id) => JSON.stringify(views.runs.get(id).waterfall).length;
-    const film = (id) => (4 / 3) * views.runs.get(id).frames.reduce((a, f) => a + f.bytes, 0);
-    const mediansBytes = medians.reduce((a, id) => a + wf(id) + film(id), 0);
-    const some = buildRunViews(groups, {
-      files: runFiles(dir, { inlineBudget: mediansBytes + 1.5 * wf(medians[0]) }),
+    // a budget of every run's waterfall: the other runs' waterfalls go before their frames
+    const everyWaterfall = buildRunViews(groups, {
+      files: runFiles(dir, { inlineBudget: Infinity }),
       label: scenarioLabel,
     });
-    assert.equal([...some.runs.values()].filter((v) => v.waterfall).length, 3);
+    const budget = [...everyWaterfall.runs.values()].reduce((a, v) => a + JSON.stringify(v.waterfall).length, 0);
+    const some = buildRunViews(groups, { files: runFiles(dir, { inlineBudget: budget }), label: scenarioLabel });
+    assert.equal([...some.runs.values()].filter((v) => v.waterfall).length, 6);
     assert.equal([...some.runs.values()].filter((v) => v.film).length, 2);
   });
 

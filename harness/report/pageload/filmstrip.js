@@ -58,19 +58,15 @@ export function filmstripCells(frameMs, { step, endMs }) {
 
 /**
  * Pure: what the report inlines of the runs' views (waterfalls, frames):
- * every median run's, then the others in the order given while the total
- * stays within `budgetBytes`. `items`: [{id, median, bytes}]. Returns a Set
- * of ids.
+ * `items` [{id, median, bytes}] in order of preference, a median run's
+ * always, any other while the total stays within `budgetBytes`. Returns a
+ * Set of ids.
  */
 export function toInline(items, budgetBytes) {
   const chosen = new Set();
   let total = 0;
-  for (const r of items.filter((x) => x.median)) {
-    chosen.add(r.id);
-    total += r.bytes;
-  }
-  for (const r of items.filter((x) => !x.median)) {
-    if (total + r.bytes > budgetBytes) continue;
+  for (const r of items) {
+    if (!r.median && total + r.bytes > budgetBytes) continue;
     chosen.add(r.id);
     total += r.bytes;
   }

@@ -114,8 +114,9 @@ export function buildRunViews(groups, { comparisons = [], files = null, profileR
     }
   }
 
-  // What the report carries: the median runs' views whole, then the other
-  // runs' waterfalls, then their frames, while these stay within the budget.
+  // What the report carries: the median runs' views whole; the other runs'
+  // waterfalls (small, and what the report is for), then their frames,
+  // while the whole stays within the budget.
   const all = [...runs.values()];
   const chosen = toInline(
     [
