@@ -351,6 +351,14 @@ describe('report: run views from a results folder', function () {
     const some = buildRunViews(groups, { files: runFiles(dir, { inlineBudget: budget }), label: scenarioLabel });
     assert.equal([...some.runs.values()].filter((v) => v.waterfall).length, 6);
     assert.equal([...some.runs.values()].filter((v) => v.film).length, 2);
+    // room for the medians' frames and one more run's: the medians' count first, never past the budget
+    const film = (v) => (4 / 3) * v.frames.reduce((a, f) => a + f.bytes, 0);
+    const views2 = [...everyWaterfall.runs.values()];
+    const room = budget + views2.filter((v) => v.median).reduce((a, v) => a + film(v), 0) + 1.5 * film(views2[0]);
+    const two = buildRunViews(groups, { files: runFiles(dir, { inlineBudget: room }), label: scenarioLabel });
+    const inlined = [...two.runs.values()].filter((v) => v.film);
+    assert.equal(inlined.length, 3);
+    assert.equal(inlined.filter((v) => v.median).length, 2);
   });
 
   it('without the results folder (renderReport alone) the runs say their files were not read', () => {

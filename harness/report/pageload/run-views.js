@@ -118,19 +118,20 @@ export function buildRunViews(groups, { comparisons = [], files = null, profileR
   // waterfalls (small, and what the report is for), then their frames,
   // while the whole stays within the budget.
   const all = [...runs.values()];
+  const mediansFirst = (vs) => [...vs.filter((v) => v.median), ...vs.filter((v) => !v.median)];
   const chosen = toInline(
     [
-      ...all
-        .filter((v) => v.waterfall)
-        .map((v) => ({ id: `${v.id} wf`, median: v.median, bytes: JSON.stringify(v.waterfall).length })),
+      ...mediansFirst(all.filter((v) => v.waterfall)).map((v) => ({
+        id: `${v.id} wf`,
+        median: v.median,
+        bytes: JSON.stringify(v.waterfall).length,
+      })),
       // inlined as base64
-      ...all
-        .filter((v) => v.frames)
-        .map((v) => ({
-          id: `${v.id} film`,
-          median: v.median,
-          bytes: (4 / 3) * v.frames.reduce((a, f) => a + f.bytes, 0),
-        })),
+      ...mediansFirst(all.filter((v) => v.frames)).map((v) => ({
+        id: `${v.id} film`,
+        median: v.median,
+        bytes: (4 / 3) * v.frames.reduce((a, f) => a + f.bytes, 0),
+      })),
     ],
     files?.inlineBudget ?? 0,
   );
