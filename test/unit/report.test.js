@@ -226,7 +226,9 @@ describe('report', () => {
 // escapes it. `<x-inj` anywhere in the HTML would be an element made by
 // input; in attributes the quotes would end them.
 describe('report: hostile input in any field', function () {
-  this.timeout(60000);
+  // hundreds of reports, each from a folder (with a run's HAR and frames):
+  // tens of seconds alone, more on a shared 2-core machine
+  this.timeout(180000);
   const HOSTILE = `"'><x-inj>`;
   const page = makeRecords(scenarios({ profiles: ['geo'], protocols: ['h1', 'h1-pep', 'h3-pep'] }), {
     runs: 2,
