@@ -14,7 +14,13 @@ export default [
   // In-page scripts, and the page.evaluate() callbacks of the code that
   // drives Chromium, run in the page.
   {
-    files: ['harness/pageload/**', 'harness/bulk/**', 'harness/report/client.js', 'test/integration/report.test.js'],
+    files: [
+      'harness/pageload/**',
+      'harness/bulk/**',
+      'harness/report/client.js',
+      'harness/report/client-runs.js',
+      'test/integration/report.test.js',
+    ],
     languageOptions: { globals: { ...globals.browser } },
   },
   // Tests match aligned text columns space for space.

@@ -16,6 +16,7 @@ import { partOf } from './parts.js';
 import { OTHER_RESULTS } from './median-table.js';
 import { h, escapeHtml, jsonForScript, inlineScript } from './render.js';
 import { loadReference } from './paper.js';
+import { runFiles } from './run-files.js';
 import { replaceFile } from '../results/store.js';
 import { campaignSettings } from '../results/meta.js';
 
@@ -49,10 +50,11 @@ const listed = (items) => (items.length > 1 ? `${items.slice(0, -1).join(', ')} 
 /**
  * The report's content as plain data. `records` (results.jsonl, in file
  * order) are optional: without them there are no distributions, p-values,
- * per-run rows or Lighthouse audits. The model has every part as `parts`
+ * per-run rows or Lighthouse audits. `files` reads the files the records
+ * name in their results folder (run-files.js; null: none is read). The model has every part as `parts`
  * and by its name (model.pageload, model.bulk, model.other).
  */
-export function buildReport({ summary, records = null, reference = null }) {
+export function buildReport({ summary, records = null, reference = null, files = null }) {
   const meta = summary.meta ?? {};
   const allGroups = summary.groups ?? [];
   const byKey = new Map(); // group key → [{line in results.jsonl, record}]
@@ -61,7 +63,7 @@ export function buildReport({ summary, records = null, reference = null }) {
     if (!byKey.has(key)) byKey.set(key, []);
     byKey.get(key).push({ line: i + 1, record });
   });
-  const parts = buildParts(allGroups, { kindOf, byKey, matrix: meta.matrix ?? {}, records, reference, meta });
+  const parts = buildParts(allGroups, { kindOf, byKey, matrix: meta.matrix ?? {}, records, reference, meta, files });
   const shown = parts.filter((p) => p.shown);
 
   const failures = parts
@@ -242,6 +244,7 @@ function readAssets() {
       // does not list it).
       chartJs: fs.readFileSync(path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js'), 'utf8'),
       clientJs: fs.readFileSync(path.join(HERE, 'client.js'), 'utf8'),
+      clientRunsJs: fs.readFileSync(path.join(HERE, 'client-runs.js'), 'utf8'),
       css: fs.readFileSync(path.join(HERE, 'report.css'), 'utf8'),
     };
   }
@@ -260,11 +263,13 @@ const CSP =
 /**
  * The whole report as an HTML string. `summary` is summary.json's content;
  * options: records (results.jsonl's, in file order), reference (the
- * paper's medians; default the stored copy).
+ * paper's medians; default the stored copy), dir (the results folder whose
+ * files the records name: HARs and filmstrips; default none read),
+ * inlineBudget (run-files.js).
  */
-export function renderReport(summary, { records = null, reference = loadReference() } = {}) {
-  const model = buildReport({ summary, records, reference });
-  const { chartJs, clientJs, css } = readAssets();
+export function renderReport(summary, { records = null, reference = loadReference(), dir = null, inlineBudget } = {}) {
+  const model = buildReport({ summary, records, reference, files: dir ? runFiles(dir, { inlineBudget }) : null });
+  const { chartJs, clientJs, clientRunsJs, css } = readAssets();
   const t = model.totals;
   const data = Object.assign({}, ...model.parts.map((p) => p.report.data?.(p) ?? {}));
   const shown = model.parts.filter((p) => p.shown);
@@ -298,6 +303,7 @@ ${renderRuns(model)}
 ${records ? `<script type="application/octet-stream" id="raw-records" data-encoding="gzip+base64">${packRecords(records)}</script>` : ''}
 <script>${inlineScript(chartJs)}</script>
 <script>${inlineScript(clientJs)}</script>
+<script>${inlineScript(clientRunsJs)}</script>
 </body></html>
 `;
 }
@@ -305,7 +311,7 @@ ${records ? `<script type="application/octet-stream" id="raw-records" data-encod
 /** index.html of `outDir`, written whole or not at all (results/store.js replaceFile). */
 export function writeReport(outDir, summary, options = {}) {
   const file = path.join(outDir, REPORT);
-  replaceFile(file, renderReport(summary, options));
+  replaceFile(file, renderReport(summary, { dir: outDir, ...options }));
   return file;
 }
 

@@ -5,37 +5,30 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
-import {
-  readResults,
-  readSummary,
-  replaceFile,
-  RESULTS,
-  SUMMARY,
-  MANIFEST,
-  LIGHTHOUSE_DIR,
-  HAR_DIR,
-} from '../results/store.js';
+import { readResults, readSummary, replaceFile, RESULTS, SUMMARY, MANIFEST, LIGHTHOUSE_DIR } from '../results/store.js';
 import { kindOfCommand } from '../kinds/index.js';
 import { summarize } from '../analysis/summary.js';
 import { mergeSets } from '../analysis/merge.js';
 import { writeReport, renderReport, REPORT } from './html.js';
+import { namedFiles } from './run-files.js';
 
 /**
  * summary.json and index.html of `outDir` from its records: the statistics
  * are recomputed from the records with meta.seed. Returns the summary.
  */
 export function writeOutputs(outDir, records, meta) {
-  const { summary, html } = renderOutputs(records, meta);
+  const { summary, html } = renderOutputs(records, meta, outDir);
   writeRendered(outDir, summary, html);
   return summary;
 }
 
-// Pure but for the report's assets: summary.json's content and the report
-// page, made before anything is written, so that a summary the report
-// cannot show leaves no file half made.
-function renderOutputs(records, meta) {
+// Pure but for the report's assets and the run files it reads from `dir`:
+// summary.json's content and the report page, made before anything is
+// written, so that a summary the report cannot show leaves no file half
+// made.
+function renderOutputs(records, meta, dir) {
   const summary = { meta, groups: summarize(records, { seed: meta.seed ?? 1 }) };
-  return { summary, html: renderReport(summary, { records }) };
+  return { summary, html: renderReport(summary, { records, dir }) };
 }
 
 // Each file whole or not at all: a full disk leaves the old one or none.
@@ -97,7 +90,7 @@ function folderMeta(dir) {
 /**
  * `satbench merge`: the folders' runs joined (analysis/merge.js mergeSets
  * decides) into the new folder `outDir`: results.jsonl, the Lighthouse
- * reports, summary.json and index.html.
+ * reports, the runs' HARs and filmstrips, summary.json and index.html.
  */
 export function mergeFolders(dirs, outDir) {
   const sets = dirs.map((dir) => {
@@ -113,18 +106,22 @@ export function mergeFolders(dirs, outDir) {
   if (fs.existsSync(path.join(out, RESULTS)))
     throw new UsageError(`--out ${outDir}: already holds a ${RESULTS}; pick a new folder`);
   const { records, meta, warnings } = mergeSets(sets);
-  const { summary, html } = renderOutputs(records, meta);
   fs.mkdirSync(out, { recursive: true });
-  replaceFile(path.join(out, RESULTS), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  // Lighthouse reports (bench --lighthouse) and the runs' HARs come along,
-  // so that the merged folder is complete on its own; records name them
-  // relative to it, and a run's files are named after the run, which only
-  // one shard holds.
-  for (const d of dirs)
-    for (const what of [LIGHTHOUSE_DIR, HAR_DIR]) {
-      const from = path.join(d, what);
-      if (fs.existsSync(from)) fs.cpSync(from, path.join(out, what), { recursive: true });
+  // Lighthouse reports (bench --lighthouse) and each run's HAR and
+  // filmstrip come along, so that the merged folder is complete on its own;
+  // records name them relative to it. They are there before the report,
+  // which reads the HARs and frames.
+  for (const d of dirs) {
+    const lh = path.join(d, LIGHTHOUSE_DIR);
+    if (fs.existsSync(lh)) fs.cpSync(lh, path.join(out, LIGHTHOUSE_DIR), { recursive: true });
+  }
+  for (const { dir, records: rs } of sets)
+    for (const rel of rs.flatMap(namedFiles)) {
+      const from = path.join(dir, rel);
+      if (fs.existsSync(from)) fs.cpSync(from, path.join(out, rel), { recursive: true });
     }
+  const { summary, html } = renderOutputs(records, meta, out);
+  replaceFile(path.join(out, RESULTS), records.map((r) => JSON.stringify(r)).join('\n') + '\n');
   writeRendered(out, summary, html);
   return { summary, records: records.length, warnings };
 }

@@ -28,6 +28,11 @@ export function inlineScript(js) {
   return js.replace(/<\/(script)/gi, '<\\/$1');
 }
 
+// Links and reads only of files in the results folder: a relative path of
+// plain names, no scheme (javascript:, …), no way up.
+export const isRelativePath = (p) =>
+  typeof p === 'string' && /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(p) && !p.split('/').includes('..');
+
 export const fmtMs = (v) => (v === null || v === undefined ? '–' : String(Math.round(v)));
 export const fmtRatio = (r) => (r === null || r === undefined ? '–' : `×${r.toFixed(2)}`);
 export const fmtDelta = (d) => (d === null || d === undefined ? '–' : (d > 0 ? '+' : '') + d.toFixed(2));
@@ -63,16 +68,22 @@ export const runFailures = (groups, label, anchor) =>
  * kind's cells (`head` and `cells(record)`), and its whole record (filled
  * in by the page's script from the embedded records). Row ids are
  * `idPrefix`-run, what the failures link to. `recs`: [{line, record}].
+ * `after(record)`, optional: HTML of a full-width row under the run's ('':
+ * none).
  */
-export function runsTable(recs, idPrefix, head, cells) {
+export function runsTable(recs, idPrefix, head, cells, after = () => '') {
   if (!recs.length) return '<p class="note">No per-run records.</p>';
+  const columns = 3 + (head.match(/<th\b/g) ?? []).length;
   return `<div class="scroll"><table><thead><tr><th>run</th><th>ok</th>${head}<th>record</th></tr></thead><tbody>
 ${recs
-  .map(
-    ({ line, record: r }) =>
+  .map(({ line, record: r }) => {
+    const below = after(r);
+    return (
       `<tr id="${idPrefix}-${h(r.run)}"><td class="num">${h(r.run)}</td><td>${r.ok ? 'ok' : `<span class="failed">${h(r.error ?? 'failed')}</span>`}</td>` +
-      `${cells(r)}<td><details class="raw" data-line="${line}"><summary>results.jsonl line ${line}</summary><pre class="raw"></pre></details></td></tr>`,
-  )
+      `${cells(r)}<td><details class="raw" data-line="${line}"><summary>results.jsonl line ${line}</summary><pre class="raw"></pre></details></td></tr>` +
+      (below ? `\n<tr class="run-below"><td colspan="${columns}">${below}</td></tr>` : '')
+    );
+  })
   .join('\n')}
 </tbody></table></div>`;
 }

@@ -16,6 +16,8 @@ import { scenarioKey } from '../../harness/kinds/pageload.js';
 import { gatherEnvironment } from '../../harness/campaign/environment.js';
 import { satbench, writeProfile } from './helpers.js';
 import { scenarios, makeRecords, writeResultsDir, bulkScenarios, makeBulkRecords } from '../fixtures.js';
+import { makeHar, writeRunFiles, makeFrame } from '../run-files.js';
+import { BENCH_PRESETS } from '../../harness/pageload/presets.js';
 
 const EVIL = '<script>alert(1)</script>';
 const OUT = path.join(ROOT, 'test-output');
@@ -29,16 +31,19 @@ function launchBrowser() {
   });
 }
 
-// A page that lets only the report itself load and records every other
-// request, console error or warning, and dialog (a script from input).
+// A page that lets only the report itself (and its data: URLs) load and
+// records every other request, console error or warning, and dialog (a
+// script from input).
 async function offlinePage(browser, url) {
   const page = await browser.newPage();
   await page.setViewport({ width: 1366, height: 900 });
   const seen = { requests: [], errors: [], dialogs: [] };
   await page.setRequestInterception(true);
+  // data: URLs (the filmstrips' inlined frames) are the page's own bytes, not the network
   page.on('request', (req) => {
-    if (req.url() !== url) seen.requests.push(req.url());
-    if (req.url() === url) req.continue();
+    const own = req.url() === url || req.url().startsWith('data:');
+    if (!own) seen.requests.push(req.url());
+    if (own) req.continue();
     else req.abort();
   });
   page.on('console', (m) => {
@@ -177,6 +182,141 @@ describe('report in a browser (integration, headless Chromium)', function () {
     assert.deepEqual(errors, [], 'console errors');
     assert.deepEqual(dialogs, [], 'a script from input ran');
     await page.close();
+  });
+});
+
+// npm run bench's matrix (the quick preset: 50 runs), each run with a HAR
+// of 74 requests and a filmstrip as issue 28's gatherers write them, one
+// HAR with hostile URLs, one run without its HAR.
+describe('page-load run views in a browser (integration, headless Chromium, fixture run files)', function () {
+  const HOSTILE = `"'><img src=x onerror=alert(document.domain)><x-inj></x-inj>`;
+  let tmp;
+  let dir;
+  let browser;
+  let records;
+
+  before(async function () {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-report-runs-'));
+    const { profiles, losses, protocols, sites, runs } = BENCH_PRESETS.quick;
+    const matrix = { profiles, losses, protocols, sites, runs };
+    records = makeRecords(scenarios({ profiles, losses, protocols, sites }), { runs });
+    assert.equal(records.length, 50);
+    dir = path.join(tmp, 'r');
+    const rtt = { leo: 60, geo: 580 };
+    records.forEach((r, i) => {
+      const hostile = i === 0;
+      writeRunFiles(dir, r, {
+        har:
+          i === 1
+            ? null
+            : makeHar({
+                rttMs: rtt[r.scenario.profile],
+                protocol: r.scenario.protocol.startsWith('h3') ? 'h3' : 'http/1.1',
+                images: 72,
+                scenario: r.scenario,
+                run: r.run,
+                url: (p) => `https://satbench.test${p}${hostile ? HOSTILE : ''}`,
+              }),
+        frames: [0, 300, 800, 1500, 2600].map((ms, k) => ({
+          ms,
+          jpeg: makeFrame(250 - 50 * k, { width: 160, height: 120 }),
+        })),
+      });
+    });
+    writeResultsDir(records, { dir, meta: { seed: 7, link: 'linkem', preset: 'quick', matrix } });
+    const r = await satbench(['report', dir]);
+    assert.equal(r.code, 0, r.stderr);
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  // Opens `selector`'s <details> (and those around it) and waits for its drawing.
+  const open = (page, selector) =>
+    page.evaluate(async (sel) => {
+      const d = document.querySelector(sel);
+      for (let e = d; e; e = e.parentElement) if (e.tagName === 'DETAILS') e.open = true;
+      const holder = d.querySelector('.view-draw');
+      for (let i = 0; i < 200 && !holder.dataset.drawn; i++) await new Promise((r) => setTimeout(r, 20));
+      const imgs = [...holder.querySelectorAll('.filmstrip img')];
+      await Promise.all(imgs.map((img) => img.decode().catch(() => null)));
+      return {
+        drawn: holder.dataset.drawn ?? null,
+        text: holder.textContent.slice(0, 200),
+        waterfalls: [...holder.querySelectorAll('svg.waterfall')].map((s) => ({
+          bands: Number(s.dataset.bands),
+          bars: s.querySelectorAll('rect.ph').length,
+          rtts: s.querySelectorAll('line.mk-rtt').length,
+          marks: [...s.querySelectorAll('line.mk')].map((l) => l.getAttribute('class')),
+          width: s.getBoundingClientRect().width,
+          titles: [...s.querySelectorAll('title')].map((t) => t.textContent),
+        })),
+        lanes: [...holder.querySelectorAll('svg.connections')].map((s) => Number(s.dataset.bands)),
+        films: [...holder.querySelectorAll('.filmstrip')].map((f) => ({
+          cells: f.querySelectorAll('figure').length,
+          shown: [...f.querySelectorAll('img')].filter((img) => img.complete && img.naturalWidth === 160).length,
+          changed: f.querySelectorAll('figure.changed').length,
+        })),
+        progress: holder.querySelectorAll('svg.progress polyline').length,
+      };
+    }, selector);
+
+  it("a run's waterfall, connections, filmstrip and progress, and two median runs side by side: drawn offline, no request, no console error, hostile URLs inert", async () => {
+    const { page, seen } = await offlinePage(browser, pathToFileURL(path.join(dir, 'index.html')).href);
+    const size = fs.statSync(path.join(dir, 'index.html')).size;
+
+    // leo h1 run 1: its URLs are hostile
+    const run = await open(page, 'details.run-view[data-view="g0-1"]');
+    assert.equal(run.drawn, '1', run.text);
+    assert.equal(run.waterfalls.length, 1);
+    const wf = run.waterfalls[0];
+    assert.equal(wf.bands, 74, 'a row per request');
+    assert.ok(wf.bars >= 74 * 3, `${wf.bars} phase bars`);
+    assert.ok(wf.rtts > 10, `${wf.rtts} leo round trips marked`);
+    assert.deepEqual(wf.marks.sort(), ['mk mk-dcl', 'mk mk-fcp', 'mk mk-lcp', 'mk mk-load']);
+    assert.ok(wf.width > 600, `drawn ${wf.width} px wide`);
+    assert.ok(
+      wf.titles.some((t) => t.includes(`/images/3.jpg${HOSTILE}`)),
+      'the hostile URL shows as text',
+    );
+    assert.deepEqual(run.lanes, [7], "h1: the document's connection and six for the images");
+    assert.equal(run.films.length, 1);
+    assert.ok(run.films[0].cells > 5, JSON.stringify(run.films));
+    assert.equal(run.films[0].shown, run.films[0].cells, 'every cell shows its frame');
+    assert.equal(run.films[0].changed, 5);
+    assert.equal(run.progress, 1);
+
+    // a run without its HAR: its filmstrip, and why there is no waterfall
+    const bare = await open(page, 'details.run-view[data-view="g1-1"]');
+    assert.equal(bare.waterfalls.length, 0);
+    assert.equal(bare.films.length, 1);
+    const note = await page.$eval('details.run-view[data-view="g1-1"] .view-notes', (e) => e.textContent);
+    assert.match(note, /HAR not captured: Network\.enable: the test said no/);
+
+    // h3-pep against h3 over geo: both median runs on one axis
+    const compares = await page.$$eval('details.compare-view summary', (ss) => ss.map((s) => s.textContent));
+    const i = compares.findIndex((t) => t.startsWith('h3-pep / h3 · geo'));
+    assert.ok(i >= 0, compares.join('; '));
+    const both = await open(page, `details.compare-view[data-compare="${i}"]`);
+    assert.equal(both.waterfalls.length, 2);
+    assert.equal(both.waterfalls[0].width, both.waterfalls[1].width);
+    assert.equal(both.films.length, 2);
+    assert.equal(both.films[0].cells, both.films[1].cells, 'one time axis');
+    assert.equal(both.progress, 2);
+
+    const injected = await page.evaluate(() => document.querySelectorAll('x-inj, img[src="x"], [onerror]').length);
+    assert.equal(injected, 0, 'elements from input');
+    await page.evaluate(() => document.querySelector('details.run-view[data-view="g0-1"]').scrollIntoView());
+    fs.mkdirSync(OUT, { recursive: true });
+    await page.screenshot({ path: path.join(OUT, 'report-run-view.png'), fullPage: false });
+    assert.deepEqual(seen.requests, [], 'the report made network requests');
+    assert.deepEqual(seen.errors, [], 'console errors');
+    assert.deepEqual(seen.dialogs, [], 'a script from input ran');
+    await page.close();
+    console.log(`      (report of 50 runs with fixture run files: ${(size / 1e6).toFixed(2)} MB)`);
   });
 });
 

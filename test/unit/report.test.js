@@ -14,6 +14,7 @@ import { reportFolder } from '../../harness/report/outputs.js';
 import os from 'node:os';
 import { UsageError } from '../../harness/core/errors.js';
 import { scenarios, makeRecords, writeResultsDir, bulkScenarios, makeBulkRecords } from '../fixtures.js';
+import { makeHar, makeFrame } from '../run-files.js';
 
 const EVIL = '<script>alert(1)</script>';
 
@@ -225,7 +226,9 @@ describe('report', () => {
 // escapes it. `<x-inj` anywhere in the HTML would be an element made by
 // input; in attributes the quotes would end them.
 describe('report: hostile input in any field', function () {
-  this.timeout(60000);
+  // hundreds of reports, each from a folder (with a run's HAR and frames):
+  // tens of seconds alone, more on a shared 2-core machine
+  this.timeout(180000);
   const HOSTILE = `"'><x-inj>`;
   const page = makeRecords(scenarios({ profiles: ['geo'], protocols: ['h1', 'h1-pep', 'h3-pep'] }), {
     runs: 2,
@@ -238,6 +241,23 @@ describe('report: hostile input in any field', function () {
     json: 'lighthouse/a.json',
     error: 'e',
   };
+  // a run's HAR and filmstrip (issue 28), in the folder as the run wrote them
+  page[0].har = 'har/geo_0_h1_kepler-run1.har.gz';
+  page[0].visual = {
+    frames: 'filmstrip/geo_0_h1_kepler-run1',
+    progress: [
+      [0, 0],
+      [900, 100],
+    ],
+    waited_ms: 1,
+  };
+  page[0].not_captured = { cls: 'e' };
+  const har = makeHar({ protocol: 'http/1.1', images: 1, scenario: page[0].scenario });
+  const runFiles = (h = har) => ({
+    [page[0].har]: zlib.gzipSync(JSON.stringify(h)),
+    [`${page[0].visual.frames}/000000.jpg`]: makeFrame(250),
+    [`${page[0].visual.frames}/000900.jpg`]: makeFrame(20),
+  });
   const bulk = makeBulkRecords(
     bulkScenarios({ profiles: ['quic4sat-medium'], protocols: ['tcp', 'tcp-pep'], duration_s: 1 }),
     { runs: 1 },
@@ -304,7 +324,10 @@ describe('report: hostile input in any field', function () {
   // `satbench report DIR` on a folder with these files: the HTML, or null when refused in one line.
   function report(files) {
     const dir = fs.mkdtempSync(path.join(tmp, 'r-'));
-    for (const [f, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, f), text);
+    for (const [f, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+      fs.writeFileSync(path.join(dir, f), text);
+    }
     try {
       reportFolder(dir);
       return fs.readFileSync(path.join(dir, 'index.html'), 'utf8');
@@ -355,9 +378,22 @@ describe('report: hostile input in any field', function () {
       const rs = poisoned(records, c);
       // a record without a scenario is refused by the reader, before any summary
       const groups = rs.every((r) => r.scenario) ? summarize(rs) : [];
-      return { 'results.jsonl': jsonl(rs), 'summary.json': JSON.stringify({ meta, groups }) };
+      return { ...runFiles(), 'results.jsonl': jsonl(rs), 'summary.json': JSON.stringify({ meta, groups }) };
     });
     assert.ok(rendered > cases.length * 0.9, `${rendered} of ${cases.length} rendered`);
+  });
+
+  it("a run's HAR: every field and key, inert in the report's data", () => {
+    const cases = fields(har);
+    assert.ok(cases.length > 150, `${cases.length} fields`);
+    const files = (h) => ({ ...runFiles(h), 'results.jsonl': jsonl(records), 'summary.json': JSON.stringify(summary) });
+    const { rendered } = check(cases, (c) => files(poisoned(har, c)));
+    assert.equal(rendered, cases.length, `${rendered} of ${cases.length} rendered`);
+    // a hostile URL reaches the page's data as it was, for the page's script to show as text
+    const url = poisoned(har, { at: ['log', 'entries', 1, 'request', 'url'] });
+    const html = report(files(url));
+    const data = JSON.parse(/<script type="application\/json" id="report-data">([^]*?)<\/script>/.exec(html)[1]);
+    assert.equal(Object.values(data.runViews)[0].waterfall.rows[1].url, HOSTILE);
   });
 
   it('results.jsonl and summary.json: every field of the summary beside the records', () => {

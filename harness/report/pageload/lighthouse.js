@@ -1,11 +1,6 @@
 // The page-load Lighthouse section, shown when bench --lighthouse put
 // audits into the records: a row per audit, linked to its stored reports.
-import { h, fmtMs } from '../render.js';
-
-// Links only to files in the results folder: no scheme (javascript:, …),
-// no way up.
-const isRelativePath = (p) =>
-  typeof p === 'string' && /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(p) && !p.split('/').includes('..');
+import { h, fmtMs, isRelativePath } from '../render.js';
 
 function renderLighthouse(part) {
   if (!part.lighthouse.length) return '';

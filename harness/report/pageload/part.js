@@ -17,6 +17,8 @@ import { distributions } from './distributions.js';
 import { origins } from './origins.js';
 import { lighthouse } from './lighthouse.js';
 import { machineHead, machineCell, busyWarning } from './machine.js';
+import { sideBySide } from './side-by-side.js';
+import { buildRunViews, runViewsData, renderRunView, legend, viewId } from './run-views.js';
 
 // Comparisons the report shows: each -pep, -qpep and -vpn protocol against
 // the same protocol without PEP (without tunnel), each -qpep against the
@@ -48,7 +50,7 @@ export const lighthouseEntries = (records) =>
  * groups and (optional) the records grouped by key: the matrix of medians
  * per site, the comparisons, and the distribution blocks and series.
  */
-function build(groups, { kind, byKey, matrix: m = {}, records = null, reference = null, meta = {} }) {
+function build(groups, { kind, byKey, matrix: m = {}, records = null, reference = null, meta = {}, files = null }) {
   const KEY_METRICS = kind.keyMetrics;
   const gi = groups.map((g, i) => ({
     ...g,
@@ -188,10 +190,22 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
         }
   }
 
+  // each run's waterfall and filmstrip, the median runs side by side
+  const views = buildRunViews(gi, {
+    comparisons,
+    files,
+    label: kind.label,
+    profileRtt: (profile) => {
+      const rtt = meta.environment?.profiles?.[profile]?.configured?.rtt_ms;
+      return typeof rtt === 'number' ? rtt : null;
+    },
+  });
+
   return {
     label: kind.label,
     keyMetrics: KEY_METRICS,
     groups: gi,
+    views,
     matrix,
     comparisons,
     blocks,
@@ -233,10 +247,11 @@ function warnings(part) {
 // audits), and optionally data(part) for the page's script; it reads the
 // part build() made (each group's records are its `recs`). A new section
 // is such a module and its line here.
-const SECTIONS = [medians, comparisons, distributions, origins, lighthouse];
+const SECTIONS = [medians, comparisons, sideBySide, distributions, origins, lighthouse];
 
 function renderRuns(part) {
-  return `<p class="legend-note">Every run of every scenario, in ms. Open a run for its whole record as results.jsonl has it${part.hasRecords ? '' : ' (not available: this report was built from summary.json)'}.</p>
+  const views = part.views.runs;
+  return `<p class="legend-note">Every run of every scenario, in ms. Open a run for its whole record as results.jsonl has it${part.hasRecords ? '' : ' (not available: this report was built from summary.json)'}${views.size ? `; under a run, its waterfall (a row per request, its phases coloured: ${legend()}; open a row for its URL, protocol and connection), its connections (a lane each) and its filmstrip with the visual progress. The median run of each scenario (by Page Load Time) is marked` : ''}.</p>
 ${part.groups
   .map(
     (
@@ -255,6 +270,10 @@ ${runsTable(
             .join(', ')}`
         : '–',
     )}</td>${machineCell(r)}`,
+  (r) => {
+    const v = views.get(viewId(g, r.run));
+    return v ? renderRunView(v) : '';
+  },
 )}
 </details>`,
   )
@@ -280,6 +299,6 @@ export const pageloadReport = {
     ),
   runsTitle: 'Page loads',
   runs: renderRuns,
-  // the page's script draws the sections' charts from these
-  data: (part) => Object.assign({}, ...SECTIONS.map((s) => s.data?.(part) ?? {})),
+  // the page's script draws the sections' charts and the run views from these
+  data: (part) => Object.assign({}, ...SECTIONS.map((s) => s.data?.(part) ?? {}), runViewsData(part.views)),
 };
