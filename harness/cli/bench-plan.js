@@ -107,6 +107,7 @@ export async function checkBench(matrix, settings = {}, options = {}) {
     pep = parsePepOptions({}),
     shard = null,
     lighthouse = false,
+    visual = DEFAULTS.visual,
   } = settings;
   validateBenchMatrix(matrix, { profiles });
   checkCongestionControl(tcp.cc, options.congestionControls ?? availableCongestionControls());
@@ -142,6 +143,7 @@ export async function checkBench(matrix, settings = {}, options = {}) {
       pep,
       shard,
       lighthouse,
+      visual,
     },
     pepChains,
     archives,

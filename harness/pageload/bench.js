@@ -34,7 +34,7 @@ export async function bench(plan, { run = pageloadRun, ...io }) {
       dns: archives[s.site] ? settings.dns : null,
     }),
   });
-  const { origin, quic, h3Priorities, altSvc, dns, tcp, pep, lighthouse } = settings;
+  const { origin, quic, h3Priorities, altSvc, dns, tcp, pep, lighthouse, visual } = settings;
   // the report's Environment: which parts of the preset's own set-up ran, and why
   const setup = presetSetup(io.meta?.preset, { matrix, settings, argv: io.meta?.argv ?? [] });
   const withSetup = { ...io, meta: { ...io.meta, ...(setup.length ? { preset_setup: setup } : {}) } };
@@ -53,6 +53,7 @@ export async function bench(plan, { run = pageloadRun, ...io }) {
       tcp: tcp ?? null,
       pep,
       ...(lighthouse ? { lighthouse: true } : {}),
+      visual,
     },
     origin,
   });

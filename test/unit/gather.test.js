@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { runGatherers, gatherersFor } from '../../harness/pageload/gather/index.js';
+import { runGatherers, gatherersFor, afterLoadMs } from '../../harness/pageload/gather/index.js';
 
 describe('gatherers', () => {
   const ok = (key, value) => ({ key, start: () => {}, stop: () => value });
@@ -30,10 +30,16 @@ describe('gatherers', () => {
     }
   });
 
-  it('every load counts its connections', () => {
+  it('every load counts its connections; the visual gatherer unless --no-visual', () => {
     assert.deepEqual(
       gatherersFor().map((g) => g.key),
+      ['connections', 'visual'],
+    );
+    assert.deepEqual(
+      gatherersFor({ visual: false }).map((g) => g.key),
       ['connections'],
     );
+    assert.equal(afterLoadMs(gatherersFor({ visual: false })), 0);
+    assert.ok(afterLoadMs(gatherersFor()) > 5000, 'the wait after the load counts towards the bound');
   });
 });
