@@ -49,8 +49,8 @@ export function filmstripFrames(frames, stepMs = FILMSTRIP_STEP_MS) {
  * Pure: the visual progress and metrics of speedline-core's result (its
  * frames in time order, the first the blank screen it adds at navigation
  * start, each with its visual progress in percent). Returns {progress:
- * [[ms, percent]], frames: [{ms, image}] (the screenshots, without the
- * added blank one), metrics}. A page whose screenshots never change
+ * [[ms, percent]], frames: [{ms, pixels()}] (the screenshots, without the
+ * added blank one; pixels() decodes one), metrics}. A page whose screenshots never change
  * (Speed Index 0, as Lighthouse refuses it) throws.
  */
 export function visualProgress(speedline) {
@@ -58,7 +58,8 @@ export function visualProgress(speedline) {
   const all = speedline.frames.map((f) => ({
     ms: Math.round(f.getTimeStamp() - speedline.beginning),
     pct: f.getProgress(),
-    image: f.getImage(),
+    // its RGBA pixels, decoded once (speedline keeps what it decoded)
+    pixels: () => f.getParsedImage(),
   }));
   const firstAt = (pct) => all.find((f) => f.pct >= pct)?.ms ?? null;
   const metrics = {
@@ -69,7 +70,7 @@ export function visualProgress(speedline) {
   };
   return {
     progress: all.map((f) => [f.ms, f.pct]),
-    frames: all.slice(1).map(({ ms, image }) => ({ ms, image })),
+    frames: all.slice(1).map(({ ms, pixels }) => ({ ms, pixels })),
     metrics,
   };
 }

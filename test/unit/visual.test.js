@@ -18,6 +18,7 @@ import {
   visualProgress,
 } from '../../harness/pageload/visual-metrics.js';
 import visual, { TRACE_CATEGORIES } from '../../harness/pageload/gather/visual.js';
+import { shrink, thumbnail } from '../../harness/pageload/thumbnail.js';
 
 // A 64 × 32 screenshot whose left `painted` share is black, the rest white.
 function screenshot(painted) {
@@ -94,7 +95,11 @@ describe('visual metrics', () => {
       [400, 1000, 2000],
       'the screenshots, without the blank one speedline adds',
     );
-    assert.deepEqual(v.frames[1].image, screenshot(0.5));
+    assert.deepEqual(
+      [v.frames[1].pixels().width, v.frames[1].pixels().height],
+      [64, 32],
+      'each frame decodes to its pixels',
+    );
   });
 
   it('refuses screenshots that never change (Speed Index 0), as Lighthouse does', async () => {
@@ -140,6 +145,22 @@ describe('visual metrics', () => {
     assert.equal(pageComplete({ sinceLoadMs: 1200, quietForMs: 999, inFlight: 0 }, limits), false);
     assert.equal(pageComplete({ sinceLoadMs: 1200, quietForMs: 3000, inFlight: 1 }, limits), false);
     assert.equal(pageComplete({ sinceLoadMs: 5000, quietForMs: 0, inFlight: 3 }, limits), true);
+  });
+});
+
+describe('filmstrip thumbnails', () => {
+  it('a frame wider than the limit is reduced by a whole factor, each pixel the mean of its block', () => {
+    const pixels = jpeg.decode(screenshot(0.5));
+    const small = jpeg.decode(thumbnail(pixels, { maxWidth: 30, quality: 90 }));
+    assert.deepEqual([small.width, small.height], [21, 10], '64 × 32 by 3, partial blocks dropped');
+    assert.ok(small.data[0] < 20, 'painted left');
+    assert.ok(small.data[(small.width - 1) * 4] > 235, 'white right');
+    const s = shrink(
+      { width: 2, height: 2, data: Buffer.from([0, 0, 0, 255, 100, 100, 100, 255, 0, 0, 0, 255, 100, 100, 100, 255]) },
+      2,
+    );
+    assert.deepEqual([...s.data], [50, 50, 50, 255]);
+    assert.equal(jpeg.decode(thumbnail(pixels)).width, 64, 'under the limit: as it is');
   });
 });
 
@@ -194,7 +215,9 @@ describe('visual gatherer', () => {
     assert.equal(v.frames, 'filmstrip/leo_0_h3_kepler-run2');
     const dir = path.join(outDir, v.frames);
     assert.deepEqual(fs.readdirSync(dir).sort(), ['000400.jpg', '001000.jpg', '002000.jpg']);
-    assert.deepEqual(fs.readFileSync(path.join(dir, '002000.jpg')), screenshot(1));
+    const last = jpeg.decode(fs.readFileSync(path.join(dir, '002000.jpg')));
+    assert.deepEqual([last.width, last.height], [64, 32], 'already small: kept at its size');
+    assert.ok(last.data[0] < 10, 'the screen at 2000 ms: all painted');
     assert.equal(v.waited_ms, 1300, 'from the load event to the end of the wait');
     assert.equal(v.progress.length, 4);
     assert.deepEqual(v.layout_shifts, observers.layoutShifts);

@@ -5,11 +5,13 @@
 // the page's observers (page/observers.js) give its layout shifts and long
 // tasks. After the load event the run waits until the page is quiet or a
 // bound passes (browsertime's page complete check), so that late paints
-// are seen. The filmstrip's frames go into the results folder.
+// are seen. The filmstrip's frames go into the results folder, made small
+// (thumbnail.js).
 import fs from 'node:fs';
 import path from 'node:path';
 import speedline from 'speedline-core';
 import observe, { observed } from '../page/observers.js';
+import { thumbnail } from '../thumbnail.js';
 import {
   cumulativeLayoutShift,
   filmstripFrames,
@@ -99,10 +101,10 @@ function endTrace(cdp) {
   });
 }
 
-// Writes the filmstrip's frames into `dir` (made), named by their ms.
+// Writes the filmstrip's frames into `dir` (made), small, named by their ms.
 function writeFrames(dir, frames) {
   fs.mkdirSync(dir, { recursive: true });
-  for (const f of frames) fs.writeFileSync(path.join(dir, frameName(f.ms)), f.image);
+  for (const f of frames) fs.writeFileSync(path.join(dir, frameName(f.ms)), thumbnail(f.pixels()));
 }
 
 /**
