@@ -13,7 +13,7 @@
 // target: within 10 %. It prints the machine's load average as it starts
 // and ends (2 cores: a busy machine moves both sides).
 // Usage: node benchmarks/visual-overhead.js [--runs 10] [--profiles leo,geo] [--protocols h1,h3]
-//          [--site kepler] [--no-lighthouse] [--keep] [--json]
+//          [--site kepler] [--no-lighthouse] [--keep] [--from DIR] [--json]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,10 +34,11 @@ const { values: o } = parseArgs({
     site: { type: 'string', default: 'kepler' },
     'no-lighthouse': { type: 'boolean' },
     keep: { type: 'boolean' },
+    from: { type: 'string' },
     json: { type: 'boolean' },
   },
 });
-requireNetAdmin('bench:visual-overhead');
+if (!o.from) requireNetAdmin('bench:visual-overhead');
 const runs = Number(o.runs);
 const lighthouse = !o['no-lighthouse'];
 const TARGET_PCT = 2;
@@ -47,7 +48,10 @@ const LIGHTHOUSE_TARGET_PCT = 10;
 const captured = (runNo) => runNo % 2 === 1;
 const loadavg = () => os.loadavg().map((x) => round(x, 2));
 
-const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-visual-overhead-'));
+// --from DIR: the figures of a folder this script kept (--keep), or of one
+// it was stopped in, without running anything
+const outDir = o.from ?? fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-visual-overhead-'));
+if (!o.from) process.stderr.write(`results in ${outDir}\n`);
 const started = { at: new Date().toISOString(), loadavg: loadavg() };
 const matrix = {
   profiles: o.profiles.split(','),
@@ -57,16 +61,17 @@ const matrix = {
   runs: 2 * runs,
 };
 const plan = await checkBench(matrix, { lighthouse });
-await bench(plan, {
-  outDir,
-  onProgress: (m) => process.stderr.write(`${m}\n`),
-  run: (scenarioPlan, runNo, io) =>
-    pageloadRun({ ...scenarioPlan, visual: captured(runNo) }, runNo, {
-      ...io,
-      // Lighthouse's Speed Index is compared for h3 only
-      lighthouse: io.lighthouse && baseProtocol(scenarioPlan.scenario.protocol) === 'h3',
-    }),
-});
+if (!o.from)
+  await bench(plan, {
+    outDir,
+    onProgress: (m) => process.stderr.write(`${m}\n`),
+    run: (scenarioPlan, runNo, io) =>
+      pageloadRun({ ...scenarioPlan, visual: captured(runNo) }, runNo, {
+        ...io,
+        // Lighthouse's Speed Index is compared for h3 only
+        lighthouse: io.lighthouse && baseProtocol(scenarioPlan.scenario.protocol) === 'h3',
+      }),
+  });
 const ended = { at: new Date().toISOString(), loadavg: loadavg() };
 
 const pct = (a, b) => (a == null || b == null || b === 0 ? null : round((a / b - 1) * 100, 2));
@@ -102,6 +107,9 @@ for (const profile of matrix.profiles)
         within_target: diff !== null && Math.abs(diff) <= TARGET_PCT,
       };
     }
+    // what the run's browser took besides the load: launch, the wait, the trace, the frames, close
+    const besides = (recs) => med(recs.map((r) => r.phases?.browser_ms - r.metrics.plt_ms).filter(Number.isFinite));
+    s.browser_besides_load_ms = { without: besides(without), with: besides(withCapture) };
     const strips = withCapture.map(filmstrip).filter(Boolean);
     s.visual = {
       speed_index_ms: med(values(withCapture, 'speed_index_ms')),
@@ -125,7 +133,7 @@ for (const profile of matrix.profiles)
   }
 const overheadOk = scenarios.every((s) => Object.values(s.metrics).every((m) => m.within_target));
 const result = { site: o.site, runs_each: runs, started, ended, scenarios, within_2pct: overheadOk };
-if (o.keep) result.out = outDir;
+if (o.keep || o.from) result.out = outDir;
 else fs.rmSync(outDir, { recursive: true, force: true });
 
 if (o.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
@@ -142,6 +150,10 @@ else {
         `  ${s.profile} ${s.protocol.padEnd(3)} ${metric.padEnd(7)} without ${m.without} ms, with ${m.with} ms: ${m.diff_pct > 0 ? '+' : ''}${m.diff_pct} %  p ${fmtP(m.p)}  (n ${m.n.join('/')})${m.within_target ? '' : '  OVER 2 %'}`,
       );
     const v = s.visual;
+    const b = s.browser_besides_load_ms;
+    console.log(
+      `  ${s.profile} ${s.protocol.padEnd(3)} browser besides the load: without ${b.without} ms, with ${b.with} ms`,
+    );
     console.log(
       `  ${s.profile} ${s.protocol.padEnd(3)} Speed Index ${v.speed_index_ms} ms; waited ${v.waited_ms} ms after load; ${v.frames} frames, filmstrip ${v.filmstrip_bytes === null ? '–' : `${round(v.filmstrip_bytes / 1024, 0)} KiB`}${s.failed ? `  [${s.failed} failed]` : ''}${v.not_captured.length ? `  [not captured: ${v.not_captured.join('; ')}]` : ''}`,
     );
