@@ -142,7 +142,9 @@ else {
     `visual capture overhead (site ${o.site}, ${runs} runs with and ${runs} without each, alternating; medians)`,
   );
   console.log(
-    `  load average (1, 5, 15 min): ${started.loadavg.join(', ')} at start, ${ended.loadavg.join(', ')} at end`,
+    o.from
+      ? `  read from ${o.from} (the load average while it ran is not known here)`
+      : `  load average (1, 5, 15 min): ${started.loadavg.join(', ')} at start, ${ended.loadavg.join(', ')} at end`,
   );
   for (const s of scenarios) {
     for (const [metric, m] of Object.entries(s.metrics))
