@@ -9,6 +9,7 @@ import { parseShard } from '../campaign/matrix.js';
 import { BENCH_PRESETS, presetOrigin } from '../pageload/presets.js';
 import { checkBench } from './bench-plan.js';
 import { bench } from '../pageload/bench.js';
+import { PAGE_COMPLETE } from '../pageload/gather/visual.js';
 import { integer, tcpOptions, LIMITS } from './args.js';
 import { pepOptions } from './pep-options.js';
 import { campaignCommand, matrixAxes } from './campaign.js';
@@ -93,7 +94,7 @@ Options:
   --no-visual       no screenshots: without it every load records a DevTools trace of screenshots
                     (First Visual Change, Speed Index, Visual Complete 85/95/99 %, Last Visual
                     Change; the filmstrip in DIR/filmstrip/SCENARIO-runN/), CLS and TBT, and waits
-                    after the load event until the page is quiet (at most 5 s)
+                    after the load event until the page is quiet for ${PAGE_COMPLETE.quietMs / 1000} s (at most ${PAGE_COMPLETE.maxWaitMs / 1000} s)
   --json            print summary.json to stdout
 Exit 0 when the matrix ran (failed runs are counted and reported), 2 on a harness error.`;
 
