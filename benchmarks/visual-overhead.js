@@ -121,9 +121,17 @@ for (const profile of matrix.profiles)
     const lh = own.find((r) => r.lighthouse)?.lighthouse;
     if (lh) {
       const lhSi = lh.metrics?.['speed-index'] ?? null;
+      const lhFcp = lh.metrics?.['first-contentful-paint'] ?? null;
+      // Speed Index past first paint: what the screenshots add to FCP, which
+      // says whether both computations agree when the loads themselves differ
+      const pastFcp = withCapture.map((r) => r.metrics.speed_index_ms - r.metrics.fcp_ms).filter(Number.isFinite);
       s.lighthouse = {
         speed_index_ms: lhSi === null ? null : round(lhSi, 0),
         diff_pct: pct(s.visual.speed_index_ms, lhSi),
+        fcp_ms: lhFcp === null ? null : round(lhFcp, 0),
+        measured_fcp_ms: s.metrics.fcp_ms.with,
+        si_past_fcp_ms: lhSi === null || lhFcp === null ? null : round(lhSi - lhFcp, 0),
+        measured_si_past_fcp_ms: med(pastFcp),
         error: lh.error ?? null,
       };
       s.lighthouse.within_target =
@@ -162,6 +170,10 @@ else {
     if (s.lighthouse)
       console.log(
         `  ${s.profile} ${s.protocol.padEnd(3)} Speed Index: measured runs ${v.speed_index_ms} ms, Lighthouse ${s.lighthouse.speed_index_ms} ms: ${s.lighthouse.diff_pct} %${s.lighthouse.within_target ? '' : `  OVER ${LIGHTHOUSE_TARGET_PCT} %`}${s.lighthouse.error ? `  (${s.lighthouse.error})` : ''}`,
+      );
+    if (s.lighthouse)
+      console.log(
+        `  ${s.profile} ${s.protocol.padEnd(3)}   FCP: measured ${s.lighthouse.measured_fcp_ms} ms, Lighthouse ${s.lighthouse.fcp_ms} ms; Speed Index past FCP: measured ${s.lighthouse.measured_si_past_fcp_ms} ms, Lighthouse ${s.lighthouse.si_past_fcp_ms} ms`,
       );
   }
   console.log(
