@@ -19,7 +19,7 @@ export const HELP = `Usage: satbench bench [--preset NAME] [--profile LIST] [--l
                       [--link auto|linkem|netem] [--timeout SECONDS] [--origin rust|h2o|h2o-patched]
                       [--quic LIST] [--h3-priorities P] [--alt-svc WHERE] [--dns WHERE] [--cc NAME] [--initcwnd N] [--pep-preset NAME]
                       [--pep-sat LIST] [--pep-ground LIST] [--pep-tunnel MODE] [--qlog] [--shard I/N]
-                      [--lighthouse] [--no-visual] [--json]
+                      [--lighthouse] [--visual] [--json]
   Load a page in a fresh Chromium over every scenario of the matrix (profiles × losses ×
   protocols × sites), RUNS times each, a fresh testbed and origin per run. Writes
   DIR/results.jsonl (a line per run, flushed as it ends), DIR/summary.json, DIR/index.html.
@@ -91,10 +91,10 @@ Options:
                     \`satbench merge\` joins the slices
   --lighthouse      with each scenario's first run, a separate Lighthouse load (performance
                     only, no throttling: the link is the throttle); DIR/lighthouse/*.report.{json,html}
-  --no-visual       no screenshots: without it every load records a DevTools trace of screenshots
-                    (First Visual Change, Speed Index, Visual Complete 85/95/99 %, Last Visual
-                    Change; the filmstrip in DIR/filmstrip/SCENARIO-runN/), CLS and TBT, and waits
-                    after the load event until the page is quiet for ${PAGE_COMPLETE.quietMs / 1000} s (at most ${PAGE_COMPLETE.maxWaitMs / 1000} s)
+  --visual          every load records a DevTools trace of screenshots (First Visual Change,
+                    Speed Index, Visual Complete 85/95/99 %, Last Visual Change; the filmstrip in
+                    DIR/filmstrip/SCENARIO-runN/), CLS and TBT, and waits after the load event
+                    until the page is quiet for ${PAGE_COMPLETE.quietMs / 1000} s (at most ${PAGE_COMPLETE.maxWaitMs / 1000} s)
   --json            print summary.json to stdout
 Exit 0 when the matrix ran (failed runs are counted and reported), 2 on a harness error.`;
 
@@ -106,7 +106,7 @@ const OPTIONS = {
   origin: { type: 'string' },
   shard: { type: 'string' },
   lighthouse: { type: 'boolean' },
-  'no-visual': { type: 'boolean' },
+  visual: { type: 'boolean' },
   'h3-priorities': { type: 'string' },
   'alt-svc': { type: 'string' },
   dns: { type: 'string' },
@@ -137,7 +137,7 @@ export function benchInput(v) {
     dns: v.dns ?? null,
     shard: v.shard ? parseShard(v.shard) : null,
     lighthouse: Boolean(v.lighthouse),
-    visual: !v['no-visual'],
+    visual: Boolean(v.visual),
   };
   return { matrix, settings };
 }

@@ -11,5 +11,5 @@ export const DEFAULTS = Object.freeze({
   pepTunnel: 'warm', // the QUIC PEP's satellite hop: one standing tunnel
   tcpPepPreset: 'paper', // the split-TCP PEP's preset
   binMs: 100, // a bulk transfer's goodput bins
-  visual: true, // a page load records screenshots, visual metrics, CLS and TBT (bench --no-visual)
+  visual: false, // bench --visual: a page load records screenshots, visual metrics, CLS and TBT (opt-in: README)
 });

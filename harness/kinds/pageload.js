@@ -31,7 +31,7 @@ export const SUMMARY_METRICS = [
   'dom_content_loaded_ms',
   'resource_count',
   'transfer_bytes',
-  // from the screenshots and the page's observers (bench without --no-visual)
+  // from the screenshots and the page's observers (bench --visual)
   ...VISUAL_METRICS,
 ];
 

@@ -1,6 +1,6 @@
 // What the user saw, from a real load: Chromium's screenshots traced during
 // the load (pageload/gather/visual.js), the visual metrics, the progress
-// curve and the filmstrip of each run; bench --no-visual leaves them out.
+// curve and the filmstrip of each run with bench --visual; none without it.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,11 +23,13 @@ function lateSite() {
 }
 
 describe('visual metrics (integration, real Chromium)', function () {
-  it('each run records the visual metrics, in order, with its progress curve and filmstrip; --no-visual none', async () => {
+  it('each run records the visual metrics, in order, with its progress curve and filmstrip with --visual; none without', async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-visual-'));
     const args = ['--profile', writeProfile(SHORT), '--site', lateSite(), '-n', '1'];
     const out = path.join(root, 'on');
-    const r = await satbench(['bench', ...args, '--protocol', 'h1,h3', '--out', out, '--json'], { timeoutMs: 240000 });
+    const r = await satbench(['bench', ...args, '--protocol', 'h1,h3', '--visual', '--out', out, '--json'], {
+      timeoutMs: 240000,
+    });
     assert.equal(r.code, 0, r.stderr);
     const recs = records(out);
     assert.equal(recs.length, 2);
@@ -78,7 +80,7 @@ describe('visual metrics (integration, real Chromium)', function () {
     assert.equal(summary.meta.settings.visual, true);
 
     const off = path.join(root, 'off');
-    const r2 = await satbench(['bench', ...args, '--protocol', 'h1', '--no-visual', '--out', off, '--json']);
+    const r2 = await satbench(['bench', ...args, '--protocol', 'h1', '--out', off, '--json']);
     assert.equal(r2.code, 0, r2.stderr);
     const [rec] = records(off);
     assert.equal(rec.ok, true, rec.error);

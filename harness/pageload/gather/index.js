@@ -15,7 +15,7 @@ import visual from './visual.js';
 
 /**
  * Pure: the gatherers of one page load: every load counts its connections;
- * with `visual` (bench's default, --no-visual), the screenshots and what
+ * with `visual` (bench --visual), the screenshots and what
  * the user saw, its filmstrip in `outDir` (null: no file) as
  * filmstrip/KEY-runN of `scenario`'s run `runNo`.
  */
