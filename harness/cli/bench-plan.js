@@ -115,6 +115,7 @@ export async function checkBench(matrix, settings = {}, options = {}) {
     lighthouse = false,
     harContent = false,
     emulation = {},
+    visual = DEFAULTS.visual,
   } = settings;
   validateBenchMatrix(matrix, { profiles });
   checkCongestionControl(tcp.cc, options.congestionControls ?? availableCongestionControls());
@@ -154,6 +155,7 @@ export async function checkBench(matrix, settings = {}, options = {}) {
       lighthouse,
       harContent,
       emulation: checkEmulation(emulation),
+      visual,
     },
     pepChains,
     archives,

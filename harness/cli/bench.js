@@ -12,6 +12,7 @@ import { bench } from '../pageload/bench.js';
 import { formatBenchSummary } from '../pageload/summary-table.js';
 import { DEVICES } from '../browser/devices.js';
 import { checkEmulation, MAX_CPU_SLOWDOWN } from '../browser/emulation.js';
+import { PAGE_COMPLETE } from '../pageload/gather/visual.js';
 import { integer, tcpOptions, LIMITS } from './args.js';
 import { pepOptions } from './pep-options.js';
 import { campaignCommand, matrixAxes } from './campaign.js';
@@ -30,7 +31,7 @@ export const HELP = `Usage: satbench bench [--preset NAME] [--profile LIST] [--l
                       [--link auto|linkem|netem] [--timeout SECONDS] [--origin rust|h2o|h2o-patched]
                       [--quic LIST] [--h3-priorities P] [--alt-svc WHERE] [--dns WHERE] [--cc NAME] [--initcwnd N] [--pep-preset NAME]
                       [--pep-sat LIST] [--pep-ground LIST] [--pep-tunnel MODE] [--qlog] [--shard I/N]
-                      [--cpu-slowdown N] [--device NAME] [--lighthouse] [--har-content] [--json]
+                      [--cpu-slowdown N] [--device NAME] [--lighthouse] [--visual] [--har-content] [--json]
   Load a page in a fresh Chromium over every scenario of the matrix (profiles × losses ×
   protocols × sites), RUNS times each, a fresh testbed and origin per run. Writes
   DIR/results.jsonl (a line per run, flushed as it ends), DIR/summary.json, DIR/index.html,
@@ -110,6 +111,10 @@ Options:
   --har-content     each run's HAR keeps the response bodies, fetched from Chromium after the load
                     (as DevTools' "Save all as HAR with content"; what \`satbench import-har\` needs;
                     a kepler run's HAR: 485 kB gzipped instead of 10 kB)
+  --visual          every load records a DevTools trace of screenshots (First Visual Change,
+                    Speed Index, Visual Complete 85/95/99 %, Last Visual Change; the filmstrip in
+                    DIR/filmstrip/SCENARIO-runN/), CLS and TBT, and waits after the load event
+                    until the page is quiet for ${PAGE_COMPLETE.quietMs / 1000} s (at most ${PAGE_COMPLETE.maxWaitMs / 1000} s)
   --json            print summary.json to stdout
 Exit 0 when the matrix ran (failed runs are counted and reported), 2 on a harness error.`;
 
@@ -122,6 +127,7 @@ const OPTIONS = {
   shard: { type: 'string' },
   lighthouse: { type: 'boolean' },
   'har-content': { type: 'boolean' },
+  visual: { type: 'boolean' },
   'h3-priorities': { type: 'string' },
   'alt-svc': { type: 'string' },
   dns: { type: 'string' },
@@ -156,6 +162,7 @@ export function benchInput(v) {
     lighthouse: Boolean(v.lighthouse),
     harContent: Boolean(v['har-content']),
     emulation: checkEmulation({ cpuSlowdown: v['cpu-slowdown'], device: v.device }),
+    visual: Boolean(v.visual),
   };
   return { matrix, settings };
 }

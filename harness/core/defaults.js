@@ -13,4 +13,5 @@ export const DEFAULTS = Object.freeze({
   cpuSlowdown: 1, // bench's DevTools CPU throttling: none
   device: 'desktop', // the device bench's page loads emulate (browser/devices.js)
   binMs: 100, // a bulk transfer's goodput bins
+  visual: false, // bench --visual: a page load records screenshots, visual metrics, CLS and TBT (opt-in: README)
 });

@@ -9,6 +9,19 @@ export const scenarioKey = (s) => `${s.profile}|${s.loss_pct}|${s.protocol}|${s.
 
 export const scenarioLabel = (s) => `${s.profile} loss ${s.loss_pct} % ${s.protocol} ${s.site}`;
 
+// What the visual gatherer (pageload/gather/visual.js) adds to a record's
+// metrics: ms from navigation start, CLS unitless; all worse when higher.
+export const VISUAL_METRICS = [
+  'first_visual_change_ms',
+  'speed_index_ms',
+  'visual_complete_85_ms',
+  'visual_complete_95_ms',
+  'visual_complete_99_ms',
+  'last_visual_change_ms',
+  'cls',
+  'tbt_ms',
+];
+
 export const SUMMARY_METRICS = [
   'connect_ms',
   'response_start_ms',
@@ -18,6 +31,8 @@ export const SUMMARY_METRICS = [
   'dom_content_loaded_ms',
   'resource_count',
   'transfer_bytes',
+  // from the screenshots and the page's observers (bench --visual)
+  ...VISUAL_METRICS,
 ];
 
 // The metrics the report's matrix looks at first, with labels and the

@@ -35,7 +35,7 @@ export async function bench(plan, { run = pageloadRun, ...io }) {
       dns: archives[s.site] ? settings.dns : null,
     }),
   });
-  const { origin, quic, h3Priorities, altSvc, dns, tcp, pep, lighthouse, harContent, emulation } = settings;
+  const { origin, quic, h3Priorities, altSvc, dns, tcp, pep, lighthouse, harContent, emulation, visual } = settings;
   // the report's Environment: which parts of the preset's own set-up ran, and why
   const setup = presetSetup(io.meta?.preset, { matrix, settings, argv: io.meta?.argv ?? [] });
   const withSetup = { ...io, meta: { ...io.meta, ...(setup.length ? { preset_setup: setup } : {}) } };
@@ -56,6 +56,7 @@ export async function bench(plan, { run = pageloadRun, ...io }) {
       ...(lighthouse ? { lighthouse: true } : {}),
       ...(harContent ? { har_content: true } : {}),
       emulation: emulationSettings(emulation),
+      visual,
     },
     origin,
   });

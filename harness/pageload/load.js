@@ -4,12 +4,12 @@
 // (is this run valid? what are its metrics?) is in the plain functions
 // below; `loadPage` is the I/O.
 import { NEXT_HOP, baseProtocol } from '../core/protocols.js';
-import { siteTarget, withChromium } from '../browser/chromium.js';
+import { KILL_GRACE_MS, siteTarget, withChromium } from '../browser/chromium.js';
 import { emulate } from '../browser/emulation.js';
 import navigation from './page/navigation.js';
 import paint from './page/paint.js';
 import resources from './page/resources.js';
-import { gatherersFor, runGatherers } from './gather/index.js';
+import { afterLoadMs, gatherersFor, runGatherers } from './gather/index.js';
 
 // Pure: whether the document and every resource came over the protocol
 // asked for (and over cleartext when h1 was asked); the counts seen. A
@@ -133,7 +133,9 @@ export async function loadPage({
   const started = Date.now();
   const record = noLoad(null);
   try {
-    await withChromium({ clientNs, protocol, spki, target, timeoutMs, signal }, async (browser) => {
+    // the gatherers' work after the load counts towards the browser's bound
+    const killAfterMs = timeoutMs + KILL_GRACE_MS + afterLoadMs(gatherers);
+    await withChromium({ clientNs, protocol, spki, target, timeoutMs, killAfterMs, signal }, async (browser) => {
       const page = await browser.newPage();
       await emulate(page, emulation);
       const cdp = await page.createCDPSession();
@@ -153,7 +155,13 @@ export async function loadPage({
     });
     const check = checkProtocol(protocol, record.navigation, record.resources, { failedOk: Boolean(target.replay) });
     record.protocol_seen = check.seen;
-    record.metrics = deriveMetrics(record.navigation, record.paints, record.lcp, record.resources);
+    // the visual gatherer's metrics (Speed Index, CLS, …) join the load's
+    const { metrics: visualMetrics, ...visual } = record.visual ?? {};
+    record.metrics = {
+      ...deriveMetrics(record.navigation, record.paints, record.lcp, record.resources),
+      ...visualMetrics,
+    };
+    if (record.visual) record.visual = visual;
     const status = checkStatus(record.navigation, record.resources, { resources: !target.replay });
     record.ok = check.ok && status.ok;
     record.error = [check.error, status.error].filter(Boolean).join('; ') || null;

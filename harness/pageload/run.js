@@ -13,17 +13,18 @@ import { startDns } from '../servers/dns.js';
 import { siteTarget, browserBoundMs, KILL_GRACE_MS } from '../browser/chromium.js';
 import { ADDRESSES } from '../testbed/addressing.js';
 import { runLighthouse, lighthouseKillAfterMs } from './lighthouse.js';
-import { gatherersFor } from './gather/index.js';
+import { afterLoadMs, gatherersFor } from './gather/index.js';
 import { storeRunHar } from './har-file.js';
 import { configuredRttMs } from '../testbed/profiles.js';
 import { emulationRecord } from '../browser/emulation.js';
 
 // Pure: the longest a page-load run of `timeoutMs` may take before it is
 // ended as stuck (run-guard.js): its set-up, the load's browser (killed
-// KILL_GRACE_MS after the timeout, then closed) and, with `lighthouse`,
-// Lighthouse's browser.
-export function pageloadDeadlineMs(timeoutMs, { lighthouse = false } = {}) {
-  const load = browserBoundMs(timeoutMs + KILL_GRACE_MS);
+// KILL_GRACE_MS after the timeout and what its gatherers may add after the
+// load, `afterLoad` ms, then closed) and, with `lighthouse`, Lighthouse's
+// browser.
+export function pageloadDeadlineMs(timeoutMs, { lighthouse = false, afterLoad = 0 } = {}) {
+  const load = browserBoundMs(timeoutMs + KILL_GRACE_MS + afterLoad);
   return SETUP_MS + load + (lighthouse ? browserBoundMs(lighthouseKillAfterMs(timeoutMs)) : 0);
 }
 
@@ -43,9 +44,9 @@ export function failedRunRecord(base, error) {
 /**
  * Runs `plan` (a resolved page-load scenario: profile, siteDir, pepKind,
  * pepSides, origin, quic, h3Priorities, altSvc, tcp, pep, link, seed, timeoutMs,
- * emulation) once as run
- * `runNo`. `outDir`: bench's folder (qlogs, Lighthouse reports, a failed
- * run's helper logs);
+ * emulation, visual, harContent) once as run `runNo`. `outDir`: bench's
+ * folder (qlogs, Lighthouse reports, the HAR, the filmstrip, a failed
+ * run's helper logs); `plan.visual`: screenshots and visual metrics;
  * `lighthouse`: with the scenario's first run, a separate Lighthouse load.
  * Every run ends in a record: a failed page load, set-up (testbed, origin,
  * PEP), dead helper or an interruption is a record with ok false and the
@@ -66,6 +67,12 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
     // a replayed archive: its hosts (each at its own address) and where their names were looked up
     ...(plan.archive ? { archive: { hosts: plan.archive.hosts.length, dns: plan.dns } } : {}),
   };
+  // with a results folder, the HAR of the load (gather/har.js), satbench's facts in its page
+  const har = outDir && {
+    satbench: { scenario, run: runNo, seed: seed + runNo, rtt_ms: configuredRttMs(profile) },
+    content: Boolean(plan.harContent),
+  };
+  const gatherers = gatherersFor({ har, visual: plan.visual, outDir, scenario, runNo });
   const rec = await guardedRun({
     testbed: {
       profile,
@@ -75,7 +82,10 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
       serverAddresses: plan.archive?.hosts.map((h) => h.address) ?? [],
     },
     interrupt,
-    deadlineMs: pageloadDeadlineMs(plan.timeoutMs, { lighthouse: lighthouse && Boolean(outDir) && runNo === 1 }),
+    deadlineMs: pageloadDeadlineMs(plan.timeoutMs, {
+      lighthouse: lighthouse && Boolean(outDir) && runNo === 1,
+      afterLoad: afterLoadMs(gatherers),
+    }),
     logsDir: outDir ? runFolder(outDir, 'logs', scenarioKey(scenario), runNo) : null,
     failed: (error, tb) => failedRunRecord({ ...base, link: tb?.backend ?? plan.link }, error),
     steps: async (tb, signal) => {
@@ -106,14 +116,9 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
         timeoutMs: plan.timeoutMs,
         emulation: plan.emulation,
       };
-      // with a results folder, the HAR of the load (gather/har.js), satbench's facts in its page
-      const har = outDir && {
-        satbench: { scenario, run: runNo, seed: seed + runNo, rtt_ms: configuredRttMs(profile) },
-        content: Boolean(plan.harContent),
-      };
       await chain?.beforeLoad?.();
       signal.throwIfAborted();
-      const page = await loadPage({ ...load, signal, gatherers: gatherersFor({ har }) });
+      const page = await loadPage({ ...load, gatherers, signal });
       phases.browser_ms = lap();
       signal.throwIfAborted();
       const rec = {

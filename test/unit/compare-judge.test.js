@@ -289,6 +289,45 @@ describe('compare judging: result sets', () => {
     });
   });
 
+  it('the visual metrics are summarised and budgetable: a Speed Index over its ceiling or slower fails', () => {
+    // what the visual gatherer adds to each run's metrics (pageload/gather/visual.js)
+    const withVisual = (records, si) =>
+      records.map((r, i) =>
+        r.ok
+          ? {
+              ...r,
+              metrics: {
+                ...r.metrics,
+                first_visual_change_ms: r.metrics.fcp_ms,
+                speed_index_ms: si + (i % 7) * 10,
+                visual_complete_85_ms: si + 400,
+                visual_complete_95_ms: si + 500,
+                visual_complete_99_ms: si + 600,
+                last_visual_change_ms: si + 700,
+                cls: 0.01,
+                tbt_ms: 0,
+              },
+            }
+          : r,
+      );
+    const base = withVisual(A, 2000);
+    const [group] = summarize(base);
+    for (const m of [
+      'first_visual_change_ms',
+      'speed_index_ms',
+      'visual_complete_99_ms',
+      'last_visual_change_ms',
+      'cls',
+      'tbt_ms',
+    ])
+      assert.equal(group.metrics[m]?.n, 20, m);
+    const budget = parseBudget({ metrics: { speed_index_ms: { max_median: 2500, max_slowdown_pct: 10 } } });
+    assert.equal(compareResults(resultSet(base), resultSet(base), budget).failed, false);
+    const slower = compareResults(resultSet(base), resultSet(withVisual(A, 2600)), budget);
+    assert.equal(slower.regressions, 4);
+    assert.ok(slower.rows.every((r) => r.metric === 'speed_index_ms' && r.status === 'fail'));
+  });
+
   it('a slowdown over the budget that is not significant warns instead of failing', () => {
     // 5 noisy runs against 5 others, 12 % slower: too few runs to tell from noise.
     const few = makeRecords(list, { runs: 5, seed: 3, cv: 0.15 });

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { runGatherers, gatherersFor } from '../../harness/pageload/gather/index.js';
+import { runGatherers, gatherersFor, afterLoadMs } from '../../harness/pageload/gather/index.js';
 
 describe('gatherers', () => {
   const ok = (key, value) => ({ key, start: () => {}, stop: () => value });
@@ -30,10 +30,16 @@ describe('gatherers', () => {
     }
   });
 
-  it('every load counts its connections and records the machine’s CPU load', () => {
+  it('every load counts its connections and records the machine’s CPU load; with --visual the visual gatherer too', () => {
     assert.deepEqual(
       gatherersFor().map((g) => g.key),
       ['connections', 'machine'],
     );
+    assert.deepEqual(
+      gatherersFor({ visual: true }).map((g) => g.key),
+      ['connections', 'machine', 'visual'],
+    );
+    assert.equal(afterLoadMs(gatherersFor()), 0);
+    assert.ok(afterLoadMs(gatherersFor({ visual: true })) > 5000, 'the wait after the load counts towards the bound');
   });
 });

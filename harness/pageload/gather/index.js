@@ -1,22 +1,48 @@
 // Gatherers record one kind of fact about a page load each (Lighthouse's
 // model: gatherers record, the plain functions of load.js and analysis/
-// judge). A gatherer is {key, start({page, cdp}), stop({page, cdp, record})}:
-// `start` runs before the navigation (Network is already enabled on
-// `cdp`), `stop` after the load event and the in-page reads, and what it
-// returns is the record's field `key`. A gatherer that fails leaves its
-// field null and its reason in the record's `not_captured`; the load's
-// timings are kept.
+// judge). A gatherer is {key, start({page, cdp}), stop({page, cdp, record}),
+// afterLoadMs}: `start` runs before the navigation (Network is already
+// enabled on `cdp`), `stop` after the load event and the in-page reads, and
+// what it returns is the record's field `key`; `afterLoadMs`, the most its
+// `stop` may take. A gatherer that fails leaves its field null and its
+// reason in the record's `not_captured`; the load's timings are kept.
+import path from 'node:path';
+import { DEFAULTS } from '../../core/defaults.js';
+import { runFolder } from '../../campaign/results-dir.js';
+import { scenarioKey } from '../../kinds/pageload.js';
 import connections from './connections.js';
 import har from './har.js';
 import machine from './machine.js';
+import visual from './visual.js';
 
-// Pure: the gatherers of a page load with `options`: every load counts its
-// connections and records the machine's CPU load (stopped before the HAR's
-// body fetching, so that it spans the load alone); `har` ({satbench, content}, har.js) adds the HAR of
-// the load, last, since its stop may fetch the response bodies from Chromium.
-export function gatherersFor({ har: harOptions = null } = {}) {
-  return [connections(), machine(), ...(harOptions ? [har(harOptions)] : [])];
+/**
+ * Pure: the gatherers of one page load: every load counts its connections
+ * and records the machine's CPU load (stopped before the others' waiting
+ * and fetching, so that it spans the load alone); with `visual` (bench
+ * --visual), the screenshots and what the user saw, its filmstrip in
+ * `outDir` (null: no file) as filmstrip/KEY-runN of `scenario`'s run
+ * `runNo`; `har` ({satbench, content}, har.js) the HAR of the load, last,
+ * since its stop may fetch the response bodies from Chromium.
+ */
+export function gatherersFor({
+  har: harOptions = null,
+  visual: withVisual = DEFAULTS.visual,
+  outDir = null,
+  scenario,
+  runNo,
+} = {}) {
+  const frames =
+    outDir && scenario ? path.relative(outDir, runFolder(outDir, 'filmstrip', scenarioKey(scenario), runNo)) : null;
+  return [
+    connections(),
+    machine(),
+    ...(withVisual ? [visual({ outDir, frames })] : []),
+    ...(harOptions ? [har(harOptions)] : []),
+  ];
 }
+
+// Pure: the most the gatherers' stops may add after the load event.
+export const afterLoadMs = (gatherers) => gatherers.reduce((a, g) => a + (g.afterLoadMs ?? 0), 0);
 
 // Runs `phase` ('start' or 'stop') of each gatherer in turn; a failure is
 // written into `record` (field null, reason in not_captured), never thrown.
