@@ -87,6 +87,9 @@ pub struct StatsFile {
     pub forward: DirStats,
     #[serde(rename = "return")]
     pub ret: DirStats,
+    /// With a slot process: seconds into its slot at time 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slot_phase_s: Option<f64>,
 }
 
 impl StatsFile {
@@ -145,6 +148,7 @@ mod tests {
             uptime_s: 1.5,
             forward: c.snapshot(),
             ret: DirStats::default(),
+            slot_phase_s: None,
         };
         let v: serde_json::Value = serde_json::from_str(&s.to_json()).unwrap();
         assert_eq!(v["name"], "sat");
@@ -200,6 +204,7 @@ mod tests {
             uptime_s: 0.0,
             forward: DirStats::default(),
             ret: DirStats::default(),
+            slot_phase_s: None,
         };
         s.write(&p).unwrap();
         assert!(std::fs::read_to_string(&p).unwrap().contains("\"return\""));
