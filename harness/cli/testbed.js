@@ -227,7 +227,7 @@ export function formatProbe(r) {
         ['boundary at s', '', `${ser.boundary_phase_s} into the series (${ser.boundaries} boundaries)`],
         ['boundary spike ms', cs?.spike_ms ?? '-', ser.spike_ms ?? '-'],
         [
-          `boundary loss % (${ser.window_ms} ms)`,
+          `loss % ${ser.window_ms} ms after`,
           cs?.boundary_loss_pct ?? '-',
           `${ser.boundary_loss_pct}  (elsewhere ${ser.other_loss_pct})`,
         ],

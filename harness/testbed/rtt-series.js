@@ -118,9 +118,12 @@ export function analyzeRttSeries(series, intervalMs, { minPeriodMs = 1000, windo
   }
   let [atN, atLost] = [0, 0];
   const spikes = [];
-  for (let start = phase; start < series.length; start += lag) {
-    const at = series.slice(start, start + win);
-    const rest = series.slice(start + win, start + lag);
+  // From the period before the first whole one: a boundary's window may
+  // reach into the series' start.
+  const clip = (i) => Math.max(0, i);
+  for (let start = phase - lag; start < series.length; start += lag) {
+    const at = series.slice(clip(start), clip(start + win));
+    const rest = series.slice(clip(start + win), clip(start + lag));
     atN += at.length;
     atLost += at.filter((x) => !present(x)).length;
     // The spike: the highest median of SPIKE_RUN echoes in the window, so
@@ -130,7 +133,8 @@ export function analyzeRttSeries(series, intervalMs, { minPeriodMs = 1000, windo
     const runs = head
       .slice(0, Math.max(0, head.length - SPIKE_RUN + 1))
       .map((_, j) => median(head.slice(j, j + SPIKE_RUN)));
-    if (runs.length && settled.length && rest.length === lag - win) spikes.push(Math.max(...runs) - median(settled));
+    if (start >= 0 && runs.length && settled.length && rest.length === lag - win)
+      spikes.push(Math.max(...runs) - median(settled));
   }
   const [otherN, otherLost] = [series.length - atN, lost - atLost];
   return {
