@@ -295,6 +295,8 @@ pub struct Link {
     pub stats_path: std::path::PathBuf,
     /// Seconds into its slot at time 0, with a slot process.
     pub slot_phase_s: Option<f64>,
+    /// Time 0 on the wall clock (ms since the epoch), with a slot process.
+    pub slot_t0_unix_ms: Option<f64>,
 }
 
 /// The slot phase at time 0 (wall-clock time `unix_ns`): both directions
@@ -366,6 +368,7 @@ impl Link {
             b,
             stats_path: cfg.stats_path.clone(),
             slot_phase_s,
+            slot_t0_unix_ms: slot_phase_s.map(|_| unix_ns as f64 / 1e6),
         })
     }
 
@@ -376,6 +379,7 @@ impl Link {
             forward: self.forward.counters.snapshot(),
             ret: self.ret.counters.snapshot(),
             slot_phase_s: self.slot_phase_s,
+            slot_t0_unix_ms: self.slot_t0_unix_ms,
         }
     }
 
