@@ -31,7 +31,9 @@ execFileSync('cargo', ['build', '--release', '-q', '-p', 'linkem', '--example', 
 });
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-access-model-off-'));
 const verdicts = (bin, file) => execFileSync(bin, [file, o.packets], { encoding: 'utf8' }).trim();
-const hasAccess = (p) => LINKS.some((l) => p.links[l].forward.access || p.links[l].return.access);
+// Profiles with an access model or a slot process are newer than the check.
+const hasAccess = (p) =>
+  LINKS.some((l) => ['forward', 'return'].some((d) => p.links[l][d].access || p.links[l][d].slots));
 
 const rows = [];
 for (const name of listBuiltinProfiles()) {

@@ -22,7 +22,7 @@ export const HELP = `Usage:
       Remove testbeds: their processes, namespaces and state.
   satbench testbed status [--json]
       List the testbeds on this machine.
-  satbench testbed probe --profile NAME [--loss PCT] [--link ...] [--seed N] [--count N] [--json]
+  satbench testbed probe --profile NAME [--loss PCT] [--link ...] [--seed N] [--count N | --duration S] [--json]
       Build a testbed, measure RTT (median, p99 over --count echoes, at least 20), TCP connect
       time (20 handshakes), one-way delay per direction (1-byte UDP datagrams; min, p10, median,
       p90, p99, max), a burst after idle per direction (first and last datagram's delay,
@@ -38,6 +38,9 @@ Options:
   --seed N             seed of the emulator's random loss and jitter (default 1)
   --name ID            up: the testbed's id, 1 to 12 characters a-z or 0-9 (default: a new one)
   --count N            probe: RTT echoes to send, at least 20 (default 20)
+  --duration S         probe: send RTT echoes for S seconds (every 20 ms) and summarise the series:
+                       median, p5/p95, the period of its handovers found from the series, the
+                       spike and the loss at a boundary, beside what a slot process configures
   --all                down: remove every testbed on this machine
   --cc NAME            TCP congestion control of every namespace (default cubic; newreno = reno)
   --initcwnd N         TCP initial congestion and receive window of the end hosts (default 10)
@@ -53,6 +56,7 @@ const OPTIONS = {
   ...TCP_OPTIONS,
   pcap: { type: 'string' },
   count: { type: 'string' },
+  duration: { type: 'string' },
   all: { type: 'boolean' },
 };
 
@@ -94,12 +98,15 @@ export async function testbedCommand(argv) {
     for (const id of positionals) validateId(id);
   } else noOperands(positionals, `testbed ${sub}`);
   const opts = sub === 'up' || sub === 'probe' ? testbedOptions(v) : null;
+  if (v.count !== undefined && v.duration !== undefined)
+    throw new UsageError('testbed probe: give --count or --duration, not both');
   const count = sub === 'probe' && v.count !== undefined ? integer(v.count, '--count', 20) : 20;
+  const durationS = sub === 'probe' && v.duration !== undefined ? integer(v.duration, '--duration', 2) : null;
   requireNetAdmin(`testbed ${sub}`);
   if (sub === 'status') return status(v);
   if (sub === 'down') return down(v.all, positionals);
   if (sub === 'up') return up(opts, v).catch(unlessInterrupted);
-  return probe(opts, count, v).catch(unlessInterrupted);
+  return probe(opts, { rttCount: count, durationS }, v).catch(unlessInterrupted);
 }
 
 // A build or probe a signal cut short fails as a consequence: the signal's
@@ -155,10 +162,10 @@ async function up(opts, v) {
   tb.detach();
 }
 
-async function probe(opts, count, v) {
+async function probe(opts, probeOptions, v) {
   const tb = await createTestbed(opts);
   try {
-    const result = await probeTestbed(tb, { rttCount: count }, (step) => note(`probe ${tb.profile.name}: ${step}`));
+    const result = await probeTestbed(tb, probeOptions, (step) => note(`probe ${tb.profile.name}: ${step}`));
     result.link_stats = await tb.linkStats();
     if (v.json) print(result);
     else process.stdout.write(formatProbe(result) + '\n');
@@ -203,6 +210,28 @@ export function formatProbe(r) {
       ],
       [`burst ${dir} added ms`, adds?.burst[dir] ? range(adds.burst[dir]) : 0, b.added_ms ?? '-'],
     );
+  }
+  const ser = m.rtt_series;
+  if (ser) {
+    const cs = c.slots;
+    rows.push(
+      [
+        'RTT series ms',
+        '',
+        `median ${ser.median_ms}  p5 ${ser.p5_ms}  p95 ${ser.p95_ms}  (${ser.received} of ${ser.n})`,
+      ],
+      ['handover period s', cs?.period_s ?? 'none', ser.period_s ?? 'none found'],
+    );
+    if (ser.period_s !== null)
+      rows.push(
+        ['boundary at s', '', `${ser.boundary_phase_s} into the series (${ser.boundaries} boundaries)`],
+        ['boundary spike ms', cs?.spike_ms ?? '-', ser.spike_ms ?? '-'],
+        [
+          `loss % ${ser.window_ms} ms after`,
+          cs?.boundary_loss_pct ?? '-',
+          `${ser.boundary_loss_pct}  (elsewhere ${ser.other_loss_pct})`,
+        ],
+      );
   }
   rows.push(
     ['forward Mbit/s', c.forward_mbps ?? 'unlimited', m.forward_mbps ?? '-'],

@@ -144,6 +144,8 @@ export async function loadPage({
       page.on('requestfailed', (r) => record.errors.push({ url: r.url(), error: r.failure()?.errorText ?? 'failed' }));
       page.on('pageerror', (e) => record.errors.push({ error: `page: ${e.message}` }));
       const t0 = Date.now();
+      // where the navigation fell in a LEO slot process (slot-phase.js)
+      record.nav_unix_ms = t0;
       await page.goto(target.url, { waitUntil: 'load', timeout: timeoutMs });
       record.load_wall_ms = Date.now() - t0;
       record.navigation = await page.evaluate(navigation);

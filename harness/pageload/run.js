@@ -17,6 +17,7 @@ import { afterLoadMs, gatherersFor } from './gather/index.js';
 import { storeRunHar } from './har-file.js';
 import { configuredRttMs } from '../testbed/profiles.js';
 import { emulationRecord } from '../browser/emulation.js';
+import { slotAtLoad } from './slot-phase.js';
 
 // Pure: the longest a page-load run of `timeoutMs` may take before it is
 // ended as stuck (run-guard.js): its set-up, the load's browser (killed
@@ -128,6 +129,15 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
         origin_log: readOriginLog(tb),
         link_stats: await tb.linkStats(),
       };
+      // a LEO slot process: the slot's phase at navigation start, and
+      // whether a handover fell inside the load
+      const slot = slotAtLoad(
+        rec.link_stats.sat,
+        profile.links.satellite.forward.slots?.period_s ?? profile.links.satellite.return.slots?.period_s,
+        page.nav_unix_ms,
+        page.load_wall_ms,
+      );
+      if (slot) rec.slot = slot;
       // the HAR goes to its own file, which the record names
       storeRunHar(rec, outDir, scenario, runNo);
       if (chain) {

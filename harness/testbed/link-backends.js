@@ -88,6 +88,11 @@ export function netemArgs(imp, where) {
       `${where}: the access model (frames, encapsulation, demand assignment) needs the linkem backend; use --link linkem`,
     );
   }
+  if (imp.slots) {
+    throw new UsageError(
+      `${where}: a slot process (per-slot delay, handover spikes and loss) needs the linkem backend; use --link linkem`,
+    );
+  }
   const args = ['delay', `${fmt(imp.delay_ms)}ms`];
   if (imp.jitter_ms > 0) args.push(`${fmt(imp.jitter_ms)}ms`, 'distribution', imp.jitter_distribution);
   if (imp.loss?.model === 'random') args.push('loss', 'random', `${fmt(imp.loss.pct)}%`);
@@ -121,6 +126,7 @@ export function linkemConfig({ name, seed, a, b, forward, ret, statsPath, pcapDi
     schedule: imp.schedule,
     // Only with an access model, so that every other config is as before.
     ...(imp.access ? { access: imp.access } : {}),
+    ...(imp.slots ? { slots: imp.slots } : {}),
   });
   return { name, seed, a, b, forward: strip(forward), return: strip(ret), stats_path: statsPath, pcap_dir: pcapDir };
 }

@@ -6,6 +6,7 @@ import { run, binPath } from '../core/sys.js';
 import { ADDRESSES } from './addressing.js';
 import { configuredSummary } from './profiles.js';
 import { median, quantile, round } from '../core/stats.js';
+import { analyzeRttSeries, configuredSlots } from './rtt-series.js';
 
 // A rate probe sends this much faster than the link so the link's queue,
 // not the sender, sets the pace.
@@ -33,13 +34,15 @@ const SYN_BYTES = 60;
 const OWD_BYTES = 29;
 const DIRS = ['forward', 'return'];
 const GOLDEN_MS = 0.618;
+// A time series (--duration): one echo every this many ms.
+const SERIES_INTERVAL_MS = 20;
 
 // `{count: 5, 'interval-ms': 20}` → satprobe's ['--count', '5', '--interval-ms', '20'].
 const flags = (o) => Object.entries(o).flatMap(([k, v]) => [`--${k}`, String(v)]);
 
-async function satprobe(fromNs, args) {
+async function satprobe(fromNs, args, { runsMs = 0 } = {}) {
   // Run inside the sender's namespace so `cleanup` finds it if we are killed.
-  const r = await run('ip', ['netns', 'exec', fromNs, binPath('satprobe'), ...args], { timeoutMs: 120000 });
+  const r = await run('ip', ['netns', 'exec', fromNs, binPath('satprobe'), ...args], { timeoutMs: 120000 + runsMs });
   return JSON.parse(r.stdout);
 }
 
@@ -55,7 +58,7 @@ async function satprobe(fromNs, args) {
 // (satprobe connect --spread-ms).
 export function probePlan(
   configured,
-  { rttCount = 20, owdCount = 200, rateDurationMs = 3000, connectCount = 20 } = {},
+  { rttCount = 20, durationS = null, owdCount = 200, rateDurationMs = 3000, connectCount = 20 } = {},
   access = { forward: null, return: null },
 ) {
   const worstRtt = configured.rtt_ms;
@@ -73,7 +76,13 @@ export function probePlan(
       }
     : { intervalMs: 100, spreadMs: 0 };
   return {
-    rtt: { count: rttCount, intervalMs: 20 + unlock, timeoutMs },
+    rtt: durationS
+      ? {
+          count: Math.round((durationS * 1000) / SERIES_INTERVAL_MS),
+          intervalMs: SERIES_INTERVAL_MS + unlock,
+          timeoutMs,
+        }
+      : { count: rttCount, intervalMs: 20 + unlock, timeoutMs },
     owd: { count: owdCount, intervalMs: owdInterval, timeoutMs },
     connect: { count: connectCount, ...connect, timeoutMs: Math.max(timeoutMs, 2000) },
     rate: {
@@ -242,11 +251,22 @@ function configuredExtras(profile, configured, bursts) {
 // Pure: the probe's JSON from satprobe's raw outputs. `profile` (the
 // loaded profile) and `bursts` (burstPlan) give the configured side of the
 // connect and burst figures; without them those are left out.
-export function summarizeProbe({ profile, configured, backend, raw, linkProfile = null, bursts = null }) {
+export function summarizeProbe({
+  profile,
+  configured,
+  backend,
+  raw,
+  linkProfile = null,
+  bursts = null,
+  series = false,
+}) {
   const lossPct = (o) => (o.sent ? round((100 * (o.sent - o.received)) / o.sent, 3) : null);
   const dist = (xs) => ({ median: round(median(xs)), p99: round(quantile(xs, 0.99)), n: xs.length });
   const extra = linkProfile ? configuredExtras(linkProfile, configured, bursts) : null;
+  const slots = linkProfile ? configuredSlots(linkProfile) : null;
   const measured = {};
+  // With --duration: the series read as a slot process would shape it.
+  if (series) measured.rtt_series = analyzeRttSeries(raw.rtt.series_ms, raw.rtt.interval_ms);
   if (raw.connect)
     measured.connect_ms = {
       ...spread(raw.connect.connect_ms),
@@ -276,6 +296,7 @@ export function summarizeProbe({ profile, configured, backend, raw, linkProfile 
       // the directions --loss applies to (satellite.loss_on)
       ...(configured.loss_on ? { loss_on: configured.loss_on } : {}),
       ...(extra ?? {}),
+      ...(slots ? { slots } : {}),
     },
     measured: {
       rtt_ms: { ...dist(raw.rtt.rtt_ms), sent: raw.rtt.sent, received: raw.rtt.received },
@@ -301,10 +322,12 @@ export async function probeTestbed(tb, options = {}, onStep = () => {}) {
   const toServer = (t) => common(client, server, ADDRESSES.server, t);
   const toClient = (t) => common(server, client, ADDRESSES.client, t);
   const raw = {};
-  onStep(`rtt: ${plan.rtt.count} echoes`);
+  onStep(`rtt: ${plan.rtt.count} echoes every ${plan.rtt.intervalMs} ms`);
   const paced = ({ count, intervalMs }) => flags({ count, 'interval-ms': intervalMs });
   const spreadFlags = plan.connect.spreadMs ? flags({ 'spread-ms': plan.connect.spreadMs }) : [];
-  raw.rtt = await satprobe(client, ['rtt', ...toServer(plan.rtt.timeoutMs), ...paced(plan.rtt)]);
+  raw.rtt = await satprobe(client, ['rtt', ...toServer(plan.rtt.timeoutMs), ...paced(plan.rtt)], {
+    runsMs: plan.rtt.count * plan.rtt.intervalMs,
+  });
   for (const [key, from, args] of [
     ['owdForward', server, toClient],
     ['owdReturn', client, toServer],
@@ -355,5 +378,6 @@ export async function probeTestbed(tb, options = {}, onStep = () => {}) {
     raw,
     linkProfile: tb.profile,
     bursts,
+    series: Boolean(options.durationS),
   });
 }

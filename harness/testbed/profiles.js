@@ -15,7 +15,21 @@ export const LINKS = ['satellite', 'internet'];
 export const DIRECTIONS = ['forward', 'return'];
 export const DISTRIBUTIONS = ['uniform', 'normal', 'pareto', 'paretonormal'];
 const TOP_KEYS = ['description', ...LINKS];
-const DIRECTION_KEYS = ['delay', 'jitter', 'distribution', 'loss', 'rate', 'limit', 'schedule', 'access'];
+const DIRECTION_KEYS = ['delay', 'jitter', 'distribution', 'loss', 'rate', 'limit', 'schedule', 'access', 'slots'];
+// A LEO slot process (linkem's `slots`, netem/linkem/README.md): one
+// satellite per slot, a base delay drawn per slot, a spike and a loss burst
+// at each handover.
+const SLOTS_KEYS = [
+  'period',
+  'boundary_at',
+  'phase',
+  'delay_min',
+  'delay_max',
+  'spike',
+  'spike_for',
+  'loss',
+  'loss_for',
+];
 // The satellite access model (linkem's `access`, netem/linkem/README.md).
 const ACCESS_KEYS = ['frame', 'header', 'pad', 'dama', 'frame_loss'];
 const DAMA_KEYS = ['cra', 'request_grant', 'idle_release'];
@@ -238,6 +252,45 @@ function parseAccess(v, file, key) {
   return out;
 }
 
+// The slot process of one direction, in linkem's keys; null when absent.
+// `loss` is a probability (0..1) per packet inside the loss window.
+function parseSlots(v, file, key) {
+  if (v === null || v === undefined) return null;
+  checkKeys(v, SLOTS_KEYS, file, key);
+  for (const k of ['period', 'delay_min', 'delay_max']) {
+    if (v[k] === undefined || v[k] === null) throw new UsageError(`${file}: ${key}.${k} is required`);
+  }
+  const ms = (k, min = { min: 0 }) =>
+    bounded(durationMs(v[k], `${file}: ${key}.${k}`), min, file, `${key}.${k}`, 'a duration');
+  const opt = (k) => (v[k] === undefined || v[k] === null ? 0 : ms(k));
+  const out = {
+    period_s: ms('period', { min: 0, minExclusive: true }) / 1000,
+    delay_min_ms: ms('delay_min'),
+    delay_max_ms: ms('delay_max'),
+    spike_ms: opt('spike'),
+    spike_s: opt('spike_for') / 1000,
+    loss_p: 0,
+    loss_s: opt('loss_for') / 1000,
+  };
+  if (out.delay_max_ms < out.delay_min_ms)
+    throw new UsageError(
+      `${file}: ${key}.delay_max: must be >= delay_min (${out.delay_min_ms} ms), got ${out.delay_max_ms} ms`,
+    );
+  if (v.loss !== undefined && v.loss !== null) {
+    if (typeof v.loss !== 'number')
+      throw new UsageError(
+        `${file}: ${key}.loss: expected a probability between 0 and 1, got ${JSON.stringify(v.loss)}`,
+      );
+    out.loss_p = bounded(v.loss, { min: 0, max: 1 }, file, `${key}.loss`, 'a probability');
+  }
+  if (v.phase !== undefined && v.boundary_at !== undefined)
+    throw new UsageError(`${file}: ${key}: give phase (fixed) or boundary_at (from the wall clock), not both`);
+  // Without a fixed phase, linkem takes it from the wall clock at its start.
+  if (v.phase !== undefined) out.phase_s = ms('phase') / 1000;
+  else out.boundary_at_s = v.boundary_at === undefined ? 0 : ms('boundary_at') / 1000;
+  return out;
+}
+
 // CSV with a header row naming its columns: time_s and delay_ms and/or
 // rate_mbit. Blank lines and lines starting with # are ignored.
 export function parseScheduleCsv(text, file) {
@@ -358,6 +411,8 @@ function parseDirection(d, file, where, readRelative) {
   // Only a direction with an access model has the key: every other
   // direction stays exactly what it was.
   if (access) out.access = access;
+  const slots = parseSlots(d.slots, file, key('slots'));
+  if (slots) out.slots = slots;
   return out;
 }
 
@@ -393,7 +448,14 @@ export function withSatelliteLoss(profile, lossPct) {
 
 function maxDelay(imp) {
   const scheduled = (imp.schedule?.points ?? []).map((p) => p.delay_ms ?? 0);
-  return Math.max(imp.delay_ms, ...scheduled);
+  const slots = imp.slots ? imp.slots.delay_max_ms + imp.slots.spike_ms : 0;
+  return Math.max(imp.delay_ms, ...scheduled) + slots;
+}
+
+// A direction's delay between handovers, a slot process's draw taken at
+// the middle of its range.
+function typicalDelay(imp) {
+  return imp.delay_ms + (imp.slots ? (imp.slots.delay_min_ms + imp.slots.delay_max_ms) / 2 : 0);
 }
 
 // Round-trip time the profile configures: both links, both directions.
@@ -402,7 +464,7 @@ export function configuredRttMs(profile, { worst = false } = {}) {
   for (const link of LINKS)
     for (const dir of DIRECTIONS) {
       const imp = profile.links[link][dir];
-      sum += worst ? maxDelay(imp) : imp.delay_ms;
+      sum += worst ? maxDelay(imp) : typicalDelay(imp);
     }
   return sum;
 }
@@ -447,8 +509,8 @@ export function configuredSummary(profile) {
   return {
     rtt_ms: configuredRttMs(profile),
     one_way_ms: {
-      forward: LINKS.reduce((s, l) => s + profile.links[l].forward.delay_ms, 0),
-      return: LINKS.reduce((s, l) => s + profile.links[l].return.delay_ms, 0),
+      forward: LINKS.reduce((s, l) => s + typicalDelay(profile.links[l].forward), 0),
+      return: LINKS.reduce((s, l) => s + typicalDelay(profile.links[l].return), 0),
     },
     forward_mbps: fwd.mbps,
     return_mbps: ret.mbps,

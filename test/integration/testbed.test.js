@@ -112,6 +112,37 @@ describe('testbed (integration, real namespaces)', function () {
     }
   });
 
+  it('probe --duration finds a slot process: its period, and the loss and spike at its boundaries', async () => {
+    // starlink's process shortened: a 2 s slot, a fixed phase, a loss
+    // window long enough to show in a 12 s probe (about 6 boundaries).
+    const slots = {
+      period: '2s',
+      phase: '0.5s',
+      delay_min: '5ms',
+      delay_max: '15ms',
+      spike: '15ms',
+      spike_for: '300ms',
+      loss: 0.5,
+      loss_for: '150ms',
+    };
+    const p = await probeJson(
+      {
+        description: 'integration test: a short slot process',
+        satellite: { forward: { slots, jitter: '1ms' }, return: { slots, jitter: '1ms' } },
+        internet: SHORT.internet,
+      },
+      '--duration',
+      '12',
+    );
+    const s = p.measured.rtt_series;
+    assert.deepEqual(p.configured.slots, { period_s: 2, spike_ms: 30, boundary_loss_pct: 27.75, window_ms: 500 });
+    assert.ok(Math.abs(s.period_s - 2) <= 0.06, JSON.stringify(s));
+    assert.ok(s.boundary_loss_pct > 8 && s.boundary_loss_pct < 40, JSON.stringify(s));
+    assert.ok(s.other_loss_pct < 2, JSON.stringify(s));
+    assert.ok(Math.abs(s.spike_ms - 30) < 10, JSON.stringify(s));
+    assert.equal(p.link_stats.sat.slot_phase_s, 0.5, JSON.stringify(p.link_stats));
+  });
+
   it('probe shows what the access model adds: frame waits, and the grant a burst after idle waits for', async () => {
     const p = await probeJson(SHORT_ACCESS);
     const adds = p.configured.access_adds_ms;

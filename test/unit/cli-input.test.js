@@ -93,6 +93,8 @@ describe('satbench checks input before privileges', function () {
     ['bulk', ['--bin-ms', '0'], /--bin-ms: expected a whole number from 1 to 60000/],
     ['testbed', ['up', '--profile', 'geo', '--loss', '120'], /--loss: expected a percentage between 0 and 100/],
     ['testbed', ['probe', '--profile', 'geo', '--count', '3'], /--count: expected a whole number >= 20/],
+    ['testbed', ['probe', '--profile', 'geo', '--duration', '1'], /--duration: expected a whole number >= 2/],
+    ['testbed', ['probe', '--profile', 'geo', '--duration', '9', '--count', '30'], /--count or --duration, not both/],
     ['testbed', ['down'], /testbed down: name the testbed ids/],
     // a folder where a file is expected, and a file where a folder is
     [

@@ -70,6 +70,17 @@ describe('link backends', () => {
     ]);
   });
 
+  it('passes a slot process to linkem only where the profile has one; netem refuses it', () => {
+    const p = loadProfile('starlink');
+    const cfg = configOf(p.links.satellite);
+    assert.equal(cfg.forward.slots.period_s, 15);
+    assert.equal(cfg.return.slots.loss_p, 0.3);
+    const internet = configOf(p.links.internet);
+    assert.ok(!('slots' in internet.forward) && !('slots' in internet.return));
+    assert.ok(!('slots' in configOf(loadProfile('leo').links.satellite).forward));
+    assert.throws(() => netemArgs(p.links.satellite.forward, 'w'), /slot process .* needs the linkem backend/);
+  });
+
   it('passes an access model to linkem only where the profile has one; netem refuses it', () => {
     const p = loadProfile('geo-dvb');
     const cfg = configOf(p.links.satellite);

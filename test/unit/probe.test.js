@@ -270,4 +270,39 @@ describe('probe: access model figures', () => {
     assert.match(text, /one-way forward ms +290 +min 290 /);
     assert.doesNotMatch(text, /burst|connect/);
   });
+
+  it('with --duration the RTT series is summarised beside the slot process configured', () => {
+    const sl = loadProfile('starlink');
+    const configured = configuredSummary(sl);
+    assert.equal(probePlan(configured, { durationS: 120 }).rtt.count, 6000);
+    // a boundary every 2 s (100 echoes): 3 echoes lost and 30 ms more for 10
+    const series = Array.from({ length: 1000 }, (_, i) => (i % 100 < 3 ? null : i % 100 < 13 ? 70 : 40 + (i % 3)));
+    const raw = {
+      rtt: { sent: 1000, received: 970, rtt_ms: series.filter((x) => x !== null), series_ms: series, interval_ms: 20 },
+      owdForward: { sent: 1, received: 1, owd_ms: [21] },
+      owdReturn: { sent: 1, received: 1, owd_ms: [21] },
+    };
+    const r = summarizeProbe({
+      profile: 'starlink',
+      configured,
+      backend: 'linkem',
+      raw,
+      linkProfile: sl,
+      series: true,
+    });
+    assert.equal(r.configured.slots.period_s, 15);
+    assert.equal(r.measured.rtt_series.period_s, 2);
+    // a step shows an echo or two before it (the medians either side)
+    const phase = r.measured.rtt_series.boundary_phase_s;
+    assert.ok(Math.min(phase, 2 - phase) <= 0.06, `${phase}`);
+    const text = formatProbe(r);
+    assert.match(text, /handover period s +15 +2\n/);
+    assert.match(text, /boundary spike ms +30 +\d/);
+    assert.match(text, /loss % 500 ms after +11\.64 +1[12](\.\d+)? +\(elsewhere 0\)/);
+    // without --duration no series summary
+    assert.equal(
+      summarizeProbe({ profile: 'starlink', configured, backend: 'linkem', raw }).measured.rtt_series,
+      undefined,
+    );
+  });
 });

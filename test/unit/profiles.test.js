@@ -100,6 +100,62 @@ describe('link profiles', () => {
     }
   });
 
+  it('reads a slot process and rejects bad values, naming the file and the key', () => {
+    const slots = { period: '15s', boundary_at: '12s', delay_min: '10ms', delay_max: 22, spike: '15ms' };
+    const imp = parse({
+      satellite: { forward: { slots: { ...slots, spike_for: '300ms', loss: 0.3, loss_for: '100ms' } } },
+    }).links.satellite.forward;
+    assert.deepEqual(imp.slots, {
+      period_s: 15,
+      boundary_at_s: 12,
+      delay_min_ms: 10,
+      delay_max_ms: 22,
+      spike_ms: 15,
+      spike_s: 0.3,
+      loss_p: 0.3,
+      loss_s: 0.1,
+    });
+    const fixed = parse({
+      satellite: { forward: { slots: { period: '2s', phase: '0.5s', delay_min: 1, delay_max: 1 } } },
+    });
+    assert.equal(fixed.links.satellite.forward.slots.phase_s, 0.5);
+    assert.ok(!('boundary_at_s' in fixed.links.satellite.forward.slots));
+    // no slot process: the key is absent, so the direction is what it was
+    assert.ok(!('slots' in parse({ satellite: { forward: { delay: 5 } } }).links.satellite.forward));
+    const bad = (extra) => () => parse({ satellite: { return: { slots: { ...slots, ...extra } } } });
+    rejects(bad({ period: 0 }), /p\.yaml: satellite\.return\.slots\.period: a duration must be > 0, got 0/);
+    rejects(bad({ delay_min: '-1ms' }), /p\.yaml: satellite\.return\.slots\.delay_min: a duration must be >= 0/);
+    rejects(
+      bad({ loss: 1.5 }),
+      /p\.yaml: satellite\.return\.slots\.loss: a probability must be between 0 and 1, got 1\.5/,
+    );
+    rejects(bad({ loss: -0.1 }), /satellite\.return\.slots\.loss: a probability/);
+    rejects(bad({ loss: '30%' }), /satellite\.return\.slots\.loss: expected a probability between 0 and 1/);
+    rejects(bad({ delay_max: '5ms' }), /satellite\.return\.slots\.delay_max: must be >= delay_min/);
+    rejects(bad({ phase: '1s' }), /satellite\.return\.slots: give phase .* or boundary_at/);
+    rejects(bad({ perod: '1s' }), /unknown key "perod" in satellite\.return\.slots/);
+    rejects(
+      () => parse({ satellite: { return: { slots: { period: '1s' } } } }),
+      /satellite\.return\.slots\.delay_min is required/,
+    );
+  });
+
+  it("starlink is a slot process from the cited figures, its typical RTT the slot range's middle", () => {
+    const p = loadProfile('starlink');
+    const ref = JSON.parse(fs.readFileSync(new URL('../../reference/starlink-measurements.json', import.meta.url)));
+    for (const dir of ['forward', 'return']) {
+      const sl = p.links.satellite[dir].slots;
+      assert.equal(sl.period_s, ref.figures.slot_period_s.value);
+      assert.equal(sl.boundary_at_s, ref.figures.boundary_offsets_in_minute_s.value[0]);
+      assert.deepEqual([sl.delay_min_ms, sl.delay_max_ms], ref.profile.satellite_slot_one_way_ms.value);
+      assert.equal(sl.spike_ms * 2, ref.figures.handover_spike_rtt_ms.value);
+      assert.equal(sl.loss_p, ref.profile.handover_loss_p.value);
+    }
+    assert.equal(configuredSummary(p).rtt_ms, 2 * 16 + 10);
+    assert.equal(p.links.satellite.forward.rate_mbit, ref.profile.rates_mbit.forward);
+    assert.equal(p.links.satellite.return.rate_mbit, ref.profile.rates_mbit.return);
+  });
+
   it('reads the access model and rejects bad values, naming the file and the key', () => {
     const imp = parse({
       satellite: {

@@ -60,6 +60,88 @@ pub struct Impairments {
     /// The satellite access model (frame clock, encapsulation, demand
     /// assignment); none: an ideal pipe.
     pub access: Option<AccessConfig>,
+    /// A LEO slot process (see `slots.rs`); none: no slots.
+    pub slots: Option<SlotsConfig>,
+}
+
+/// A LEO terminal's slot process: the terminal is served by one satellite
+/// per slot of `period_s`; each slot adds its own base one-way delay, drawn
+/// uniformly from `delay_min_ms..=delay_max_ms`; a handover (each slot's
+/// start) adds `spike_ms` for `spike_s` and loses packets with probability
+/// `loss_p` for `loss_s`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(try_from = "SlotsKeys")]
+pub struct SlotsConfig {
+    pub period_s: f64,
+    pub phase: SlotPhase,
+    pub delay_min_ms: f64,
+    pub delay_max_ms: f64,
+    pub spike_ms: f64,
+    pub spike_s: f64,
+    pub loss_p: f64,
+    pub loss_s: f64,
+}
+
+/// Where in its slot linkem's time 0 falls.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SlotPhase {
+    /// Fixed: seconds into the slot at time 0 (a reproducible run).
+    Fixed(f64),
+    /// From the wall clock at time 0: a boundary falls this many seconds
+    /// past each full minute, and every `period_s` after it.
+    WallClock { boundary_at_s: f64 },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a slot process object")]
+struct SlotsKeys {
+    #[serde(deserialize_with = "positive")]
+    period_s: f64,
+    #[serde(default, deserialize_with = "opt_non_negative")]
+    phase_s: Option<f64>,
+    #[serde(default, deserialize_with = "opt_non_negative")]
+    boundary_at_s: Option<f64>,
+    #[serde(deserialize_with = "non_negative")]
+    delay_min_ms: f64,
+    #[serde(deserialize_with = "non_negative")]
+    delay_max_ms: f64,
+    #[serde(default, deserialize_with = "ms_or_zero")]
+    spike_ms: f64,
+    #[serde(default, deserialize_with = "ms_or_zero")]
+    spike_s: f64,
+    #[serde(default, deserialize_with = "probability")]
+    loss_p: f64,
+    #[serde(default, deserialize_with = "ms_or_zero")]
+    loss_s: f64,
+}
+
+impl TryFrom<SlotsKeys> for SlotsConfig {
+    type Error = String;
+    fn try_from(k: SlotsKeys) -> Result<Self, String> {
+        if k.delay_max_ms < k.delay_min_ms {
+            return Err(format!(
+                "delay_max_ms ({}) is below delay_min_ms ({})",
+                k.delay_max_ms, k.delay_min_ms
+            ));
+        }
+        let phase = match (k.phase_s, k.boundary_at_s) {
+            (Some(_), Some(_)) => return Err("give phase_s or boundary_at_s, not both".into()),
+            (Some(p), None) => SlotPhase::Fixed(p),
+            (None, b) => SlotPhase::WallClock {
+                boundary_at_s: b.unwrap_or(0.0),
+            },
+        };
+        Ok(SlotsConfig {
+            period_s: k.period_s,
+            phase,
+            delay_min_ms: k.delay_min_ms,
+            delay_max_ms: k.delay_max_ms,
+            spike_ms: k.spike_ms,
+            spike_s: k.spike_s,
+            loss_p: k.loss_p,
+            loss_s: k.loss_s,
+        })
+    }
 }
 
 /// The access model of one direction (see `access.rs`); every key optional.
@@ -166,6 +248,7 @@ impl Default for Impairments {
             limit: None,
             schedule: None,
             access: None,
+            slots: None,
         }
     }
 }
@@ -476,6 +559,17 @@ fn non_negative<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
 
 fn opt_non_negative<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
     opt_in_range(d, 0.0, f64::INFINITY)
+}
+
+fn positive<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    match f64::deserialize(d)? {
+        x if x.is_nan() || x <= 0.0 => Err(D::Error::custom(format!("must be > 0 (got {x})"))),
+        x => Ok(x),
+    }
+}
+
+fn probability<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(opt_in_range(d, 0.0, 1.0)?.unwrap_or(0.0))
 }
 
 fn opt_positive<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
@@ -833,6 +927,49 @@ mod tests {
         let e =
             with(|v| v["forward"]["access"] = serde_json::json!({"frame_loss": {}})).unwrap_err();
         assert!(e.0.contains("frame_bytes"), "{e}");
+    }
+
+    #[test]
+    fn the_slot_process_parses_and_bad_values_are_named() {
+        let slots = serde_json::json!({"period_s": 15, "boundary_at_s": 12, "delay_min_ms": 10,
+            "delay_max_ms": 25, "spike_ms": 15, "spike_s": 0.3, "loss_p": 0.5, "loss_s": 0.1});
+        let c = with(|v| v["forward"]["slots"] = slots.clone()).unwrap();
+        let s = c.forward.slots.unwrap();
+        assert_eq!(
+            s.phase,
+            SlotPhase::WallClock {
+                boundary_at_s: 12.0
+            }
+        );
+        assert_eq!(
+            (s.delay_min_ms, s.delay_max_ms, s.loss_p),
+            (10.0, 25.0, 0.5)
+        );
+        let bad = |key: &str, val: Value| {
+            let mut sl = slots.clone();
+            sl[key] = val;
+            with(|v| v["forward"]["slots"] = sl).unwrap_err().0
+        };
+        let e = bad("period_s", 0.into());
+        assert!(e.starts_with("forward.slots.period_s: must be > 0"), "{e}");
+        let e = bad("delay_min_ms", (-1).into());
+        assert!(
+            e.starts_with("forward.slots.delay_min_ms: must be >= 0"),
+            "{e}"
+        );
+        let e = bad("loss_p", 1.5.into());
+        assert!(
+            e.starts_with("forward.slots.loss_p: must be between 0 and 1"),
+            "{e}"
+        );
+        let e = bad("loss_p", (-0.1).into());
+        assert!(e.starts_with("forward.slots.loss_p"), "{e}");
+        let e = bad("delay_max_ms", 5.into());
+        assert!(e.starts_with("forward.slots: delay_max_ms (5)"), "{e}");
+        let e = bad("phase_s", 3.into());
+        assert!(e.contains("phase_s or boundary_at_s"), "{e}");
+        let e = bad("period", 3.into());
+        assert!(e.starts_with("forward.slots.period: unknown field"), "{e}");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //!
 //! The decisions live in plain code with no I/O ([`pipeline::Pipeline`]
 //! composed of [`access`], [`rate`], [`loss`] (per packet, or per frame:
-//! [`frame_loss`]) and [`delay`] stages, with [`schedule`]);
+//! [`frame_loss`]) and [`delay`] stages, with [`schedule`] and [`slots`]);
 //! [`runtime`] drives them with threads, tun devices and a monotonic clock.
 
 pub mod access;
@@ -16,5 +16,6 @@ pub mod rate;
 pub mod rng;
 pub mod runtime;
 pub mod schedule;
+pub mod slots;
 pub mod stats;
 pub mod tun;

@@ -27,6 +27,7 @@ use crate::loss::LossStage;
 use crate::rate::RateStage;
 use crate::rng::Rng;
 use crate::schedule::Schedule;
+use crate::slots::{self, SlotStage};
 use crate::stats::AccessStats;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +60,9 @@ pub struct Pipeline {
     /// link-layer frame instead of per packet.
     frames: Option<FrameLoss>,
     delay: DelayStage,
+    /// A LEO slot process: its delay adds to the delay in force, its
+    /// handover loss to the loss stage's.
+    slots: Option<SlotStage>,
     last_deliver_ns: u64,
 }
 
@@ -83,6 +87,13 @@ impl Pipeline {
                 imp.jitter_distribution,
                 Rng::stream(seed, dir, "jitter"),
             ),
+            // A wall-clock phase is resolved by the runtime (which knows the
+            // time) into a fixed one before this; unresolved it is read as
+            // at the epoch.
+            slots: imp
+                .slots
+                .as_ref()
+                .map(|c| SlotStage::new(c, slots::phase_s(c, 0), seed, dir)),
             last_deliver_ns: 0,
         }
     }
@@ -118,6 +129,11 @@ impl Pipeline {
             None if loss.lose() => Fate::Lost,
             None => Fate::Pass,
         };
+        let handover_lost = |s: &mut Option<SlotStage>| s.as_mut().is_some_and(|s| s.lose(tx_end));
+        let fate = match fate {
+            Fate::Pass if handover_lost(&mut self.slots) => Fate::Lost,
+            f => f,
+        };
         match fate {
             Fate::Lost => return Verdict::Drop(DropCause::Loss),
             // Its time comes from the next packet that passes.
@@ -127,7 +143,7 @@ impl Pipeline {
         let delay_ms = match &self.schedule {
             Some(s) => s.delay_ms_at(tx_end, self.base_delay_ms),
             None => self.base_delay_ms,
-        };
+        } + self.slots.as_ref().map_or(0.0, |s| s.delay_ms_at(tx_end));
         let at = (tx_end + self.delay.sample_ns(delay_ms)).max(self.last_deliver_ns);
         self.last_deliver_ns = at;
         Verdict::Deliver { at_ns: at }
@@ -424,5 +440,38 @@ mod tests {
         };
         assert_eq!(run(7), run(7));
         assert_ne!(run(7), run(8));
+    }
+
+    #[test]
+    fn the_slot_process_adds_its_delay_and_handover_loss() {
+        use crate::config::{SlotPhase, SlotsConfig};
+        let imp = Impairments {
+            delay_ms: 5.0,
+            slots: Some(SlotsConfig {
+                period_s: 2.0,
+                phase: SlotPhase::Fixed(0.0),
+                delay_min_ms: 10.0,
+                delay_max_ms: 20.0,
+                spike_ms: 30.0,
+                spike_s: 0.2,
+                loss_p: 1.0,
+                loss_s: 0.05,
+            }),
+            ..Default::default()
+        };
+        let mut p = Pipeline::new(&imp, 3, "forward");
+        let stage = SlotStage::new(imp.slots.as_ref().unwrap(), 0.0, 3, "forward");
+        // inside the first 50 ms of a slot every packet is lost
+        assert_eq!(p.on_packet(0, 100), Verdict::Drop(DropCause::Loss));
+        // then the spike, then the slot's own delay
+        let d1 = 5.0 + stage.slot_delay_ms(0) + 30.0;
+        assert_eq!(
+            at(p.on_packet(100 * MS, 100)),
+            100 * MS + (d1 * 1e6).round() as u64
+        );
+        let d2 = 5.0 + stage.slot_delay_ms(0);
+        let t = 1_000 * MS;
+        assert_eq!(at(p.on_packet(t, 100)), t + (d2 * 1e6).round() as u64);
+        assert_eq!(p.on_packet(2_000 * MS, 100), Verdict::Drop(DropCause::Loss));
     }
 }

@@ -8,9 +8,10 @@
 //! of time (by its running estimate of how late wake-ups are) and spins the
 //! last few microseconds.
 
-use crate::config::Config;
+use crate::config::{Config, Impairments, SlotPhase};
 use crate::pcap::PcapWriter;
 use crate::pipeline::{DropCause, Pipeline, Verdict};
+use crate::slots;
 use crate::stats::{Counters, StatsFile};
 use nix::sys::signal::{SigSet, Signal};
 use satbench_transport::time::unix_now;
@@ -292,6 +293,28 @@ pub struct Link {
     a: Arc<Side>,
     b: Arc<Side>,
     pub stats_path: std::path::PathBuf,
+    /// Seconds into its slot at time 0, with a slot process.
+    pub slot_phase_s: Option<f64>,
+    /// Time 0 on the wall clock (ms since the epoch), with a slot process.
+    pub slot_t0_unix_ms: Option<f64>,
+}
+
+/// The slot phase at time 0 (wall-clock time `unix_ns`): both directions
+/// share it, taken from the first direction with a slot process.
+pub fn slot_phase_at(cfg: &Config, unix_ns: u128) -> Option<f64> {
+    [&cfg.forward, &cfg.ret]
+        .iter()
+        .find_map(|imp| imp.slots.as_ref())
+        .map(|s| slots::phase_s(s, unix_ns))
+}
+
+/// `imp` with its slot process's phase fixed to `phase_s`.
+fn with_slot_phase(imp: &Impairments, phase_s: Option<f64>) -> Impairments {
+    let mut imp = imp.clone();
+    if let (Some(s), Some(p)) = (imp.slots.as_mut(), phase_s) {
+        s.phase = SlotPhase::Fixed(p);
+    }
+    imp
 }
 
 impl Link {
@@ -303,18 +326,26 @@ impl Link {
         let ret = Arc::new(Direction::new("return"));
         let tuning = WaitTuning::from_env();
         let clock = Clock::start();
+        let unix_ns = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let slot_phase_s = slot_phase_at(cfg, unix_ns);
+        let (fwd_imp, ret_imp) = (
+            with_slot_phase(&cfg.forward, slot_phase_s),
+            with_slot_phase(&cfg.ret, slot_phase_s),
+        );
         let plans = [
             (
                 forward.clone(),
                 b.clone(),
                 a.clone(),
-                Pipeline::new(&cfg.forward, cfg.seed, "forward"),
+                Pipeline::new(&fwd_imp, cfg.seed, "forward"),
             ),
             (
                 ret.clone(),
                 a.clone(),
                 b.clone(),
-                Pipeline::new(&cfg.ret, cfg.seed, "return"),
+                Pipeline::new(&ret_imp, cfg.seed, "return"),
             ),
         ];
         for (dir, src, dst, pipeline) in plans {
@@ -336,6 +367,8 @@ impl Link {
             a,
             b,
             stats_path: cfg.stats_path.clone(),
+            slot_phase_s,
+            slot_t0_unix_ms: slot_phase_s.map(|_| unix_ns as f64 / 1e6),
         })
     }
 
@@ -345,6 +378,8 @@ impl Link {
             uptime_s: self.clock.now_ns() as f64 / 1e9,
             forward: self.forward.counters.snapshot(),
             ret: self.ret.counters.snapshot(),
+            slot_phase_s: self.slot_phase_s,
+            slot_t0_unix_ms: self.slot_t0_unix_ms,
         }
     }
 

@@ -87,6 +87,13 @@ pub struct StatsFile {
     pub forward: DirStats,
     #[serde(rename = "return")]
     pub ret: DirStats,
+    /// With a slot process: seconds into its slot at time 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slot_phase_s: Option<f64>,
+    /// With a slot process: the wall-clock time of time 0, ms since the
+    /// epoch (so a moment's place in its slot can be found later).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slot_t0_unix_ms: Option<f64>,
 }
 
 impl StatsFile {
@@ -145,6 +152,8 @@ mod tests {
             uptime_s: 1.5,
             forward: c.snapshot(),
             ret: DirStats::default(),
+            slot_phase_s: None,
+            slot_t0_unix_ms: None,
         };
         let v: serde_json::Value = serde_json::from_str(&s.to_json()).unwrap();
         assert_eq!(v["name"], "sat");
@@ -200,6 +209,8 @@ mod tests {
             uptime_s: 0.0,
             forward: DirStats::default(),
             ret: DirStats::default(),
+            slot_phase_s: None,
+            slot_t0_unix_ms: None,
         };
         s.write(&p).unwrap();
         assert!(std::fs::read_to_string(&p).unwrap().contains("\"return\""));

@@ -43,6 +43,18 @@ pub fn collect(count: u64, echoes: &[(u32, u64, u64)]) -> Vec<(u32, u64)> {
         .collect()
 }
 
+/// The series in send order: probe i's RTT, or `None` where it was lost
+/// (from `collect`'s output, `count` probes sent).
+pub fn series(count: u64, rtts: &[(u32, u64)]) -> Vec<Option<u64>> {
+    let mut out = vec![None; count as usize];
+    for &(seq, r) in rtts {
+        if let Some(slot) = out.get_mut(seq as usize) {
+            *slot = Some(r);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,5 +79,13 @@ mod tests {
             (1, 100, 50), // impossible
         ];
         assert_eq!(collect(3, &echoes), vec![(0, 600), (2, 700)]);
+    }
+
+    #[test]
+    fn series_keeps_send_order_with_gaps_for_losses() {
+        assert_eq!(
+            series(4, &[(0, 600), (2, 700)]),
+            vec![Some(600), None, Some(700), None]
+        );
     }
 }

@@ -21,6 +21,10 @@ pub struct RttOut {
     sent: u64,
     received: u64,
     rtt_ms: Vec<f64>,
+    /// Every probe in send order, `interval_ms` apart: its RTT, or null
+    /// where it was lost (the time series).
+    series_ms: Vec<Option<f64>>,
+    interval_ms: f64,
 }
 
 pub fn run(o: &RttOpts) -> Result<RttOut, String> {
@@ -90,5 +94,10 @@ pub fn run(o: &RttOpts) -> Result<RttOut, String> {
         sent: o.count,
         received: rtts.len() as u64,
         rtt_ms: rtts.iter().map(|&(_, r)| ns_to_ms(r)).collect(),
+        series_ms: rtt::series(o.count, &rtts)
+            .into_iter()
+            .map(|r| r.map(ns_to_ms))
+            .collect(),
+        interval_ms: o.interval_ms,
     })
 }

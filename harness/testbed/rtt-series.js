@@ -1,0 +1,167 @@
+// An RTT time series read as a LEO slot process would shape it: the
+// spread of the RTT, the period of its handovers found from the series
+// itself, where in that period the boundaries fall, the delay spike and the
+// loss at a boundary. The series is satprobe rtt's `series_ms`: one entry
+// per probe, `intervalMs` apart, null where the probe was lost.
+import { median, quantile, round } from '../core/stats.js';
+
+// Probes either side of a probe in the running median that estimates the
+// jitter, and on each side of a probe whose medians are compared for a step.
+const SMOOTH_HALF = 4;
+const STEP_SIDE = 5;
+// A step counts when the medians either side differ by this many times the
+// jitter's (robust) standard deviation, and at least MIN_STEP_MS: jitter
+// alone crosses it about once in 10^4 probes.
+const STEP_FACTOR = 3;
+const MIN_STEP_MS = 2;
+// Events are spread over this much either side before they are correlated,
+// so that a boundary's loss and its steps a few probes later line up.
+const SPREAD_MS = 100;
+// Among the lags whose correlation is within this fraction of the best,
+// the shortest is the period (its multiples correlate as well).
+const PEAK_FRACTION = 0.8;
+// Below this correlation (as a fraction of the events' variance) nothing
+// repeats: random losses and jitter stay far under it.
+const MIN_CORRELATION = 0.2;
+// Echoes whose median makes one reading of the spike.
+const SPIKE_RUN = 5;
+
+const present = (x) => x !== null && x !== undefined;
+
+// Pure: a running median of the received RTTs, null where a window holds none.
+function runningMedian(series) {
+  return series.map((_, i) => {
+    const w = series.slice(Math.max(0, i - SMOOTH_HALF), i + SMOOTH_HALF + 1).filter(present);
+    return w.length ? median(w) : null;
+  });
+}
+
+// Pure: 1 where something changed at probe i (it was lost, or the median
+// of the probes before it and of those from it on differ by a step), else 0.
+export function changeEvents(series) {
+  const run = runningMedian(series);
+  const dev = series.flatMap((x, i) => (present(x) && present(run[i]) ? [Math.abs(x - run[i])] : []));
+  // 1.4826 × MAD: the standard deviation of normal jitter
+  const jitterSd = 1.4826 * (median(dev) ?? 0);
+  const threshold = Math.max(MIN_STEP_MS, STEP_FACTOR * jitterSd);
+  const side = (from, to) => median(series.slice(Math.max(0, from), to).filter(present));
+  return series.map((x, i) => {
+    if (!present(x)) return 1;
+    const [before, after] = [side(i - STEP_SIDE, i), side(i, i + STEP_SIDE)];
+    return present(before) && present(after) && Math.abs(after - before) > threshold ? 1 : 0;
+  });
+}
+
+// Pure: the lag (in probes) at which the events repeat, from the
+// autocorrelation of the spread events over lags from `minLag` to half the
+// series; null when nothing repeats.
+export function periodLag(events, minLag, spread) {
+  const n = events.length;
+  const s = events.map((_, i) => {
+    let k = 0;
+    for (let j = Math.max(0, i - spread); j <= Math.min(n - 1, i + spread); j++) k += events[j];
+    return k;
+  });
+  const mean = s.reduce((a, b) => a + b, 0) / n;
+  const d = s.map((x) => x - mean);
+  const ac = [];
+  for (let lag = minLag; lag <= Math.floor(n / 2); lag++) {
+    let sum = 0;
+    for (let i = 0; i + lag < n; i++) sum += d[i] * d[i + lag];
+    ac.push({ lag, r: sum / (n - lag) });
+  }
+  const variance = d.reduce((a, x) => a + x * x, 0) / n;
+  const best = Math.max(...ac.map((a) => a.r));
+  if (!(variance > 0) || !(best >= MIN_CORRELATION * variance)) return null;
+  // The first peak near the best: its multiples correlate about as well.
+  const near = ac.filter((a) => a.r >= PEAK_FRACTION * best);
+  let first = near[0];
+  for (const a of near) {
+    if (a.lag > first.lag + spread * 2) break;
+    if (a.r > first.r) first = a;
+  }
+  return first.lag;
+}
+
+// Pure: the series' summary. `windowMs`: how long after a boundary counts
+// as "at the boundary" for the loss and the spike; the spike is the highest
+// median of SPIKE_RUN successive echoes in that window over the median of
+// the rest of the slot.
+export function analyzeRttSeries(series, intervalMs, { minPeriodMs = 1000, windowMs = 500 } = {}) {
+  const rtts = series.filter(present);
+  const lost = series.length - rtts.length;
+  const out = {
+    n: series.length,
+    received: rtts.length,
+    median_ms: round(median(rtts)),
+    p5_ms: round(quantile(rtts, 0.05)),
+    p95_ms: round(quantile(rtts, 0.95)),
+    loss_pct: series.length ? round((100 * lost) / series.length, 3) : null,
+    period_s: null,
+  };
+  const events = changeEvents(series);
+  const lag = periodLag(events, Math.ceil(minPeriodMs / intervalMs), Math.round(SPREAD_MS / intervalMs));
+  if (lag === null) return out;
+  // Where in the period the boundaries are: fold the events over every
+  // period; the window of `windowMs` holding the most of them, started at
+  // its first event (a handover's loss and spike come at its start).
+  const bins = new Array(lag).fill(0);
+  events.forEach((e, i) => (bins[i % lag] += e));
+  const win = Math.min(Math.round(windowMs / intervalMs), Math.floor(lag / 2));
+  let phase = 0;
+  let most = [-1, false];
+  for (let b = 0; b < lag; b++) {
+    let k = 0;
+    for (let j = 0; j < win; j++) k += bins[(b + j) % lag];
+    const here = [k, bins[b] > 0];
+    if (here[0] > most[0] || (here[0] === most[0] && here[1] && !most[1])) [most, phase] = [here, b];
+  }
+  let [atN, atLost] = [0, 0];
+  const spikes = [];
+  // From the period before the first whole one: a boundary's window may
+  // reach into the series' start.
+  const clip = (i) => Math.max(0, i);
+  for (let start = phase - lag; start < series.length; start += lag) {
+    const at = series.slice(clip(start), clip(start + win));
+    const rest = series.slice(clip(start + win), clip(start + lag));
+    atN += at.length;
+    atLost += at.filter((x) => !present(x)).length;
+    // The spike: the highest median of SPIKE_RUN echoes in the window, so
+    // that a boundary placed a few echoes off still sees it whole.
+    const head = at.filter(present);
+    const settled = rest.filter(present);
+    const runs = head
+      .slice(0, Math.max(0, head.length - SPIKE_RUN + 1))
+      .map((_, j) => median(head.slice(j, j + SPIKE_RUN)));
+    if (start >= 0 && runs.length && settled.length && rest.length === lag - win)
+      spikes.push(Math.max(...runs) - median(settled));
+  }
+  const [otherN, otherLost] = [series.length - atN, lost - atLost];
+  return {
+    ...out,
+    period_s: round((lag * intervalMs) / 1000, 3),
+    boundary_phase_s: round((phase * intervalMs) / 1000, 3),
+    boundaries: Math.ceil((series.length - phase) / lag),
+    window_ms: win * intervalMs,
+    spike_ms: spikes.length ? round(median(spikes)) : null,
+    boundary_loss_pct: atN ? round((100 * atLost) / atN, 3) : null,
+    other_loss_pct: otherN ? round((100 * otherLost) / otherN, 3) : null,
+  };
+}
+
+// Pure: what a profile's slot process should show in the same terms (null
+// without one): the period, the RTT spike (both directions' spikes), and
+// the loss expected in the first `windowMs` after a boundary.
+export function configuredSlots(profile, { windowMs = 500 } = {}) {
+  const f = profile.links.satellite.forward.slots;
+  const r = profile.links.satellite.return.slots;
+  const s = f ?? r;
+  if (!s) return null;
+  const lossIn = (x) => (x ? x.loss_p * Math.min(1, (x.loss_s * 1000) / windowMs) : 0);
+  return {
+    period_s: s.period_s,
+    spike_ms: round((f?.spike_ms ?? 0) + (r?.spike_ms ?? 0)),
+    boundary_loss_pct: round(100 * (1 - (1 - lossIn(f)) * (1 - lossIn(r))), 3),
+    window_ms: windowMs,
+  };
+}
