@@ -41,8 +41,11 @@ const SERIES_INTERVAL_MS = 20;
 const flags = (o) => Object.entries(o).flatMap(([k, v]) => [`--${k}`, String(v)]);
 
 async function satprobe(fromNs, args, { runsMs = 0 } = {}) {
+  // runsMs may be fractional (a frame clock adds 0.618 ms per echo); child_process takes whole ms
   // Run inside the sender's namespace so `cleanup` finds it if we are killed.
-  const r = await run('ip', ['netns', 'exec', fromNs, binPath('satprobe'), ...args], { timeoutMs: 120000 + runsMs });
+  const r = await run('ip', ['netns', 'exec', fromNs, binPath('satprobe'), ...args], {
+    timeoutMs: 120000 + Math.ceil(runsMs),
+  });
   return JSON.parse(r.stdout);
 }
 
