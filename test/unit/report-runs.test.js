@@ -13,6 +13,7 @@ import {
   roundTripMarks,
   connectionLanes,
   roundTripsAt,
+  sendWaves,
   PHASES,
   MAX_ROUND_TRIP_MARKS,
 } from '../../harness/report/pageload/waterfall.js';
@@ -25,7 +26,7 @@ import {
   MAX_CELLS,
 } from '../../harness/report/pageload/filmstrip.js';
 import { medianRun } from '../../harness/report/pageload/median-run.js';
-import { buildRunViews } from '../../harness/report/pageload/run-views.js';
+import { buildRunViews, wavesSentence } from '../../harness/report/pageload/run-views.js';
 import { renderReport } from '../../harness/report/html.js';
 import { runFiles, namedFiles } from '../../harness/report/run-files.js';
 import { reportFolder, mergeFolders } from '../../harness/report/outputs.js';
@@ -123,6 +124,46 @@ describe('report: a HAR as a waterfall', () => {
     const load = wf.marks.find((m) => m.key === 'load').ms;
     assert.equal(wf.roundTrips.length, Math.floor(load / 600));
     assert.equal(wf.roundTrips.length, 4);
+  });
+
+  it('counts the waves: in which round trip each request left, after its handshake', () => {
+    // the fixture's h3 load: the handshake takes round trip 1, the document
+    // is sent in the 2nd, the stylesheet in the 3rd, the images in the 4th
+    const h3 = waterfallOf(makeHar({ rttMs: 600, protocol: 'h3', images: 4 }));
+    const load = h3.marks.find((m) => m.key === 'load').ms;
+    assert.deepEqual(
+      sendWaves(h3.rows, 600, load).map((w) => [w.n, w.requests, w.connecting]),
+      [
+        [2, 1, 1],
+        [3, 1, 0],
+        [4, 4, 0],
+      ],
+    );
+    assert.equal(sendWaves(h3.rows, 600, load)[0].first, 'https://satbench.test/');
+    // over h1 the first six images open a connection each (a handshake
+    // first); the two others, queued one round trip, leave in the same one
+    const h1 = waterfallOf(makeHar({ rttMs: 600, protocol: 'http/1.1', images: 8 }));
+    assert.deepEqual(
+      sendWaves(h1.rows, 600).map((w) => [w.n, w.requests, w.connecting]),
+      [
+        [2, 1, 1],
+        [3, 1, 0],
+        [5, 8, 6],
+      ],
+    );
+    assert.deepEqual(
+      sendWaves(h3.rows, 600, 1000).map((w) => w.n),
+      [2],
+      'requests after the load event are left out',
+    );
+    assert.deepEqual(sendWaves(h3.rows, null), []);
+    assert.equal(
+      wavesSentence([
+        { n: 2, requests: 1, connecting: 1 },
+        { n: 3, requests: 14, connecting: 0 },
+      ]),
+      'Requests sent in round trip 2: 1 (1 opening a connection), 3: 14.',
+    );
   });
 
   it('connections as lanes in the order of first use, requests without one last', () => {

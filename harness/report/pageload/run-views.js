@@ -8,7 +8,7 @@
 // when a view is opened. A file that is missing or unreadable leaves its
 // view out with the reason; the run is shown without it.
 import { h, fmtMs, isRelativePath } from '../render.js';
-import { waterfallOf, roundTripsAt, PHASES } from './waterfall.js';
+import { waterfallOf, roundTripsAt, sendWaves, PHASES } from './waterfall.js';
 import { visualChanges, filmstripStep, filmstripCells, toInline } from './filmstrip.js';
 import { medianRun } from './median-run.js';
 
@@ -59,15 +59,25 @@ function listFrames(record, files) {
 }
 
 // "The load event came 8.8 round trips of 580 ms after the start" and the
-// like: what the waterfall counts.
+// like: what the waterfall counts; then in which round trips the requests
+// before the load event were sent (the page's waves).
 function roundTripSentence(waterfall) {
   const load = waterfall?.marks.find((m) => m.key === 'load');
   if (!waterfall?.rtt) return 'No satellite round trip known for this run: none marked.';
   const n = load ? roundTripsAt(load.ms, waterfall.rtt) : null;
   const marks = waterfall.roundTrips.length ? '' : ' (too many to mark)';
-  return n === null
-    ? `Round trips of ${waterfall.rtt} ms marked${marks}.`
-    : `The load event came ${n} round trips of ${waterfall.rtt} ms (the profile's satellite RTT) after the start${marks}.`;
+  const head =
+    n === null
+      ? `Round trips of ${waterfall.rtt} ms marked${marks}.`
+      : `The load event came ${n} round trips of ${waterfall.rtt} ms (the profile's satellite RTT) after the start${marks}.`;
+  const waves = sendWaves(waterfall.rows, waterfall.rtt, load?.ms);
+  return waves.length ? `${head} ${wavesSentence(waves)}` : head;
+}
+
+/** Pure: "Requests sent in round trip 2: 1 (1 opening a connection), 3: 14, …". */
+export function wavesSentence(waves) {
+  const part = (w) => `${w.n}: ${w.requests}${w.connecting ? ` (${w.connecting} opening a connection)` : ''}`;
+  return `Requests sent in round trip ${waves.map(part).join(', ')}.`;
 }
 
 /**

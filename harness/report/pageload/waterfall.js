@@ -152,3 +152,29 @@ export function waterfallOf(har, { metrics = null, rttMs = null } = {}) {
 /** Pure: how many round trips of `rttMs` fit before `ms`, to one decimal; null without both. */
 export const roundTripsAt = (ms, rttMs) =>
   finite(ms) && finite(rttMs) && rttMs > 0 ? Math.round((ms / rttMs) * 10) / 10 : null;
+
+// The phases before a request's first byte leaves: it is sent when they end.
+const BEFORE_SEND = ['queued', 'blocked', 'dns', 'connect', 'ssl'].map((p) => PHASES.indexOf(p));
+
+/**
+ * Pure: the waves of requests over the satellite: for each round trip of
+ * `rttMs` (1 = the first, from the start to one RTT) in which at least one
+ * request was sent (after its queueing, connection and handshake), how many
+ * were, how many of them opened a connection (a connect or TLS phase), and
+ * the first one's URL. Requests sent after `untilMs` (the load event, when
+ * given) are left out. [] without a positive RTT.
+ */
+export function sendWaves(rows, rttMs, untilMs = Infinity) {
+  if (!(finite(rttMs) && rttMs > 0)) return [];
+  const waves = new Map();
+  for (const r of rows) {
+    const sent = r.start + BEFORE_SEND.reduce((a, i) => a + r.phases[i], 0);
+    if (sent > untilMs) continue;
+    const n = Math.floor(sent / rttMs) + 1;
+    if (!waves.has(n)) waves.set(n, { n, requests: 0, connecting: 0, first: r.url });
+    const w = waves.get(n);
+    w.requests += 1;
+    if (r.phases[PHASES.indexOf('connect')] + r.phases[PHASES.indexOf('ssl')] > 0) w.connecting += 1;
+  }
+  return [...waves.values()].sort((a, b) => a.n - b.n);
+}
