@@ -126,17 +126,17 @@ describe('report: a HAR as a waterfall', () => {
     assert.equal(wf.roundTrips.length, 4);
   });
 
-  it('counts the waves: in which round trip each request left, after its handshake', () => {
-    // the fixture's h3 load: the handshake takes round trip 1, the document
-    // is sent in the 2nd, the stylesheet in the 3rd, the images in the 4th
+  it('counts the waves: after how many round trips each request left (its handshake included)', () => {
+    // the fixture's h3 load: the document is sent after the handshake's
+    // round trip, the stylesheet after the document's, the images one later
     const h3 = waterfallOf(makeHar({ rttMs: 600, protocol: 'h3', images: 4 }));
     const load = h3.marks.find((m) => m.key === 'load').ms;
     assert.deepEqual(
       sendWaves(h3.rows, 600, load).map((w) => [w.n, w.requests, w.connecting]),
       [
-        [2, 1, 1],
-        [3, 1, 0],
-        [4, 4, 0],
+        [1, 1, 1],
+        [2, 1, 0],
+        [3, 4, 0],
       ],
     );
     assert.equal(sendWaves(h3.rows, 600, load)[0].first, 'https://satbench.test/');
@@ -146,23 +146,23 @@ describe('report: a HAR as a waterfall', () => {
     assert.deepEqual(
       sendWaves(h1.rows, 600).map((w) => [w.n, w.requests, w.connecting]),
       [
-        [2, 1, 1],
-        [3, 1, 0],
-        [5, 8, 6],
+        [1, 1, 1],
+        [2, 1, 0],
+        [4, 8, 6],
       ],
     );
     assert.deepEqual(
       sendWaves(h3.rows, 600, 1000).map((w) => w.n),
-      [2],
+      [1],
       'requests after the load event are left out',
     );
     assert.deepEqual(sendWaves(h3.rows, null), []);
     assert.equal(
       wavesSentence([
-        { n: 2, requests: 1, connecting: 1 },
-        { n: 3, requests: 14, connecting: 0 },
+        { n: 1, requests: 1, connecting: 1 },
+        { n: 2, requests: 14, connecting: 0 },
       ]),
-      'Requests sent in round trip 2: 1 (1 opening a connection), 3: 14.',
+      'Requests sent after 1 round trip: 1 (1 opening a connection); after 2: 14.',
     );
   });
 

@@ -74,10 +74,12 @@ function roundTripSentence(waterfall) {
   return waves.length ? `${head} ${wavesSentence(waves)}` : head;
 }
 
-/** Pure: "Requests sent in round trip 2: 1 (1 opening a connection), 3: 14, …". */
+/** Pure: "Requests sent after 1 round trip: 1 (1 opening a connection); after 2: 14; …". */
 export function wavesSentence(waves) {
-  const part = (w) => `${w.n}: ${w.requests}${w.connecting ? ` (${w.connecting} opening a connection)` : ''}`;
-  return `Requests sent in round trip ${waves.map(part).join(', ')}.`;
+  const part = (w) => `${w.requests}${w.connecting ? ` (${w.connecting} opening a connection)` : ''}`;
+  const [first, ...rest] = waves;
+  const head = `Requests sent after ${first.n} round trip${first.n === 1 ? '' : 's'}: ${part(first)}`;
+  return `${[head, ...rest.map((w) => `after ${w.n}: ${part(w)}`)].join('; ')}.`;
 }
 
 /**

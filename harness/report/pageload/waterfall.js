@@ -157,12 +157,15 @@ export const roundTripsAt = (ms, rttMs) =>
 const BEFORE_SEND = ['queued', 'blocked', 'dns', 'connect', 'ssl'].map((p) => PHASES.indexOf(p));
 
 /**
- * Pure: the waves of requests over the satellite: for each round trip of
- * `rttMs` (1 = the first, from the start to one RTT) in which at least one
- * request was sent (after its queueing, connection and handshake), how many
- * were, how many of them opened a connection (a connect or TLS phase), and
- * the first one's URL. Requests sent after `untilMs` (the load event, when
- * given) are left out. [] without a positive RTT.
+ * Pure: the waves of requests over the satellite: requests grouped by how
+ * many round trips of `rttMs` had passed, to the nearest whole one, when
+ * each was sent (after its queueing, connection and handshake: Chromium
+ * may open the document's connection a little before navigation start, so
+ * a request sent after one handshake counts as after one round trip, not
+ * as in the first). Each wave: {n (round trips before it), requests, how
+ * many of them opened a connection (a connect or TLS phase), the first
+ * one's URL}. Requests sent after `untilMs` (the load event, when given)
+ * are left out. [] without a positive RTT.
  */
 export function sendWaves(rows, rttMs, untilMs = Infinity) {
   if (!(finite(rttMs) && rttMs > 0)) return [];
@@ -170,7 +173,7 @@ export function sendWaves(rows, rttMs, untilMs = Infinity) {
   for (const r of rows) {
     const sent = r.start + BEFORE_SEND.reduce((a, i) => a + r.phases[i], 0);
     if (sent > untilMs) continue;
-    const n = Math.floor(sent / rttMs) + 1;
+    const n = Math.round(sent / rttMs);
     if (!waves.has(n)) waves.set(n, { n, requests: 0, connecting: 0, first: r.url });
     const w = waves.get(n);
     w.requests += 1;
