@@ -12,6 +12,7 @@ import { bench } from '../pageload/bench.js';
 import { formatBenchSummary } from '../pageload/summary-table.js';
 import { DEVICES } from '../browser/devices.js';
 import { checkEmulation, MAX_CPU_SLOWDOWN } from '../browser/emulation.js';
+import { CONTENT_MS } from '../pageload/gather/har.js';
 import { PAGE_COMPLETE } from '../pageload/gather/visual.js';
 import { integer, tcpOptions, LIMITS } from './args.js';
 import { pepOptions } from './pep-options.js';
@@ -109,8 +110,8 @@ Options:
                     only, with the runs' --cpu-slowdown and --device and no network throttling:
                     the link is the throttle); DIR/lighthouse/*.report.{json,html}
   --har-content     each run's HAR keeps the response bodies, fetched from Chromium after the load
-                    (as DevTools' "Save all as HAR with content"; what \`satbench import-har\` needs;
-                    a kepler run's HAR: 485 kB gzipped instead of 10 kB)
+                    (${CONTENT_MS / 1000} s at most), as DevTools' "Save all as HAR with content": what
+                    \`satbench import-har\` needs (a kepler run's HAR: 485 kB gzipped instead of 10 kB)
   --visual          every load records a DevTools trace of screenshots (First Visual Change,
                     Speed Index, Visual Complete 85/95/99 %, Last Visual Change; the filmstrip in
                     DIR/filmstrip/SCENARIO-runN/), CLS and TBT, and waits after the load event

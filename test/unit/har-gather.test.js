@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import har, { buildHar, addContent, navigationStart } from '../../harness/pageload/gather/har.js';
-import { gatherersFor } from '../../harness/pageload/gather/index.js';
+import har, { buildHar, addContent, navigationStart, CONTENT_MS } from '../../harness/pageload/gather/har.js';
+import { afterLoadMs, gatherersFor } from '../../harness/pageload/gather/index.js';
 import { harPathOf, storeRunHar } from '../../harness/pageload/har-file.js';
 import { checkHar } from '../../harness/archive/har-check.js';
 import { isFavicon } from '../../harness/pageload/load.js';
@@ -127,7 +127,7 @@ describe('the HAR of a run (gather/har.js)', () => {
           : { body: `body of ${e.request.url}`, base64Encoded: false };
       },
     };
-    assert.equal(await addContent(built, cdp), 1);
+    assert.deepEqual(await addContent(built, cdp), { lost: 1, late: 0 });
     const content = (end) => built.log.entries.find((e) => e.request.url.endsWith(end)).response.content;
     assert.deepEqual([content('.gif').text, content('.gif').encoding], ['R0lGODlh', 'base64']);
     assert.deepEqual(
@@ -135,9 +135,55 @@ describe('the HAR of a run (gather/har.js)', () => {
       [`body of ${loads[0].record.navigation.name}`, undefined],
     );
     assert.equal(content('.css').text, undefined);
+    assert.equal(content('.css').comment, 'body no longer held by DevTools (No resource with given identifier found)');
     assert.ok(asked.every((m) => m === 'Network.getResponseBody'));
     // the size stays the decoded bytes DevTools counted (chrome-har's own body option adds the text's length to it)
     assert.equal(content('/').size, loads[0].record.navigation.decodedBodySize);
+  });
+
+  it('a body fetch that overruns its bound: the HAR is written with the bodies had by then, the others said to be late', async () => {
+    const { events, record } = loads[0];
+    const g = har({ satbench: SATBENCH, content: true, contentMs: 100 });
+    g.events.push(...events);
+    const asked = [];
+    // DevTools answers two bodies, then hangs on the third
+    const cdp = {
+      send: (method, { requestId }) => {
+        asked.push(requestId);
+        return asked.length <= 2 ? Promise.resolve({ body: 'x', base64Encoded: false }) : new Promise(() => {});
+      },
+    };
+    const started = Date.now();
+    const bound = new Promise((resolve) => setTimeout(resolve, 2000, 'still fetching after 2 s'));
+    const built = await Promise.race([g.stop({ cdp, record }), bound]);
+    assert.notEqual(built, 'still fetching after 2 s');
+    assert.ok(Date.now() - started < 1000, `${Date.now() - started} ms`);
+    checkHar(built, 'the HAR');
+    const bodies = built.log.entries.filter((e) => e.response.content.size > 0).map((e) => e.response.content);
+    assert.deepEqual(
+      bodies.map((c) => c.text),
+      bodies.map((_, i) => (i < 2 ? 'x' : undefined)),
+    );
+    const late = bodies.slice(2);
+    assert.ok(late.length > 0 && late.every((c) => c.comment === 'body not fetched within 100 ms after the load'));
+    assert.equal(asked.length, 3, 'no body asked for after the bound');
+    assert.equal(built.log.pages[0].comment, `${late.length} response bodies not fetched within 100 ms after the load`);
+    // the run keeps it: written into its file as any HAR
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-har-late-'));
+    try {
+      const rec = { ok: true, har: built };
+      storeRunHar(rec, dir, SCENARIO, 1);
+      const read = JSON.parse(zlib.gunzipSync(fs.readFileSync(path.join(dir, rec.har))));
+      assert.equal(read.log.entries.length, built.log.entries.length);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("declares its bound after the load, within the browser's kill bound: the body fetching's, with --har-content", () => {
+    assert.equal(afterLoadMs(gatherersFor({ har: { satbench: SATBENCH } })), 0);
+    assert.equal(afterLoadMs(gatherersFor({ har: { satbench: SATBENCH, content: true } })), CONTENT_MS);
+    assert.equal(har({ content: true, contentMs: 300 }).afterLoadMs, 300);
   });
 
   it('is gathered only when asked (a run with a results folder), and records from before the navigation', async () => {

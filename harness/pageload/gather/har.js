@@ -157,41 +157,79 @@ export function buildHar(events, { navigation = null, satbench = null } = {}) {
   return har;
 }
 
+// How long fetching the bodies after the load (--har-content) may take, the
+// HAR gatherer's part of the browser's bound (gather/index.js afterLoadMs):
+// DevTools hands a kepler run's 485 kB over in well under a second. A body
+// not had by then is left out, so that a slow or hung fetch cannot hold
+// the run until Chromium is killed and its HAR lost.
+export const CONTENT_MS = 15_000;
+
+const LATE = Symbol('late');
+
+// Pure: the page comment saying which bodies a HAR lacks, after `comment`.
+export const contentComment = (comment, { lost, late }, withinMs) =>
+  [
+    comment,
+    lost ? `${lost} response bodies no longer held by DevTools` : null,
+    late ? `${late} response bodies not fetched within ${withinMs} ms after the load` : null,
+  ]
+    .filter(Boolean)
+    .join('; ');
+
 /**
  * Puts each response's body into `har` (content.text, base64 where
  * DevTools gives it so), as DevTools' "Save all as HAR with content" does,
  * through `cdp` after the load: chrome-har takes a body only before it
  * builds, and then counts its length into content.size twice. A body
- * DevTools no longer holds is left out (import-har lists it as missing).
- * Returns how many bodies could not be had.
+ * DevTools no longer holds, and every body not had within `withinMs`, is
+ * left out with the reason in its content.comment (import-har lists it as
+ * missing). Returns how many bodies were left out: {lost, late}.
  */
-export async function addContent(har, cdp) {
-  let lost = 0;
-  for (const e of har.log.entries) {
-    // chrome-har marks a redirect's entry with an `r`: its request id is the next hop's
-    if (!e._requestId || e._requestId.endsWith('r') || !(e.response.content.size > 0)) continue;
-    try {
-      const { body, base64Encoded } = await cdp.send('Network.getResponseBody', { requestId: e._requestId });
-      e.response.content.text = body;
-      if (base64Encoded) e.response.content.encoding = 'base64';
-    } catch {
-      lost++;
+export async function addContent(har, cdp, { withinMs = CONTENT_MS } = {}) {
+  const left = { lost: 0, late: 0 };
+  let timer;
+  const deadline = new Promise((resolve) => (timer = setTimeout(resolve, withinMs, LATE)));
+  try {
+    for (const e of har.log.entries) {
+      // chrome-har marks a redirect's entry with an `r`: its request id is the next hop's
+      if (!e._requestId || e._requestId.endsWith('r') || !(e.response.content.size > 0)) continue;
+      const content = e.response.content;
+      const got = left.late
+        ? LATE
+        : await Promise.race([
+            cdp.send('Network.getResponseBody', { requestId: e._requestId }).catch((err) => ({ err })),
+            deadline,
+          ]);
+      if (got === LATE) {
+        left.late++;
+        content.comment = `body not fetched within ${withinMs} ms after the load`;
+      } else if (got.err) {
+        left.lost++;
+        content.comment = `body no longer held by DevTools (${got.err.message.split('\n')[0]})`;
+      } else {
+        content.text = got.body;
+        if (got.base64Encoded) content.encoding = 'base64';
+      }
     }
+  } finally {
+    clearTimeout(timer);
   }
-  return lost;
+  return left;
 }
 
 /**
  * The gatherer: records HAR_EVENTS from before the navigation; after the
  * load, builds the HAR (buildHar) with `satbench` facts, and with `content`
  * the response bodies, fetched only then, so the load and the record's
- * metrics (read before) are not moved by them. Its result is the HAR
- * object; pageload/run.js writes it to the results folder.
+ * metrics (read before) are not moved by them, and for `contentMs` at most
+ * (its afterLoadMs). Its result is the HAR object; pageload/run.js writes
+ * it to the results folder.
  */
-export default function har({ satbench = null, content = false } = {}) {
+export default function har({ satbench = null, content = false, contentMs = CONTENT_MS } = {}) {
   const events = [];
   return {
     key: 'har',
+    afterLoadMs: content ? contentMs : 0,
     events, // what was recorded, for test fixtures (test/integration/capture-har-events.js)
     async start({ cdp }) {
       for (const method of HAR_EVENTS) cdp.on(method, (params) => events.push({ method, params }));
@@ -200,12 +238,9 @@ export default function har({ satbench = null, content = false } = {}) {
     async stop({ cdp, record }) {
       const built = buildHar(events, { navigation: record.navigation, satbench });
       if (content) {
-        const lost = await addContent(built, cdp);
         const page = built.log.pages[0];
-        if (lost)
-          page.comment = [page.comment, `${lost} response bodies no longer held by DevTools`]
-            .filter(Boolean)
-            .join('; ');
+        const comment = contentComment(page.comment, await addContent(built, cdp, { withinMs: contentMs }), contentMs);
+        if (comment) page.comment = comment;
       }
       return built;
     },
