@@ -12,6 +12,8 @@ import har, { buildHar, addContent, navigationStart, CONTENT_MS } from '../../ha
 import { afterLoadMs, gatherersFor } from '../../harness/pageload/gather/index.js';
 import { harPathOf, storeRunHar } from '../../harness/pageload/har-file.js';
 import { checkHar } from '../../harness/archive/har-check.js';
+import { harResponses } from '../../harness/archive/har.js';
+import { buildArchive } from '../../harness/archive/build.js';
 import { isFavicon } from '../../harness/pageload/load.js';
 
 const { loads } = JSON.parse(fs.readFileSync(new URL('../har-events.json', import.meta.url), 'utf8'));
@@ -113,6 +115,99 @@ describe('the HAR of a run (gather/har.js)', () => {
         assert.equal(bare.log.pages[0]._satbench, undefined);
       });
     });
+
+  describe('a failed request (chrome-har drops it; DevTools keeps it)', () => {
+    // the h3 load, and two requests like its image's that fail: one before
+    // any response (its connection refused), one after a 404 (a CORS error)
+    const { events, record } = loads[0];
+    const image = events.find((e) => e.method === 'Network.requestWillBeSent' && e.params.type === 'Image').params;
+    const imageResponse = events.find(
+      (e) => e.method === 'Network.responseReceived' && e.params.requestId === image.requestId,
+    ).params;
+    const asked = (requestId, url, type, after) => ({
+      method: 'Network.requestWillBeSent',
+      params: { ...image, requestId, type, timestamp: image.timestamp + after, request: { ...image.request, url } },
+    });
+    const failedAt = (requestId, type, at, errorText) => ({
+      method: 'Network.loadingFailed',
+      params: { requestId, timestamp: image.timestamp + at, type, errorText, canceled: false },
+    });
+    const REFUSED = 'https://satbench.test:9/gone.js';
+    const CORS = 'https://satbench.test/cors.json';
+    const withFailures = [
+      ...events,
+      asked('f.1', REFUSED, 'Script', 0.001),
+      asked('f.2', CORS, 'Fetch', 0.002),
+      {
+        method: 'Network.responseReceived',
+        params: {
+          ...imageResponse,
+          requestId: 'f.2',
+          type: 'Fetch',
+          response: { ...imageResponse.response, url: CORS, status: 404, statusText: 'Not Found' },
+        },
+      },
+      failedAt('f.1', 'Script', 0.051, 'net::ERR_CONNECTION_REFUSED'),
+      failedAt('f.2', 'Fetch', 0.2, 'net::ERR_FAILED'),
+    ];
+    const built = buildHar(withFailures, { navigation: record.navigation, satbench: SATBENCH });
+    const entryOf = (url) => built.log.entries.find((e) => e.request.url === url);
+
+    it("is kept: status 0 and DevTools' _error, no connection, its time blocked; after a response, that response", () => {
+      assert.equal(
+        built.log.entries.length,
+        buildHar(events, { navigation: record.navigation }).log.entries.length + 2,
+      );
+      const refused = entryOf(REFUSED);
+      assert.equal(refused.response.status, 0);
+      assert.equal(refused.response._error, 'net::ERR_CONNECTION_REFUSED');
+      assert.equal(refused.response.httpVersion, '');
+      assert.equal(refused.connection, undefined);
+      assert.equal(refused._connectionId, undefined);
+      assert.equal(refused.serverIPAddress, '');
+      close(refused.timings.blocked, 50, 0.01, 'blocked from when it was asked for until it failed');
+      assert.equal(refused.time, refused.timings.blocked);
+      for (const k of ['dns', 'connect', 'ssl']) assert.equal(refused.timings[k], -1, k);
+      const image = built.log.entries.find((e) => e._resourceType === 'image');
+      close(
+        Date.parse(refused.startedDateTime) - Date.parse(image.startedDateTime),
+        1,
+        1,
+        'asked for 1 ms after the image',
+      );
+      const cors = entryOf(CORS);
+      assert.equal(cors.response.status, 404);
+      assert.equal(cors.response._error, 'net::ERR_FAILED');
+      assert.ok(cors.timings.wait > 0 && cors.timings.receive >= 0);
+      assert.equal(cors._connectionId, image._connectionId);
+      // the others as they were
+      assert.ok(
+        built.log.entries.filter((e) => ![REFUSED, CORS].includes(e.request.url)).every((e) => !e.response._error),
+      );
+    });
+
+    it('passes the HAR 1.2 schema check', () => {
+      checkHar(built, 'a HAR with failed requests');
+    });
+
+    it('import-har lists it under missing with its error (there is no body to replay), and keeps the rest', () => {
+      const withContent = structuredClone(built);
+      for (const e of withContent.log.entries)
+        if (e.response.content.size > 0) e.response.content.text = 'x'.repeat(e.response.content.size);
+      const { page, responses } = harResponses(withContent, 'run.har');
+      const { archive } = buildArchive({
+        page,
+        source: { tool: 'import-har', from: 'run.har' },
+        created: '2026-01-02T03:04:05.000Z',
+        responses,
+      });
+      assert.deepEqual(archive.missing, [
+        { method: 'GET', url: REFUSED, reason: 'no response (net::ERR_CONNECTION_REFUSED)' },
+        { method: 'GET', url: CORS, reason: 'failed: net::ERR_FAILED' },
+      ]);
+      assert.equal(archive.entries.length, withContent.log.entries.length - 2);
+    });
+  });
 
   it('fetches the bodies after the load, base64 where DevTools gives it so, and counts the lost', async () => {
     const built = buildHar(loads[0].events, { navigation: loads[0].record.navigation });

@@ -5,8 +5,8 @@
 // zero; each request's phases one after the other from when the page asked
 // for it, as DevTools' own HARs and Resource Timing count; each entry's
 // protocol and connection id under the names the report reads; entries in
-// start order; satbench's own facts; and response bodies, fetched after the
-// load.
+// start order; failed requests kept, as DevTools keeps them; satbench's own
+// facts; and response bodies, fetched after the load.
 import { harFromMessages } from 'chrome-har';
 
 // The events chrome-har reads (its index.js); the others it ignores.
@@ -97,6 +97,69 @@ function requestTimes(events) {
   return times;
 }
 
+// What a request that failed before its response has in its place, as
+// DevTools' HARs write it: status 0, no headers, no connection, no address.
+const noResponse = (url) => ({
+  url,
+  status: 0,
+  statusText: '',
+  headers: {},
+  mimeType: 'x-unknown',
+  protocol: '',
+  connectionId: 0,
+  remoteIPAddress: '',
+  encodedDataLength: 0,
+});
+
+/**
+ * Pure: `events` with each failed request (Network.loadingFailed) in a
+ * form chrome-har keeps. chrome-har drops a request that failed (but for
+ * net::ERR_ABORTED after its response) and one without a response, where
+ * DevTools' own HARs keep it with status 0 and the error in
+ * response._error: a load's failed requests are part of why it was slow.
+ * A failure after the response is handed to chrome-har as the request's
+ * end (as chrome-har itself takes ERR_ABORTED), one before it as a
+ * response of status 0 with nothing in it (noResponse). Returns {events,
+ * failed: Map of request id → DevTools' errorText}.
+ */
+export function keepFailed(events) {
+  const asked = new Map();
+  const responded = new Set();
+  for (const { method, params } of events) {
+    if (method === 'Network.requestWillBeSent') asked.set(params.requestId, params.request.url);
+    else if (method === 'Network.responseReceived') responded.add(params.requestId);
+  }
+  const failed = new Map();
+  const kept = events.map((e) => {
+    if (e.method !== 'Network.loadingFailed' || !asked.has(e.params.requestId)) return e;
+    const { requestId, timestamp, type, errorText } = e.params;
+    failed.set(requestId, errorText);
+    return responded.has(requestId)
+      ? { method: 'Network.loadingFinished', params: { requestId, timestamp, encodedDataLength: -1 } }
+      : {
+          method: 'Network.responseReceived',
+          params: { requestId, timestamp, type, response: noResponse(asked.get(requestId)) },
+        };
+  });
+  return { events: kept, failed };
+}
+
+/**
+ * Pure: the HAR timings of a request that failed before its response,
+ * `ms` after the page asked for it: all of it blocked, as DevTools counts
+ * a request of which it knows nothing after that.
+ */
+export const noResponseTimings = (ms) => ({
+  blocked: ms,
+  dns: -1,
+  connect: -1,
+  ssl: -1,
+  send: 0,
+  wait: 0,
+  receive: 0,
+  _blocked_queueing: -1,
+});
+
 /**
  * Pure: the HAR of a load from its DevTools `events` ([{method, params}],
  * in the order they came), with `navigation` (the page's Navigation Timing
@@ -105,10 +168,12 @@ function requestTimes(events) {
  * pageTimings are the navigation entry's, and the entries' chunk times
  * count from it; entries are in
  * the order the page asked for them, each with harTimings, `_protocol`,
- * `_connectionId` and `_priority`.
+ * `_connectionId` and `_priority`; a failed request's (keepFailed) with
+ * DevTools' error in response._error.
  */
 export function buildHar(events, { navigation = null, satbench = null } = {}) {
-  const har = harFromMessages(events, {});
+  const { events: forChromeHar, failed } = keepFailed(events);
+  const har = harFromMessages(forChromeHar, {});
   const page = har.log.pages[0];
   if (!page) throw new Error('no page among the DevTools events');
   // DevTools' clock (s) as wall-clock ms, from the first request chrome-har took
@@ -134,6 +199,15 @@ export function buildHar(events, { navigation = null, satbench = null } = {}) {
   for (const e of har.log.entries) {
     // a redirect's earlier hops (chrome-har adds an `r` to their id) keep chrome-har's timings
     const t = times.get(e._requestId);
+    const error = failed.get(e._requestId);
+    if (error !== undefined) e.response._error = error;
+    if (error !== undefined && !t?.timing && t?.asked !== undefined) {
+      // failed before its response: no connection, all of its time blocked
+      delete e.connection;
+      const timings = noResponseTimings(ms(Math.max(0, (t.done ?? t.asked) - t.asked) * 1000));
+      Object.assign(e, { startedDateTime: new Date(wall(t.asked)).toISOString(), time: timings.blocked, timings });
+      continue;
+    }
     if (!t?.timing || t.asked === undefined) continue;
     const { requestTime } = t.timing;
     const timings = harTimings(t.timing, {
