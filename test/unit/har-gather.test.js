@@ -8,7 +8,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import har, { buildHar, addContent, navigationStart, CONTENT_MS } from '../../harness/pageload/gather/har.js';
+import har, {
+  buildHar,
+  addContent,
+  navigationStart,
+  failureText,
+  CONTENT_MS,
+} from '../../harness/pageload/gather/har.js';
 import { afterLoadMs, gatherersFor } from '../../harness/pageload/gather/index.js';
 import { harPathOf, storeRunHar } from '../../harness/pageload/har-file.js';
 import { checkHar } from '../../harness/archive/har-check.js';
@@ -16,7 +22,7 @@ import { harResponses } from '../../harness/archive/har.js';
 import { buildArchive } from '../../harness/archive/build.js';
 import { isFavicon } from '../../harness/pageload/load.js';
 
-const { loads } = JSON.parse(fs.readFileSync(new URL('../har-events.json', import.meta.url), 'utf8'));
+const { loads, failed } = JSON.parse(fs.readFileSync(new URL('../har-events.json', import.meta.url), 'utf8'));
 const SCENARIO = { profile: 'geo', loss_pct: 0, protocol: 'h3', site: 'kepler' };
 const SATBENCH = { scenario: SCENARIO, run: 3, seed: 4, rtt_ms: 30 };
 const TIMINGS = ['blocked', 'dns', 'connect', 'ssl', 'send', 'wait', 'receive'];
@@ -115,6 +121,47 @@ describe('the HAR of a run (gather/har.js)', () => {
         assert.equal(bare.log.pages[0]._satbench, undefined);
       });
     });
+
+  describe("a real load's failed requests: every one the record's errors list", () => {
+    const built = buildHar(failed.events, { navigation: failed.record.navigation, satbench: SATBENCH });
+
+    it('the fixture: an h2 load with requests that failed before any response', () => {
+      assert.equal(failed.protocol, 'h2');
+      assert.deepEqual(
+        failed.record.errors.map((e) => e.url.replace(/^.*\//, '')),
+        ['a.js', 'gone.gif'],
+        JSON.stringify(failed.record.errors),
+      );
+    });
+
+    it("names each error as DevTools does: the network error, else why it was blocked, and CORS's kind", () => {
+      const gone = built.log.entries.find((e) => e.request.url.endsWith('/gone.gif'));
+      const script = built.log.entries.find((e) => e.request.url.endsWith('/a.js'));
+      assert.deepEqual(
+        [gone.response._error, script.response._error],
+        ['net::ERR_UNSAFE_PORT', 'blocked:mixed-content'],
+      );
+      assert.equal(
+        failureText({ errorText: 'net::ERR_FAILED', corsErrorStatus: { corsError: 'MissingAllowOriginHeader' } }),
+        'net::ERR_FAILED (CORS MissingAllowOriginHeader)',
+      );
+      assert.equal(failureText({ errorText: '' }), 'failed');
+    });
+
+    it('is in the HAR with status 0 and its error, as DevTools keeps it, and the HAR passes the schema check', () => {
+      for (const { url, error } of failed.record.errors) {
+        const e = built.log.entries.find((x) => x.request.url === url);
+        assert.ok(e, `${url} is in the HAR`);
+        assert.deepEqual([e.response.status, e.connection], [0, undefined], url);
+        // puppeteer names a blocked request by its reason alone
+        assert.ok(e.response._error === error || e.response._error === `blocked:${error}`, e.response._error);
+        assert.ok(e.timings.blocked >= 0 && e.time === e.timings.blocked, url);
+      }
+      checkHar(built, 'the failed load');
+      // and the page's own requests as before
+      assert.ok(built.log.entries.some((e) => e.request.url.endsWith('/p.gif') && e.response.status === 200));
+    });
+  });
 
   describe('a failed request (chrome-har drops it; DevTools keeps it)', () => {
     // the h3 load, and two requests like its image's that fail: one before

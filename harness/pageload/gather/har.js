@@ -112,6 +112,16 @@ const noResponse = (url) => ({
 });
 
 /**
+ * Pure: a failed request's error (Network.loadingFailed's params) in words:
+ * its network error, else why Chromium blocked it, as DevTools' Network
+ * panel says it ("blocked:mixed-content"), and a CORS error's kind.
+ */
+export function failureText({ errorText, blockedReason, corsErrorStatus }) {
+  const error = errorText || (blockedReason ? `blocked:${blockedReason}` : 'failed');
+  return corsErrorStatus?.corsError ? `${error} (CORS ${corsErrorStatus.corsError})` : error;
+}
+
+/**
  * Pure: `events` with each failed request (Network.loadingFailed) in a
  * form chrome-har keeps. chrome-har drops a request that failed (but for
  * net::ERR_ABORTED after its response) and one without a response, where
@@ -120,7 +130,7 @@ const noResponse = (url) => ({
  * A failure after the response is handed to chrome-har as the request's
  * end (as chrome-har itself takes ERR_ABORTED), one before it as a
  * response of status 0 with nothing in it (noResponse). Returns {events,
- * failed: Map of request id → DevTools' errorText}.
+ * failed: Map of request id → its failureText}.
  */
 export function keepFailed(events) {
   const asked = new Map();
@@ -132,8 +142,8 @@ export function keepFailed(events) {
   const failed = new Map();
   const kept = events.map((e) => {
     if (e.method !== 'Network.loadingFailed' || !asked.has(e.params.requestId)) return e;
-    const { requestId, timestamp, type, errorText } = e.params;
-    failed.set(requestId, errorText);
+    const { requestId, timestamp, type } = e.params;
+    failed.set(requestId, failureText(e.params));
     return responded.has(requestId)
       ? { method: 'Network.loadingFinished', params: { requestId, timestamp, encodedDataLength: -1 } }
       : {
