@@ -1,7 +1,10 @@
 // Hand-made HAR 1.2 files as Chrome DevTools writes them (devtools-frontend's
 // models/har/Log.ts): the one builder of an entry, a page and a log that the
 // tests (import-har's, the report's run files) and
-// benchmarks/import-har-memory.js share.
+// benchmarks/import-har-memory.js share; and the archive import-har makes
+// of one.
+import { harResponses } from '../harness/archive/har.js';
+import { buildArchive } from '../harness/archive/build.js';
 
 // When every hand-made page and entry starts, unless told otherwise.
 export const HAR_T0 = '2026-01-02T03:04:05.000Z';
@@ -87,3 +90,9 @@ export const harPage = (id, title, extra = {}) => ({
 export const harLog = (entries, pages) => ({
   log: { version: '1.2', creator: { name: 'WebInspector', version: '537.36' }, ...(pages ? { pages } : {}), entries },
 });
+
+/** Pure: what import-har makes of `har` (read as the file `file`): buildArchive's {archive, bodies, …}. */
+export function importedArchive(har, file) {
+  const { page, responses } = harResponses(har, file);
+  return buildArchive({ page, source: { tool: 'import-har', from: file }, created: HAR_T0, responses });
+}

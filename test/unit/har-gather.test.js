@@ -18,8 +18,7 @@ import har, {
 import { afterLoadMs, gatherersFor } from '../../harness/pageload/gather/index.js';
 import { harPathOf, storeRunHar } from '../../harness/pageload/har-file.js';
 import { checkHar } from '../../harness/archive/har-check.js';
-import { harResponses } from '../../harness/archive/har.js';
-import { buildArchive } from '../../harness/archive/build.js';
+import { importedArchive } from '../har-entry.js';
 import { isFavicon } from '../../harness/pageload/load.js';
 
 const { loads, failed } = JSON.parse(fs.readFileSync(new URL('../har-events.json', import.meta.url), 'utf8'));
@@ -241,13 +240,7 @@ describe('the HAR of a run (gather/har.js)', () => {
       const withContent = structuredClone(built);
       for (const e of withContent.log.entries)
         if (e.response.content.size > 0) e.response.content.text = 'x'.repeat(e.response.content.size);
-      const { page, responses } = harResponses(withContent, 'run.har');
-      const { archive } = buildArchive({
-        page,
-        source: { tool: 'import-har', from: 'run.har' },
-        created: '2026-01-02T03:04:05.000Z',
-        responses,
-      });
+      const { archive } = importedArchive(withContent, 'run.har');
       assert.deepEqual(archive.missing, [
         { method: 'GET', url: REFUSED, reason: 'no response (net::ERR_CONNECTION_REFUSED)' },
         { method: 'GET', url: CORS, reason: 'failed: net::ERR_FAILED' },

@@ -10,11 +10,10 @@ import zlib from 'node:zlib';
 import { UsageError } from '../../harness/core/errors.js';
 import { harResponses } from '../../harness/archive/har.js';
 import { checkHar } from '../../harness/archive/har-check.js';
-import { buildArchive } from '../../harness/archive/build.js';
 import { readArchive } from '../../harness/archive/format.js';
 import { decodeBody } from '../../harness/archive/encoding.js';
 import { satbench } from '../integration/helpers.js';
-import { harEntry as entry, harLog as logOf, harPage as page } from '../har-entry.js';
+import { harEntry as entry, harLog as logOf, harPage as page, importedArchive } from '../har-entry.js';
 
 const usage = (pattern) => (e) => e instanceof UsageError && pattern.test(e.message) && !e.message.includes('\n');
 const PAGE = 'https://www.example.test/';
@@ -72,13 +71,7 @@ describe('import-har', () => {
   });
 
   it('stores text and base64 bodies as they went on the wire, redirects, and the missing with reasons', () => {
-    const { page, responses } = harResponses(failedHar(), 'f.har');
-    const { archive, bodies } = buildArchive({
-      page,
-      source: { tool: 'import-har', from: 'f.har' },
-      created: '2026-01-02T03:04:05.000Z',
-      responses,
-    });
+    const { archive, bodies } = importedArchive(failedHar(), 'f.har');
     const body = (url) => {
       const e = archive.entries.find((x) => x.url === url);
       return bodies.find(([n]) => n === e.body)[1];
@@ -166,13 +159,7 @@ describe('import-har', () => {
       { name: 'x-bad', value: 'a\r\nset-cookie: b' },
       { name: 'x-nul', value: 'a\0' },
     );
-    const { page, responses } = harResponses(h, 'f.har');
-    const { archive } = buildArchive({
-      page,
-      source: { tool: 'import-har', from: 'f.har' },
-      created: '2026-01-02T03:04:05.000Z',
-      responses,
-    });
+    const { archive } = importedArchive(h, 'f.har');
     const reason = archive.missing.find((m) => m.url === 'https://ads.example.test/x.js').reason;
     assert.equal(reason, 'no response (net::ERR_X\\x1b[2J\\x1b[Hfake line\\x0a\\x9b31m)');
     assert.deepEqual(
