@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { median, round } from '../harness/core/stats.js';
+import { harEntry, harLog, harPage } from '../test/har-entry.js';
 
 const { values: o } = parseArgs({
   options: {
@@ -27,49 +28,13 @@ const cli = path.join(import.meta.dirname, '..', 'harness', 'cli.js');
 const PEAK = `data:text/javascript,process.on('exit',()=>process.stderr.write('peak-kb '+process.resourceUsage().maxRSS+'\\n'))`;
 
 function writeHar(file, bodyBytes) {
-  const entry = (url, content, type) => ({
-    startedDateTime: '2026-11-28T00:00:00.000Z',
-    time: 1,
-    request: {
-      method: 'GET',
-      url,
-      httpVersion: 'h2',
-      headers: [],
-      queryString: [],
-      cookies: [],
-      headersSize: -1,
-      bodySize: 0,
-    },
-    response: {
-      status: 200,
-      statusText: 'OK',
-      httpVersion: 'h2',
-      headers: [{ name: 'content-type', value: type }],
-      cookies: [],
-      content,
-      redirectURL: '',
-      headersSize: -1,
-      bodySize: -1,
-    },
-    cache: {},
-    timings: { send: 0, wait: 0, receive: 0 },
-  });
-  const entries = [entry('https://big.test/', { size: 11, mimeType: 'text/html', text: '<p>page</p>' }, 'text/html')];
+  const entry = (url, content) => harEntry(url, { headers: [['content-type', content.mimeType]], content });
+  const entries = [entry('https://big.test/', { size: 11, mimeType: 'text/html', text: '<p>page</p>' })];
   if (bodyBytes) {
     const text = crypto.randomBytes(bodyBytes).toString('base64');
-    entries.push(
-      entry(
-        'https://big.test/video',
-        { size: bodyBytes, mimeType: 'video/mp4', text, encoding: 'base64' },
-        'video/mp4',
-      ),
-    );
+    entries.push(entry('https://big.test/video', { size: bodyBytes, mimeType: 'video/mp4', text, encoding: 'base64' }));
   }
-  const pages = [{ id: 'p', title: 'https://big.test/', startedDateTime: '2026-11-28T00:00:00.000Z', pageTimings: {} }];
-  fs.writeFileSync(
-    file,
-    JSON.stringify({ log: { version: '1.2', creator: { name: 'bench', version: '1' }, pages, entries } }),
-  );
+  fs.writeFileSync(file, JSON.stringify(harLog(entries, [harPage('page_1', 'https://big.test/')])));
 }
 
 function importOnce(har, n) {

@@ -11,6 +11,7 @@ import zlib from 'node:zlib';
 import jpeg from 'jpeg-js';
 import { runFolder } from '../harness/campaign/results-dir.js';
 import { scenarioKey } from '../harness/kinds/pageload.js';
+import { harEntry, harLog, harPage } from './har-entry.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const iso = (ms) => new Date(T0 + ms).toISOString();
@@ -27,43 +28,20 @@ function entry({
   status = 200,
   bytes = 9000,
 }) {
-  const full = { blocked: 1, dns: -1, connect: -1, ssl: -1, send: 0.2, wait: 0, receive: 5, ...timings };
-  const time = ['blocked', 'dns', 'connect', 'send', 'wait', 'receive'].reduce((a, k) => a + Math.max(0, full[k]), 0);
-  return {
-    pageref: 'page_1',
-    startedDateTime: iso(at),
-    time,
-    request: {
-      method: 'GET',
-      url,
-      httpVersion: protocol,
-      headers: [],
-      queryString: [],
-      cookies: [],
-      headersSize: -1,
-      bodySize: 0,
-    },
-    response: {
-      status,
-      statusText: 'OK',
-      httpVersion: protocol,
-      headers: [],
-      cookies: [],
-      content: { size: bytes, mimeType: type === 'image' ? 'image/jpeg' : 'text/html' },
-      redirectURL: '',
-      headersSize: -1,
-      bodySize: bytes,
-      _transferSize: bytes + 200,
-    },
-    cache: {},
-    timings: full,
-    serverIPAddress: '198.18.0.2',
+  return harEntry(url, {
+    status,
+    protocol,
     connection: String(connection),
+    ip: '198.18.0.2',
+    startedDateTime: iso(at),
+    timings: { blocked: 1, send: 0.2, wait: 0, receive: 5, ...timings },
+    content: { size: bytes, mimeType: type === 'image' ? 'image/jpeg' : 'text/html' },
+    response: { statusText: 'OK', bodySize: bytes, _transferSize: bytes + 200 },
     _connectionId: connection,
     _protocol: protocol,
     _priority: priority,
     _resourceType: type,
-  };
+  });
 }
 
 /**
@@ -125,23 +103,13 @@ export function makeHar({
     );
   }
   const end = Math.max(...entries.map((e) => Date.parse(e.startedDateTime) - T0 + e.time));
-  return {
-    log: {
-      version: '1.2',
-      creator: { name: 'satbench test', version: '1' },
-      browser: { name: 'Chromium', version: '1' },
-      pages: [
-        {
-          id: 'page_1',
-          startedDateTime: iso(0),
-          title: url('/'),
-          pageTimings: { onContentLoad: Math.round(docEnd + rtt + 30), onLoad: Math.round(end + 15) },
-          _satbench: { scenario, run, seed: 1, rtt_ms: rttMs },
-        },
-      ],
-      entries,
-    },
-  };
+  return harLog(entries, [
+    harPage('page_1', url('/'), {
+      startedDateTime: iso(0),
+      pageTimings: { onContentLoad: Math.round(docEnd + rtt + 30), onLoad: Math.round(end + 15) },
+      _satbench: { scenario, run, seed: 1, rtt_ms: rttMs },
+    }),
+  ]);
 }
 
 // A small JPEG of one grey level: frames of the page as it fills in.

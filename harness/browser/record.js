@@ -7,6 +7,7 @@ import { UsageError } from '../core/errors.js';
 import { carriesNoBody } from '../archive/build.js';
 import { headerPairs } from '../archive/headers.js';
 import { baseChromiumArgs, withChromium } from './chromium.js';
+import { emulate } from './emulation.js';
 
 // Pure: Chromium's command line for a recording: `resolve`, [[host, ip]],
 // become host-resolver rules, and a certificate whose key has one of the
@@ -61,17 +62,19 @@ async function responseOf(request, { failed, bodies }) {
 }
 
 /**
- * Loads `url` once and returns the responses of every request the page made
- * by its load event plus `settleMs`, in the order it made them. The load
- * event must come within `timeoutMs`; a page that does not load, or whose
- * document is an HTTP error, is a UsageError.
+ * Loads `url` once, as the device of `emulation` (browser/emulation.js,
+ * as bench's loads), and returns the responses of every request the page
+ * made by its load event plus `settleMs`, in the order it made them. The
+ * load event must come within `timeoutMs`; a page that does not load, or
+ * whose document is an HTTP error, is a UsageError.
  */
-export async function recordPage(url, { settleMs = 2000, timeoutMs = 60000, resolve, spki } = {}) {
+export async function recordPage(url, { settleMs = 2000, timeoutMs = 60000, resolve, spki, emulation = {} } = {}) {
   const killAfterMs = 2 * timeoutMs + settleMs + 15000; // the load, then the bodies
   return withChromium(
     { args: (dir) => recordArgs(dir, { resolve, spki }), timeoutMs, killAfterMs },
     async (browser) => {
       const page = await browser.newPage();
+      await emulate(page, emulation);
       // every request goes to the network, where it can be recorded
       await page.setBypassServiceWorker(true);
       const pageSession = await page.createCDPSession();

@@ -1,9 +1,10 @@
 // What every command shares: parsing its options (an unknown or malformed
 // one is a UsageError), printing, and the option values more than one
-// command reads (--cc/--initcwnd, comma lists, numbers; the PEP options are
-// pep-options.js).
+// command reads (--cc/--initcwnd, comma lists, numbers, --device's help;
+// the PEP options are pep-options.js).
 import { parseArgs } from 'node:util';
 import { UsageError, optionFlag } from '../core/errors.js';
+import { DEVICES } from '../browser/devices.js';
 
 /**
  * --help, --json and `options`; positionals allowed, anything else
@@ -41,6 +42,16 @@ export const print = (obj) => process.stdout.write(JSON.stringify(obj, null, 2) 
 export const note = (msg) => process.stderr.write(`${msg}\n`);
 // Help the user asked for is the command's output: stdout.
 export const help = (text) => process.stdout.write(`${text}\n`);
+
+// Pure: --device's help (bench, record): a line per device of devices.js,
+// what it emulates, each on a new line indented by `indent` spaces.
+export const deviceLines = (indent) =>
+  Object.entries(DEVICES)
+    .map(
+      ([name, d]) =>
+        `\n${' '.repeat(indent)}${name}: ${d.width}×${d.height} CSS px, pixel ratio ${d.deviceScaleFactor}${d.touch ? ', touch' : ''}, ${d.userAgent ? `a ${d.mobile ? 'mobile ' : ''}user agent of its own` : "Chromium's user agent"}`,
+    )
+    .join('');
 
 /** A whole number of `min` or more (and at most `max`: bounded where it is parsed, not where it fails). */
 export function integer(v, flag, min, max = Number.MAX_SAFE_INTEGER) {

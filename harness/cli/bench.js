@@ -10,21 +10,12 @@ import { BENCH_PRESETS, presetOrigin } from '../pageload/presets.js';
 import { checkBench } from './bench-plan.js';
 import { bench } from '../pageload/bench.js';
 import { formatBenchSummary } from '../pageload/summary-table.js';
-import { DEVICES } from '../browser/devices.js';
 import { checkEmulation, MAX_CPU_SLOWDOWN } from '../browser/emulation.js';
+import { CONTENT_MS } from '../pageload/gather/har.js';
 import { PAGE_COMPLETE } from '../pageload/gather/visual.js';
-import { integer, tcpOptions, LIMITS } from './args.js';
+import { deviceLines, integer, tcpOptions, LIMITS } from './args.js';
 import { pepOptions } from './pep-options.js';
 import { campaignCommand, matrixAxes } from './campaign.js';
-
-// Pure: --device's help: a line per device of devices.js, what it emulates.
-const deviceLines = () =>
-  Object.entries(DEVICES)
-    .map(
-      ([name, d]) =>
-        `\n                    ${name}: ${d.width}×${d.height} CSS px, pixel ratio ${d.deviceScaleFactor}${d.touch ? ', touch' : ''}, ${d.userAgent ? `a ${d.mobile ? 'mobile ' : ''}user agent of its own` : "Chromium's user agent"}`,
-    )
-    .join('');
 
 export const HELP = `Usage: satbench bench [--preset NAME] [--profile LIST] [--loss LIST] [--protocol LIST]
                       [--site NAME|DIR] [-n RUNS] [--out DIR] [--resume DIR] [--seed N]
@@ -104,13 +95,13 @@ Options:
                     \`satbench merge\` joins the slices
   --cpu-slowdown N  DevTools' CPU throttling of every page load (and Lighthouse's): the page's CPU
                     work takes N times as long (a number from 1 to ${MAX_CPU_SLOWDOWN}; default ${DEFAULTS.cpuSlowdown}, none)
-  --device NAME     the device every page load (and Lighthouse's) emulates (default ${DEFAULTS.device}):${deviceLines()}
+  --device NAME     the device every page load (and Lighthouse's) emulates (default ${DEFAULTS.device}):${deviceLines(20)}
   --lighthouse      with each scenario's first run, a separate Lighthouse load (performance
                     only, with the runs' --cpu-slowdown and --device and no network throttling:
                     the link is the throttle); DIR/lighthouse/*.report.{json,html}
   --har-content     each run's HAR keeps the response bodies, fetched from Chromium after the load
-                    (as DevTools' "Save all as HAR with content"; what \`satbench import-har\` needs;
-                    a kepler run's HAR: 485 kB gzipped instead of 10 kB)
+                    (${CONTENT_MS / 1000} s at most), as DevTools' "Save all as HAR with content": what
+                    \`satbench import-har\` needs (a kepler run's HAR: 485 kB gzipped instead of 10 kB)
   --visual          every load records a DevTools trace of screenshots (First Visual Change,
                     Speed Index, Visual Complete 85/95/99 %, Last Visual Change; the filmstrip in
                     DIR/filmstrip/SCENARIO-runN/), CLS and TBT, and waits after the load event

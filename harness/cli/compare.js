@@ -18,7 +18,8 @@ export const HELP = `Usage: satbench compare BASELINE CURRENT [--budget FILE] [-
   a limit: the ratio of medians, the two-sided Mann–Whitney U p-value, Cliff's delta.
   A slowdown (higher times, lower rates) fails when it is over the budget's max_slowdown_pct
   AND significant (p < alpha; with a summary.json side: the medians' 95 % intervals do not
-  overlap); a median over max_median or under min_median fails outright.
+  overlap); a median over max_median or under min_median fails outright. A scenario on one
+  side only, or run with other CPU or device emulation on the two, is warned about.
   Without --budget, the limits of the kinds present: ${describeLimits(defaultBudget().metrics)}.
 
 Options:

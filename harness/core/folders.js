@@ -4,17 +4,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from './errors.js';
 
+/** The nearest of `dir` and the folders on its path that exists, when it is not a folder; else null. */
+export function fileOnPath(dir) {
+  for (let p = path.resolve(dir); ; p = path.dirname(p)) {
+    const st = fs.statSync(p, { throwIfNoEntry: false });
+    if (st) return st.isDirectory() ? null : p;
+    if (p === path.dirname(p)) return null;
+  }
+}
+
 /** Refuses `dir` (given as `flag DIR`) when it, or a folder on its path, is a regular file. */
 export function refuseFileOnPath(dir, flag) {
-  const full = path.resolve(dir);
-  for (let p = full; ; p = path.dirname(p)) {
-    if (fs.existsSync(p)) {
-      if (!fs.statSync(p).isDirectory())
-        throw new UsageError(`${flag} ${dir}: ${p === full ? '' : `${p} `}is a file, not a folder`);
-      return;
-    }
-    if (p === path.dirname(p)) return;
-  }
+  const file = fileOnPath(dir);
+  if (file)
+    throw new UsageError(`${flag} ${dir}: ${file === path.resolve(dir) ? '' : `${file} `}is a file, not a folder`);
 }
 
 /** Refuses `dir` unless it is new or an empty folder. */

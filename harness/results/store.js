@@ -8,6 +8,7 @@ import { constants as bufferConstants } from 'node:buffer';
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../core/errors.js';
+import { fileOnPath } from '../core/folders.js';
 
 export const RESULTS = 'results.jsonl';
 export const SUMMARY = 'summary.json';
@@ -184,7 +185,8 @@ export function rewriteResults(file, records) {
  * renamed over it) and on disk (the file and its folder synced), so a
  * crash or a full disk leaves the old content or the new one, never a torn
  * file. The file system's refusal (ENOSPC, EACCES, EROFS…) is one-line
- * UsageError naming the file; the temporary file goes with it. `fsx` is
+ * UsageError naming the file (and, when a file stands where a folder of its
+ * path goes, that file); the temporary file goes with it. `fsx` is
  * node:fs (a test passes one that fails).
  */
 export function replaceFile(file, text, fsx = fs) {
@@ -200,10 +202,16 @@ export function replaceFile(file, text, fsx = fs) {
     syncDir(path.dirname(file), fsx);
   } catch (e) {
     if (fd !== undefined) fsx.closeSync(fd);
-    fsx.rmSync(tmp, { force: true });
+    try {
+      fsx.rmSync(tmp, { force: true });
+    } catch {
+      // force ignores a missing file, not a file where its folder goes (ENOTDIR): nothing to remove
+    }
     if (!e.code) throw e;
     const kept = fsx.existsSync(file) ? 'the file as it was is kept' : 'nothing was written';
-    throw new UsageError(`${file}: writing it failed (${systemError(e)}); ${kept}`);
+    const onPath = e.code === 'ENOTDIR' ? fileOnPath(path.dirname(file)) : null;
+    const why = onPath ? `${onPath} is a file, expected a folder` : systemError(e);
+    throw new UsageError(`${file}: writing it failed (${why}); ${kept}`);
   }
 }
 

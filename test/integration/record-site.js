@@ -35,6 +35,12 @@ const sixPage = `<!doctype html>
 <img src="/old.gif" alt="moved">
 </body></html>
 `;
+// A page that asks a phone's screen for another image than a desktop's
+// (record --device).
+const devicePage = `<!doctype html>
+<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>device</title></head>
+<body><picture><source media="(max-width: 600px)" srcset="/phone.gif"><img src="/desktop.gif" alt="x"></picture></body></html>
+`;
 const sixScript = `
 fetch('https://api.record.test/data.json?session=' + Date.now()).then((r) => r.json()).then((d) => {
   const img = document.createElement('img');
@@ -92,6 +98,9 @@ const ROUTES = {
   'fonts.record.test/fonts.css': [200, { 'content-type': 'text/css' }, css, 'gzip'],
   'cdn.record.test/six.js': [200, { 'content-type': 'text/javascript' }, sixScript, 'br'],
   'img.record.test/a.gif': [200, { 'content-type': 'image/gif' }, gif],
+  'www.record.test/device.html': [200, { 'content-type': 'text/html; charset=utf-8' }, devicePage],
+  'www.record.test/phone.gif': [200, { 'content-type': 'image/gif' }, gif],
+  'www.record.test/desktop.gif': [200, { 'content-type': 'image/gif' }, gif],
   'stats.record.test/beacon.gif': [200, { 'content-type': 'image/gif' }, gif],
 };
 const ENCODE = { gzip: zlib.gzipSync, br: zlib.brotliCompressSync, deflate: zlib.deflateSync };

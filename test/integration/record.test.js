@@ -39,7 +39,7 @@ describe('satbench record (integration, real Chromium)', function () {
     );
     const archive = readArchive(out);
     assert.equal(archive.page, 'http://www.record.test/');
-    assert.deepEqual(archive.source, { tool: 'record', from: 'http://www.record.test/' });
+    assert.deepEqual(archive.source, { tool: 'record', from: 'http://www.record.test/', device: 'desktop' });
 
     const byUrl = new Map(archive.entries.map((e) => [`${e.method} ${e.url.split('?')[0]}`, e]));
     const entry = (key) => {
@@ -113,6 +113,23 @@ describe('satbench record (integration, real Chromium)', function () {
     assert.deepEqual(new Set(hosts), new Set([...HOSTS, 'gone.record.test']));
     // the session parameter differs on every load: the query-less fallback answers it
     assert.equal(matchEntry(archive, 'GET', 'https://api.record.test/data.json?session=1')?.status, 200);
+  });
+
+  it('records the page as the device --device names, and says which in the archive', async () => {
+    const images = {};
+    for (const device of ['mobile', 'desktop']) {
+      const out = path.join(tmp, `device-${device}`);
+      const page = 'https://www.record.test/device.html';
+      const r = await record([page, '--out', out, '--settle-ms', '200', ...rules, '--spki', pin, '--device', device]);
+      assert.equal(r.code, 0, r.stderr);
+      const archive = readArchive(out);
+      assert.equal(archive.source.device, device);
+      images[device] = archive.entries.map((e) => e.url).filter((u) => u.endsWith('.gif'));
+    }
+    assert.deepEqual(images, {
+      mobile: ['https://www.record.test/phone.gif'],
+      desktop: ['https://www.record.test/desktop.gif'],
+    });
   });
 
   it('a page that does not load, or answers an error, is one line and writes nothing', async () => {

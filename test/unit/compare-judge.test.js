@@ -264,6 +264,7 @@ describe('compare judging: result sets', () => {
         significance: 'Mann–Whitney U, two-sided',
         rows: null,
         missing: [],
+        emulation_differs: [],
         added: [],
         regressions: 0,
         failed_scenarios: [],
@@ -287,6 +288,55 @@ describe('compare judging: result sets', () => {
       name: 'UsageError',
       message: 'no scenario in common between a and b',
     });
+  });
+
+  it('says which scenarios ran with other emulation, as it says which are missing; from runs or campaign settings', () => {
+    const emulated = (records, emulation, only = () => true) =>
+      records.map((r) => (only(r.scenario) ? { ...r, emulation } : r));
+    const desktop = { cpu_slowdown: 1, device: 'desktop' };
+    const geo = (s) => s.profile === 'geo';
+    const base = emulated(A, desktop);
+    const same = compareResults(resultSet(base), resultSet(emulated(A, desktop)));
+    assert.deepEqual(same.emulation_differs, []);
+    const phone = compareResults(
+      resultSet(base),
+      resultSet(emulated(base, { cpu_slowdown: 4, device: 'mobile' }, geo)),
+    );
+    assert.deepEqual(phone.emulation_differs, [
+      { label: 'geo loss 0 % h1 kepler', baseline: 'desktop, CPU not slowed', current: 'mobile, CPU 4× slower' },
+      { label: 'geo loss 0 % h3 kepler', baseline: 'desktop, CPU not slowed', current: 'mobile, CPU 4× slower' },
+    ]);
+    // a warning, not a failure: the checks are judged as before
+    assert.equal(phone.failed, same.failed);
+    assert.deepEqual(
+      phone.rows.map((r) => r.status),
+      same.rows.map((r) => r.status),
+    );
+    // records from before emulation was recorded (laid out at 800×600); runs of two emulations in one scenario
+    const old = compareResults(resultSet(A), resultSet(base));
+    assert.equal(old.emulation_differs.length, 4);
+    assert.deepEqual(old.emulation_differs[0], {
+      label: 'geo loss 0 % h1 kepler',
+      baseline: 'not recorded',
+      current: 'desktop, CPU not slowed',
+    });
+    const mixed = compareResults(
+      resultSet(base),
+      resultSet(base.map((r) => (r.run % 2 ? { ...r, emulation: { cpu_slowdown: 1, device: 'mobile' } } : r))),
+    );
+    assert.equal(mixed.emulation_differs[0].current, 'desktop, CPU not slowed and mobile, CPU not slowed');
+    // a summary.json: its campaign's settings (meta.settings.emulation, browser/emulation.js emulationSettings)
+    const summaryOnly = (records, emulation) => ({
+      ...resultSet(records, { runs: false }),
+      summary: { meta: { settings: { emulation } }, groups: summarize(records) },
+    });
+    const fromSettings = compareResults(summaryOnly(base, { ...desktop, width: 1280 }), resultSet(base));
+    assert.deepEqual(fromSettings.emulation_differs, []);
+    const slower = compareResults(summaryOnly(base, { cpu_slowdown: 2, device: 'desktop' }), resultSet(base));
+    assert.deepEqual(
+      slower.emulation_differs.map((e) => [e.baseline, e.current]),
+      Array(4).fill(['desktop, CPU 2× slower', 'desktop, CPU not slowed']),
+    );
   });
 
   it('the visual metrics are summarised and budgetable: a Speed Index over its ceiling or slower fails', () => {

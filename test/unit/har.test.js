@@ -10,67 +10,15 @@ import zlib from 'node:zlib';
 import { UsageError } from '../../harness/core/errors.js';
 import { harResponses } from '../../harness/archive/har.js';
 import { checkHar } from '../../harness/archive/har-check.js';
-import { buildArchive } from '../../harness/archive/build.js';
 import { readArchive } from '../../harness/archive/format.js';
 import { decodeBody } from '../../harness/archive/encoding.js';
 import { satbench } from '../integration/helpers.js';
+import { harEntry as entry, harLog as logOf, harPage as page, importedArchive } from '../har-entry.js';
 
 const usage = (pattern) => (e) => e instanceof UsageError && pattern.test(e.message) && !e.message.includes('\n');
 const PAGE = 'https://www.example.test/';
 const GIF = Buffer.from('GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00!', 'latin1');
 const JS = 'console.log("hello");\n'.repeat(50);
-
-// A HAR entry with every field DevTools writes (devtools-frontend's
-// HARFormat): headers as {name, value}, content.text decoded, serverIPAddress
-// "" for a request that used no connection (a failed one), and an IPv6
-// address in brackets (`ip`) as older versions write it.
-const entry = (
-  url,
-  { status = 200, headers = [], content = {}, pageref = 'page_1', ip = '198.51.100.7', ...extra } = {},
-) => ({
-  _priority: 'High',
-  cache: {},
-  ...(status ? { connection: '443' } : {}),
-  pageref,
-  request: {
-    method: 'GET',
-    url,
-    httpVersion: 'http/2.0',
-    headers: [],
-    queryString: [],
-    cookies: [],
-    headersSize: -1,
-    bodySize: 0,
-  },
-  response: {
-    status,
-    statusText: '',
-    httpVersion: status ? 'http/2.0' : '',
-    headers: headers.map(([name, value]) => ({ name, value })),
-    cookies: [],
-    content: { size: 0, mimeType: 'x/y', ...content },
-    redirectURL: '',
-    headersSize: -1,
-    bodySize: -1,
-    _transferSize: 0,
-    _error: null,
-  },
-  serverIPAddress: status ? ip : '',
-  startedDateTime: '2026-01-02T03:04:05.000Z',
-  time: 12.5,
-  timings: { blocked: 0.5, dns: -1, ssl: -1, connect: -1, send: 0.1, wait: 10, receive: 1.9, _blocked_queueing: 0.3 },
-  ...extra,
-});
-// A log of `entries` as DevTools writes it
-const logOf = (entries, pages) => ({
-  log: { version: '1.2', creator: { name: 'WebInspector', version: '537.36' }, ...(pages ? { pages } : {}), entries },
-});
-const page = (id, title) => ({
-  startedDateTime: '2026-01-02T03:04:05.000Z',
-  id,
-  title,
-  pageTimings: { onContentLoad: 120.5, onLoad: 250.25 },
-});
 
 const har = () =>
   logOf(
@@ -123,13 +71,7 @@ describe('import-har', () => {
   });
 
   it('stores text and base64 bodies as they went on the wire, redirects, and the missing with reasons', () => {
-    const { page, responses } = harResponses(failedHar(), 'f.har');
-    const { archive, bodies } = buildArchive({
-      page,
-      source: { tool: 'import-har', from: 'f.har' },
-      created: '2026-01-02T03:04:05.000Z',
-      responses,
-    });
+    const { archive, bodies } = importedArchive(failedHar(), 'f.har');
     const body = (url) => {
       const e = archive.entries.find((x) => x.url === url);
       return bodies.find(([n]) => n === e.body)[1];
@@ -217,13 +159,7 @@ describe('import-har', () => {
       { name: 'x-bad', value: 'a\r\nset-cookie: b' },
       { name: 'x-nul', value: 'a\0' },
     );
-    const { page, responses } = harResponses(h, 'f.har');
-    const { archive } = buildArchive({
-      page,
-      source: { tool: 'import-har', from: 'f.har' },
-      created: '2026-01-02T03:04:05.000Z',
-      responses,
-    });
+    const { archive } = importedArchive(h, 'f.har');
     const reason = archive.missing.find((m) => m.url === 'https://ads.example.test/x.js').reason;
     assert.equal(reason, 'no response (net::ERR_X\\x1b[2J\\x1b[Hfake line\\x0a\\x9b31m)');
     assert.deepEqual(

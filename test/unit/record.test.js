@@ -12,7 +12,7 @@ import { satbench } from '../integration/helpers.js';
 
 const usage = (pattern) => (e) => e instanceof UsageError && pattern.test(e.message) && !e.message.includes('\n');
 const PIN = 'n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=';
-const DEFAULTS = { 'settle-ms': '2000', timeout: '60', resolve: [], spki: [] };
+const DEFAULTS = { 'settle-ms': '2000', timeout: '60', resolve: [], spki: [], device: 'desktop' };
 
 describe('satbench record: input and Chromium', () => {
   const out = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-rec-')), 'a');
@@ -37,6 +37,11 @@ describe('satbench record: input and Chromium', () => {
         ['b.test', '::1'],
       ],
       spki: [PIN],
+      emulation: { cpuSlowdown: 1, device: 'desktop' },
+    });
+    assert.deepEqual(recordInput({ ...v, device: 'mobile' }, ['https://a.test/']).emulation, {
+      cpuSlowdown: 1,
+      device: 'mobile',
     });
   });
 
@@ -49,6 +54,16 @@ describe('satbench record: input and Chromium', () => {
       [{ ...v, out: undefined }, ['https://a.test/'], /^record: name the archive's folder with --out DIR$/],
       [{ ...v, timeout: '0' }, ['https://a.test/'], /^--timeout: expected a whole number >= 1, got "0"$/],
       [{ ...v, 'settle-ms': '-1' }, ['https://a.test/'], /^--settle-ms: expected a whole number >= 0/],
+      [
+        { ...v, device: 'tablet' },
+        ['https://a.test/'],
+        /^--device: unknown device "tablet"; known devices: desktop, mobile$/,
+      ],
+      [
+        { ...v, 'cpu-slowdown': '4' },
+        ['https://a.test/'],
+        /^--cpu-slowdown: not for record: an archive keeps the page's responses, not how long its work took.*\(bench --site DIR --cpu-slowdown N\)$/,
+      ],
     ];
     for (const [values, operands, message] of cases) assert.throws(() => recordInput(values, operands), usage(message));
     assert.throws(
@@ -73,6 +88,16 @@ describe('satbench record: input and Chromium', () => {
     });
     assert.ok(asked.includes('--host-resolver-rules=MAP a.test 10.0.0.1, MAP b.test [::1]'));
     assert.ok(asked.includes(`--ignore-certificate-errors-spki-list=${PIN},${PIN}`));
+  });
+
+  it('refuses --cpu-slowdown in one line saying why, before starting Chromium', async () => {
+    const r = await satbench(['record', 'https://a.test/', '--out', out(), '--cpu-slowdown', '4']);
+    assert.equal(r.code, 2);
+    assert.match(
+      r.stderr,
+      /^satbench: --cpu-slowdown: not for record: .*give it to bench when the archive is replayed/,
+    );
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
   });
 
   it('refuses a --out that is not empty before starting Chromium', async () => {

@@ -12,6 +12,7 @@ import {
   dropTornLine,
   parseResults,
   readResults,
+  replaceFile,
   tornMessage,
   MANIFEST,
 } from '../../harness/results/store.js';
@@ -180,6 +181,30 @@ describe('results.jsonl', () => {
     it('a file that cannot be opened is one line too', () => {
       const file = path.join(tmp(), 'gone', 'results.jsonl');
       assert.throws(() => appendFlushed(file, rec(1)), usage(/results\.jsonl: writing a run's record failed \(ENOENT/));
+    });
+  });
+
+  describe('replaceFile', () => {
+    it('replaces a file whole', () => {
+      const file = path.join(tmp(), 'summary.json');
+      replaceFile(file, 'old');
+      replaceFile(file, 'new');
+      assert.equal(fs.readFileSync(file, 'utf8'), 'new');
+      assert.deepEqual(fs.readdirSync(path.dirname(file)), ['summary.json']);
+    });
+
+    it('a file where its folder goes: one line naming the target and that file, expected a folder', () => {
+      const dir = tmp();
+      fs.writeFileSync(path.join(dir, 'har'), 'a file where the folder goes');
+      for (const file of [path.join(dir, 'har', 'x.har.gz'), path.join(dir, 'har', 'deeper', 'x.har.gz')])
+        assert.throws(
+          () => replaceFile(file, 'data'),
+          usage(
+            new RegExp(
+              `^${file}: writing it failed \\(${path.join(dir, 'har')} is a file, expected a folder\\); nothing was written$`,
+            ),
+          ),
+        );
     });
   });
 });

@@ -8,24 +8,38 @@
 import { UsageError } from '../../core/errors.js';
 import { compareSamples, MIN_RUNS_FOR_COMPARISON } from '../../core/stats.js';
 import { kindOf } from '../../kinds/index.js';
+import { campaignSettings } from '../../results/meta.js';
 import { budgetedMetrics, defaultBudget, limitsFor, unmatchedRules, unmatchedValues } from './budget.js';
 import { fmtValue, pInWords } from './format.js';
 
-// Pure: one set's groups keyed as bench keys them, each with its kind and
-// its successful runs' finite values per metric.
+// Pure: a run's CPU and device emulation (record.emulation, or
+// meta.settings.emulation) in words; "not recorded" for none: a page load
+// from before --device and --cpu-slowdown (laid out at 800×600), or a kind
+// that emulates nothing.
+export const describeEmulation = (e) =>
+  e ? `${e.device}, ${e.cpu_slowdown === 1 ? 'CPU not slowed' : `CPU ${e.cpu_slowdown}× slower`}` : 'not recorded';
+
+// Pure: one set's groups keyed as bench keys them, each with its kind, its
+// successful runs' finite values per metric, and how its runs were
+// emulated (`emulation`, describeEmulation's words, " and " between
+// several): its records', else (a summary.json) its campaign's settings.
 export function groupsByKey(set) {
   const byKey = new Map();
+  const fromSettings = set.records ? null : describeEmulation(campaignSettings(set.summary.meta).emulation);
   for (const group of set.summary.groups) {
     const kind = kindOf(group);
-    byKey.set(kind.key(group.scenario), { kind, group, values: {} });
+    byKey.set(kind.key(group.scenario), { kind, group, values: {}, emulation: fromSettings });
   }
+  const emulations = new Map();
   for (const record of set.records ?? []) {
-    if (!record.ok) continue;
     const entry = byKey.get(kindOf(record).key(record.scenario));
     if (!entry) continue;
+    (emulations.get(entry) ?? emulations.set(entry, new Set()).get(entry)).add(describeEmulation(record.emulation));
+    if (!record.ok) continue;
     for (const [metric, value] of Object.entries(record.metrics ?? {}))
       if (typeof value === 'number' && Number.isFinite(value)) (entry.values[metric] ??= []).push(value);
   }
+  for (const [entry, seen] of emulations) entry.emulation = [...seen].sort().join(' and ');
   return byKey;
 }
 
@@ -238,7 +252,9 @@ const STATUS_ORDER = { fail: 0, warn: 1, ok: 2 };
 /**
  * Pure: `baseSet` and `currentSet` are loaded result sets. Returns
  * {baseline, current, alpha, significance, rows (failures first), missing,
- * added, regressions, failed_scenarios, failed}. A slowdown past
+ * emulation_differs (the scenarios in both whose runs were emulated
+ * otherwise: {label, baseline, current}), added, regressions,
+ * failed_scenarios, failed}. A slowdown past
  * max_slowdown_pct fails only when significant (significanceAgainstBaseline);
  * a median above max_median (or below min_median) fails outright. "Worse"
  * is higher for times, lower for rates (the kind's higherIsBetter).
@@ -268,6 +284,14 @@ export function compareResults(baseSet, currentSet, givenBudget = null) {
       : 'non-overlapping bootstrap 95 % intervals of the medians (a side has no runs)',
     rows,
     missing: [...baseline.keys()].filter((key) => !current.has(key)).map((key) => labelOf(baseline.get(key))),
+    // times of pages emulated otherwise differ for that alone (a phone's screen, a slower CPU)
+    emulation_differs: common
+      .filter((key) => baseline.get(key).emulation !== current.get(key).emulation)
+      .map((key) => ({
+        label: labelOf(baseline.get(key)),
+        baseline: baseline.get(key).emulation,
+        current: current.get(key).emulation,
+      })),
     added: [...current.keys()].filter((key) => !baseline.has(key)).map((key) => labelOf(current.get(key))),
     regressions: failedRows.length,
     failed_scenarios: [...new Set(failedRows.map((row) => row.label))],

@@ -69,6 +69,11 @@ export function toMarkdown(res) {
     );
   if (res.missing.length)
     out.push(`In the baseline but not in the current results: ${res.missing.map(markdownCell).join('; ')}`, '');
+  if (res.emulation_differs.length)
+    out.push(
+      `Emulated otherwise (baseline → current): ${res.emulation_differs.map((e) => markdownCell(`${e.label} (${e.baseline} → ${e.current})`)).join('; ')}`,
+      '',
+    );
   if (res.added.length) out.push(`New, without a baseline: ${res.added.map(markdownCell).join('; ')}`, '');
   return out.join('\n');
 }

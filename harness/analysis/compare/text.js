@@ -32,6 +32,8 @@ export function formatText(res) {
     for (const warning of row.warnings) lines.push(`       ! ${warning}`);
   }
   for (const label of res.missing) lines.push(`warn  ${label}: in the baseline, not in the current results`);
+  for (const e of res.emulation_differs)
+    lines.push(`warn  ${e.label}: emulated otherwise: baseline ${e.baseline}, current ${e.current}`);
   for (const label of res.added) lines.push(`note  ${label}: new, no baseline to compare with`);
   lines.push('');
   lines.push(

@@ -5,8 +5,8 @@
 // zero; each request's phases one after the other from when the page asked
 // for it, as DevTools' own HARs and Resource Timing count; each entry's
 // protocol and connection id under the names the report reads; entries in
-// start order; satbench's own facts; and response bodies, fetched after the
-// load.
+// start order; failed requests kept, as DevTools keeps them; satbench's own
+// facts; and response bodies, fetched after the load.
 import { harFromMessages } from 'chrome-har';
 
 // The events chrome-har reads (its index.js); the others it ignores.
@@ -97,6 +97,79 @@ function requestTimes(events) {
   return times;
 }
 
+// What a request that failed before its response has in its place, as
+// DevTools' HARs write it: status 0, no headers, no connection, no address.
+const noResponse = (url) => ({
+  url,
+  status: 0,
+  statusText: '',
+  headers: {},
+  mimeType: 'x-unknown',
+  protocol: '',
+  connectionId: 0,
+  remoteIPAddress: '',
+  encodedDataLength: 0,
+});
+
+/**
+ * Pure: a failed request's error (Network.loadingFailed's params) in words:
+ * its network error, else why Chromium blocked it, as DevTools' Network
+ * panel says it ("blocked:mixed-content"), and a CORS error's kind.
+ */
+export function failureText({ errorText, blockedReason, corsErrorStatus }) {
+  const error = errorText || (blockedReason ? `blocked:${blockedReason}` : 'failed');
+  return corsErrorStatus?.corsError ? `${error} (CORS ${corsErrorStatus.corsError})` : error;
+}
+
+/**
+ * Pure: `events` with each failed request (Network.loadingFailed) in a
+ * form chrome-har keeps. chrome-har drops a request that failed (but for
+ * net::ERR_ABORTED after its response) and one without a response, where
+ * DevTools' own HARs keep it with status 0 and the error in
+ * response._error: a load's failed requests are part of why it was slow.
+ * A failure after the response is handed to chrome-har as the request's
+ * end (as chrome-har itself takes ERR_ABORTED), one before it as a
+ * response of status 0 with nothing in it (noResponse). Returns {events,
+ * failed: Map of request id → its failureText}.
+ */
+export function keepFailed(events) {
+  const asked = new Map();
+  const responded = new Set();
+  for (const { method, params } of events) {
+    if (method === 'Network.requestWillBeSent') asked.set(params.requestId, params.request.url);
+    else if (method === 'Network.responseReceived') responded.add(params.requestId);
+  }
+  const failed = new Map();
+  const kept = events.map((e) => {
+    if (e.method !== 'Network.loadingFailed' || !asked.has(e.params.requestId)) return e;
+    const { requestId, timestamp, type } = e.params;
+    failed.set(requestId, failureText(e.params));
+    return responded.has(requestId)
+      ? { method: 'Network.loadingFinished', params: { requestId, timestamp, encodedDataLength: -1 } }
+      : {
+          method: 'Network.responseReceived',
+          params: { requestId, timestamp, type, response: noResponse(asked.get(requestId)) },
+        };
+  });
+  return { events: kept, failed };
+}
+
+/**
+ * Pure: the HAR timings of a request that failed before its response,
+ * `ms` after the page asked for it: all of it blocked, as DevTools counts
+ * a request of which it knows nothing after that.
+ */
+export const noResponseTimings = (ms) => ({
+  blocked: ms,
+  dns: -1,
+  connect: -1,
+  ssl: -1,
+  send: 0,
+  wait: 0,
+  receive: 0,
+  _blocked_queueing: -1,
+});
+
 /**
  * Pure: the HAR of a load from its DevTools `events` ([{method, params}],
  * in the order they came), with `navigation` (the page's Navigation Timing
@@ -105,10 +178,12 @@ function requestTimes(events) {
  * pageTimings are the navigation entry's, and the entries' chunk times
  * count from it; entries are in
  * the order the page asked for them, each with harTimings, `_protocol`,
- * `_connectionId` and `_priority`.
+ * `_connectionId` and `_priority`; a failed request's (keepFailed) with
+ * DevTools' error in response._error.
  */
 export function buildHar(events, { navigation = null, satbench = null } = {}) {
-  const har = harFromMessages(events, {});
+  const { events: forChromeHar, failed } = keepFailed(events);
+  const har = harFromMessages(forChromeHar, {});
   const page = har.log.pages[0];
   if (!page) throw new Error('no page among the DevTools events');
   // DevTools' clock (s) as wall-clock ms, from the first request chrome-har took
@@ -134,6 +209,15 @@ export function buildHar(events, { navigation = null, satbench = null } = {}) {
   for (const e of har.log.entries) {
     // a redirect's earlier hops (chrome-har adds an `r` to their id) keep chrome-har's timings
     const t = times.get(e._requestId);
+    const error = failed.get(e._requestId);
+    if (error !== undefined) e.response._error = error;
+    if (error !== undefined && !t?.timing && t?.asked !== undefined) {
+      // failed before its response: no connection, all of its time blocked
+      delete e.connection;
+      const timings = noResponseTimings(ms(Math.max(0, (t.done ?? t.asked) - t.asked) * 1000));
+      Object.assign(e, { startedDateTime: new Date(wall(t.asked)).toISOString(), time: timings.blocked, timings });
+      continue;
+    }
     if (!t?.timing || t.asked === undefined) continue;
     const { requestTime } = t.timing;
     const timings = harTimings(t.timing, {
@@ -157,41 +241,79 @@ export function buildHar(events, { navigation = null, satbench = null } = {}) {
   return har;
 }
 
+// How long fetching the bodies after the load (--har-content) may take, the
+// HAR gatherer's part of the browser's bound (gather/index.js afterLoadMs):
+// DevTools hands a kepler run's 485 kB over in well under a second. A body
+// not had by then is left out, so that a slow or hung fetch cannot hold
+// the run until Chromium is killed and its HAR lost.
+export const CONTENT_MS = 15_000;
+
+const LATE = Symbol('late');
+
+// Pure: the page comment saying which bodies a HAR lacks, after `comment`.
+export const contentComment = (comment, { lost, late }, withinMs) =>
+  [
+    comment,
+    lost ? `${lost} response bodies no longer held by DevTools` : null,
+    late ? `${late} response bodies not fetched within ${withinMs} ms after the load` : null,
+  ]
+    .filter(Boolean)
+    .join('; ');
+
 /**
  * Puts each response's body into `har` (content.text, base64 where
  * DevTools gives it so), as DevTools' "Save all as HAR with content" does,
  * through `cdp` after the load: chrome-har takes a body only before it
  * builds, and then counts its length into content.size twice. A body
- * DevTools no longer holds is left out (import-har lists it as missing).
- * Returns how many bodies could not be had.
+ * DevTools no longer holds, and every body not had within `withinMs`, is
+ * left out with the reason in its content.comment (import-har lists it as
+ * missing). Returns how many bodies were left out: {lost, late}.
  */
-export async function addContent(har, cdp) {
-  let lost = 0;
-  for (const e of har.log.entries) {
-    // chrome-har marks a redirect's entry with an `r`: its request id is the next hop's
-    if (!e._requestId || e._requestId.endsWith('r') || !(e.response.content.size > 0)) continue;
-    try {
-      const { body, base64Encoded } = await cdp.send('Network.getResponseBody', { requestId: e._requestId });
-      e.response.content.text = body;
-      if (base64Encoded) e.response.content.encoding = 'base64';
-    } catch {
-      lost++;
+export async function addContent(har, cdp, { withinMs = CONTENT_MS } = {}) {
+  const left = { lost: 0, late: 0 };
+  let timer;
+  const deadline = new Promise((resolve) => (timer = setTimeout(resolve, withinMs, LATE)));
+  try {
+    for (const e of har.log.entries) {
+      // chrome-har marks a redirect's entry with an `r`: its request id is the next hop's
+      if (!e._requestId || e._requestId.endsWith('r') || !(e.response.content.size > 0)) continue;
+      const content = e.response.content;
+      const got = left.late
+        ? LATE
+        : await Promise.race([
+            cdp.send('Network.getResponseBody', { requestId: e._requestId }).catch((err) => ({ err })),
+            deadline,
+          ]);
+      if (got === LATE) {
+        left.late++;
+        content.comment = `body not fetched within ${withinMs} ms after the load`;
+      } else if (got.err) {
+        left.lost++;
+        content.comment = `body no longer held by DevTools (${got.err.message.split('\n')[0]})`;
+      } else {
+        content.text = got.body;
+        if (got.base64Encoded) content.encoding = 'base64';
+      }
     }
+  } finally {
+    clearTimeout(timer);
   }
-  return lost;
+  return left;
 }
 
 /**
  * The gatherer: records HAR_EVENTS from before the navigation; after the
  * load, builds the HAR (buildHar) with `satbench` facts, and with `content`
  * the response bodies, fetched only then, so the load and the record's
- * metrics (read before) are not moved by them. Its result is the HAR
- * object; pageload/run.js writes it to the results folder.
+ * metrics (read before) are not moved by them, and for `contentMs` at most
+ * (its afterLoadMs). Its result is the HAR object; pageload/run.js writes
+ * it to the results folder.
  */
-export default function har({ satbench = null, content = false } = {}) {
+export default function har({ satbench = null, content = false, contentMs = CONTENT_MS } = {}) {
   const events = [];
   return {
     key: 'har',
+    afterLoadMs: content ? contentMs : 0,
     events, // what was recorded, for test fixtures (test/integration/capture-har-events.js)
     async start({ cdp }) {
       for (const method of HAR_EVENTS) cdp.on(method, (params) => events.push({ method, params }));
@@ -200,12 +322,9 @@ export default function har({ satbench = null, content = false } = {}) {
     async stop({ cdp, record }) {
       const built = buildHar(events, { navigation: record.navigation, satbench });
       if (content) {
-        const lost = await addContent(built, cdp);
         const page = built.log.pages[0];
-        if (lost)
-          page.comment = [page.comment, `${lost} response bodies no longer held by DevTools`]
-            .filter(Boolean)
-            .join('; ');
+        const comment = contentComment(page.comment, await addContent(built, cdp, { withinMs: contentMs }), contentMs);
+        if (comment) page.comment = comment;
       }
       return built;
     },
