@@ -11,7 +11,8 @@
 // measured runs beside Lighthouse's Speed Index of the same scenario (one
 // Lighthouse load, bench --lighthouse, with its first run), against the
 // target: within 10 %. It prints the machine's load average as it starts
-// and ends (2 cores: a busy machine moves both sides).
+// and ends (2 cores: a busy machine moves both sides), and the medians
+// again over the runs not flagged busy (record.machine).
 // Usage: node benchmarks/visual-overhead.js [--runs 10] [--profiles leo,geo] [--protocols h1,h3]
 //          [--site kepler] [--no-lighthouse] [--keep] [--from DIR] [--json]
 import fs from 'node:fs';
@@ -85,6 +86,20 @@ const filmstrip = (r) => {
   return { files: files.length, bytes: files.reduce((a, f) => a + fs.statSync(path.join(dir, f)).size, 0) };
 };
 
+// Medians without and with the capture, their difference and p.
+function sideBySide(a, b) {
+  const c = compareSamples(a, b);
+  const diff = pct(c.median_current, c.median_baseline);
+  return {
+    without: med(a),
+    with: med(b),
+    diff_pct: diff,
+    p: c.p,
+    n: [a.length, b.length],
+    within_target: diff !== null && Math.abs(diff) <= TARGET_PCT,
+  };
+}
+
 const records = readResults(path.join(outDir, 'results.jsonl'));
 const scenarios = [];
 for (const profile of matrix.profiles)
@@ -92,20 +107,13 @@ for (const profile of matrix.profiles)
     const own = records.filter((r) => r.scenario.profile === profile && r.scenario.protocol === protocol);
     const withCapture = own.filter((r) => r.ok && captured(r.run));
     const without = own.filter((r) => r.ok && !captured(r.run));
-    const s = { profile, protocol, failed: own.filter((r) => !r.ok).length, metrics: {} };
+    const s = { profile, protocol, failed: own.filter((r) => !r.ok).length, metrics: {}, quiet_metrics: {} };
+    // the same over the runs the machine left alone (record.machine.busy
+    // false): on this shared 2-core machine other work moves both sides
+    const quiet = (recs) => recs.filter((r) => r.machine && !r.machine.busy);
     for (const metric of ['plt_ms', 'fcp_ms']) {
-      const a = values(without, metric);
-      const b = values(withCapture, metric);
-      const c = compareSamples(a, b);
-      const diff = pct(c.median_current, c.median_baseline);
-      s.metrics[metric] = {
-        without: med(a),
-        with: med(b),
-        diff_pct: diff,
-        p: c.p,
-        n: [a.length, b.length],
-        within_target: diff !== null && Math.abs(diff) <= TARGET_PCT,
-      };
+      s.metrics[metric] = sideBySide(values(without, metric), values(withCapture, metric));
+      s.quiet_metrics[metric] = sideBySide(values(quiet(without), metric), values(quiet(withCapture), metric));
     }
     // what the run's browser took besides the load: launch, the wait, the trace, the frames, close
     const besides = (recs) => med(recs.map((r) => r.phases?.browser_ms - r.metrics.plt_ms).filter(Number.isFinite));
@@ -140,14 +148,16 @@ for (const profile of matrix.profiles)
     scenarios.push(s);
   }
 const overheadOk = scenarios.every((s) => Object.values(s.metrics).every((m) => m.within_target));
-const result = { site: o.site, runs_each: runs, started, ended, scenarios, within_2pct: overheadOk };
+// read from a folder, --runs is what the folder holds, not the option's default
+const runsEach = o.from ? Math.ceil(Math.max(0, ...records.map((r) => r.run)) / 2) : runs;
+const result = { site: o.site, runs_each: runsEach, started, ended, scenarios, within_2pct: overheadOk };
 if (o.keep || o.from) result.out = outDir;
 else fs.rmSync(outDir, { recursive: true, force: true });
 
 if (o.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
 else {
   console.log(
-    `visual capture overhead (site ${o.site}, ${runs} runs with and ${runs} without each, alternating; medians)`,
+    `visual capture overhead (site ${o.site}, ${runsEach} runs with and ${runsEach} without each, alternating; medians)`,
   );
   console.log(
     o.from
@@ -155,10 +165,12 @@ else {
       : `  load average (1, 5, 15 min): ${started.loadavg.join(', ')} at start, ${ended.loadavg.join(', ')} at end`,
   );
   for (const s of scenarios) {
-    for (const [metric, m] of Object.entries(s.metrics))
+    const line = (metric, m, which) =>
       console.log(
-        `  ${s.profile} ${s.protocol.padEnd(3)} ${metric.padEnd(7)} without ${m.without} ms, with ${m.with} ms: ${m.diff_pct > 0 ? '+' : ''}${m.diff_pct} %  p ${fmtP(m.p)}  (n ${m.n.join('/')})${m.within_target ? '' : '  OVER 2 %'}`,
+        `  ${s.profile} ${s.protocol.padEnd(3)} ${metric.padEnd(7)} ${which}without ${m.without} ms, with ${m.with} ms: ${m.diff_pct > 0 ? '+' : ''}${m.diff_pct} %  p ${fmtP(m.p)}  (n ${m.n.join('/')})${m.within_target ? '' : '  OVER 2 %'}`,
       );
+    for (const [metric, m] of Object.entries(s.metrics)) line(metric, m, '');
+    for (const [metric, m] of Object.entries(s.quiet_metrics)) line(metric, m, 'runs not busy: ');
     const v = s.visual;
     const b = s.browser_besides_load_ms;
     console.log(
