@@ -41,7 +41,9 @@ export async function bench(plan, { run = pageloadRun, ...io }) {
   const withSetup = { ...io, meta: { ...io.meta, ...(setup.length ? { preset_setup: setup } : {}) } };
   return runPlan(plan, withSetup, {
     items: shardItems(expandMatrix(matrix), settings.shard),
-    runOne: ({ scenario, run: runNo }) => run(resolve(scenario), runNo, { outDir: io.outDir, lighthouse }),
+    runOne: ({ scenario, run: runNo }) =>
+      // --lighthouse: once per scenario, with its first run
+      run(resolve(scenario), runNo, { outDir: io.outDir, lighthouse: lighthouse && runNo === 1 }),
     name: scenarioLabel,
     describe: describeRun,
     // what summary.json's meta.settings says of the campaign (results/meta.js)

@@ -60,15 +60,16 @@ export function lighthouseFlags(timeoutMs, { cpuSlowdown = DEFAULTS.cpuSlowdown,
 }
 
 // Pure: a file name for a scenario's reports; the hash keeps names apart
-// when sites or profiles are paths that sanitise alike.
-export function reportSlug(s) {
+// when sites or profiles are paths that sanitise alike. A run other than the
+// first (bench audits the first; a benchmark may audit more) adds its number.
+export function reportSlug(s, runNo = 1) {
   const name = `${s.profile}-loss${s.loss_pct}-${s.protocol}-${s.site}`.replace(/[^A-Za-z0-9._-]+/g, '_').slice(-80);
   const hash = crypto
     .createHash('sha1')
     .update(JSON.stringify([s.profile, s.loss_pct, s.protocol, s.site]))
     .digest('hex')
     .slice(0, 8);
-  return `${name}-${hash}`;
+  return runNo === 1 ? `${name}-${hash}` : `${name}-${hash}-run${runNo}`;
 }
 
 // Pure: what the report shows of a Lighthouse result.
@@ -112,7 +113,17 @@ export const lighthouseKillAfterMs = (timeoutMs) => 3 * timeoutMs;
  * namespace, with the runs' `emulation`, audited by Lighthouse. Never throws: a failure is the entry's
  * `error`. Paths in the entry are relative to `outDir`.
  */
-export async function runLighthouse({ clientNs, protocol, spki, target, timeoutMs, emulation, outDir, scenario }) {
+export async function runLighthouse({
+  clientNs,
+  protocol,
+  spki,
+  target,
+  timeoutMs,
+  emulation,
+  outDir,
+  scenario,
+  runNo = 1,
+}) {
   const started = Date.now();
   try {
     const browserTimeout = { timeoutMs: 3 * timeoutMs, killAfterMs: lighthouseKillAfterMs(timeoutMs) };
@@ -121,7 +132,7 @@ export async function runLighthouse({ clientNs, protocol, spki, target, timeoutM
       // the page's own DevTools session says what Lighthouse's will (puppeteer's is 800×600 otherwise)
       await emulate(page, emulation);
       const dir = path.join(outDir, LIGHTHOUSE_DIR);
-      return auditPage(page, target.url, { dir, name: reportSlug(scenario), timeoutMs, emulation });
+      return auditPage(page, target.url, { dir, name: reportSlug(scenario, runNo), timeoutMs, emulation });
     });
     return {
       ...r,

@@ -48,7 +48,8 @@ export function failedRunRecord(base, error) {
  * emulation, visual, harContent) once as run `runNo`. `outDir`: bench's
  * folder (qlogs, Lighthouse reports, the HAR, the filmstrip, a failed
  * run's helper logs); `plan.visual`: screenshots and visual metrics;
- * `lighthouse`: with the scenario's first run, a separate Lighthouse load.
+ * `lighthouse`: after this run's load, a separate Lighthouse load (bench asks
+ * for it with each scenario's first run).
  * Every run ends in a record: a failed page load, set-up (testbed, origin,
  * PEP), dead helper or an interruption is a record with ok false and the
  * reason (campaign/run-guard.js); only bad input throws.
@@ -84,7 +85,7 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
     },
     interrupt,
     deadlineMs: pageloadDeadlineMs(plan.timeoutMs, {
-      lighthouse: lighthouse && Boolean(outDir) && runNo === 1,
+      lighthouse: lighthouse && Boolean(outDir),
       afterLoad: afterLoadMs(gatherers),
     }),
     logsDir: outDir ? runFolder(outDir, 'logs', scenarioKey(scenario), runNo) : null,
@@ -145,10 +146,10 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
         const through = checkThrough(scenario.protocol, rec.pep);
         if (rec.ok && !through.ok) Object.assign(rec, { ok: false, error: through.error });
       }
-      // --lighthouse: once per scenario, with its first run, a separate load
-      // after the measured one (whose record and counters are taken).
-      if (lighthouse && outDir && runNo === 1) {
-        rec.lighthouse = await runLighthouse({ ...load, outDir, scenario });
+      // --lighthouse: a separate load after the measured one (whose record
+      // and counters are taken).
+      if (lighthouse && outDir) {
+        rec.lighthouse = await runLighthouse({ ...load, outDir, scenario, runNo });
         phases.lighthouse_ms = lap();
       }
       return rec;

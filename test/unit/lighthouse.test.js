@@ -39,6 +39,10 @@ describe('lighthouse (bench --lighthouse)', () => {
     const c = reportSlug({ profile: 'geo', loss_pct: 0.1, protocol: 'h3-pep', site: '/tmp/my_site' });
     assert.match(b, /^[A-Za-z0-9._-]+$/);
     assert.notEqual(b, c);
+    // a benchmark auditing several runs keeps each run's reports
+    const s = { profile: 'geo', loss_pct: 0.1, protocol: 'h3-pep', site: 'kepler' };
+    assert.equal(reportSlug(s, 1), a);
+    assert.equal(reportSlug(s, 3), `${a}-run3`);
   });
 
   it('the report lists each audit with its numbers and links', () => {
