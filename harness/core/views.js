@@ -17,6 +17,17 @@ export const viewOf = (scenario) => scenario?.view ?? 'first';
 /** Pure: whether `scenario` is the first view that opened a repeat or revisit pair. */
 export const opensPair = (scenario) => viewOf(scenario) !== 'first' && scenario.first_view === true;
 
+/**
+ * Pure: which load of its view a scenario is, in words: '' (a first view
+ * alone), "repeat pair's first view", 'repeat view' (revisit alike).
+ */
+export const loadLabel = (scenario) =>
+  viewOf(scenario) === 'first' ? '' : `${viewOf(scenario)}${opensPair(scenario) ? " pair's first" : ''} view`;
+
+/** Pure: the load labels of `views` in the order their records come (a pair's first view first). */
+export const loadLabels = (views) =>
+  views.flatMap((v) => (v === 'first' ? [''] : loadScenarios({ view: v }).map(loadLabel)));
+
 /** Pure: the scenario of a matrix item of `view` (the one its repeat or revisit view is recorded under). */
 export const withView = (scenario, view) => (view === 'first' ? scenario : { ...scenario, view });
 

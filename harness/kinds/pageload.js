@@ -3,7 +3,7 @@
 // page-load groups carry no `kind` (their shape predates kinds).
 import { defineKind } from './generic.js';
 import { originStats } from './pageload-origins.js';
-import { DEFAULT_VIEWS, opensPair, pairedScenario, viewOf, withView } from '../core/views.js';
+import { DEFAULT_VIEWS, loadLabel, opensPair, pairedScenario, viewOf, withView } from '../core/views.js';
 
 // Pure: a scenario's view in its key: nothing for a first view (keys of
 // old stay), else the view, and `first` for the load that opened its pair.
@@ -12,10 +12,8 @@ const viewKey = (s) => (viewOf(s) === 'first' ? '' : `|${viewOf(s)}${opensPair(s
 // The key bench --resume, shards and compare match runs on.
 export const scenarioKey = (s) => `${s.profile}|${s.loss_pct}|${s.protocol}|${s.site}${viewKey(s)}`;
 
-const viewLabel = (s) =>
-  viewOf(s) === 'first' ? '' : opensPair(s) ? ` ${viewOf(s)} pair's first view` : ` ${viewOf(s)} view`;
-
-export const scenarioLabel = (s) => `${s.profile} loss ${s.loss_pct} % ${s.protocol} ${s.site}${viewLabel(s)}`;
+export const scenarioLabel = (s) =>
+  `${s.profile} loss ${s.loss_pct} % ${s.protocol} ${s.site}${loadLabel(s) ? ` ${loadLabel(s)}` : ''}`;
 
 // What the visual gatherer (pageload/gather/visual.js) adds to a record's
 // metrics: ms from navigation start, CLS unitless; all worse when higher.
@@ -92,7 +90,7 @@ export const MATRIX_AXES = {
 // position in expandMatrix, a pair's first view just before its second
 // load), when the matrix is a page-load one (views or not).
 function matrixOrder(matrix) {
-  const m = matrix && { views: DEFAULT_VIEWS, ...matrix };
+  const m = matrix && { ...matrix, views: matrix.views ?? DEFAULT_VIEWS };
   if (!m || !Object.keys(MATRIX_AXES).every((k) => Array.isArray(m[k])) || !Number.isInteger(m.runs)) return null;
   const pos = new Map(expandMatrix(m).map((x, i) => [`${scenarioKey(x.scenario)}#${x.run}`, 2 * i + 1]));
   return (r) => {
