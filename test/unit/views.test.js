@@ -32,6 +32,7 @@ import { appendFlushed, readResults } from '../../harness/results/store.js';
 import { describeRun, linkPair, pageloadDeadlineMs } from '../../harness/pageload/run.js';
 import { connectionReuse } from '../../harness/pageload/gather/connections.js';
 import { chromiumArgs } from '../../harness/browser/chromium.js';
+import { chromiumFlags } from '../../harness/campaign/environment.js';
 
 const BASE = { profile: 'geo', loss_pct: 0, protocol: 'h3', site: 'kepler' };
 const REPEAT = { ...BASE, view: 'repeat' };
@@ -322,5 +323,14 @@ describe('views (bench --view)', () => {
     const args = (o) => chromiumArgs('h3', { userDataDir: '/p', spki: 'x', ...o });
     assert.ok(args({ netBenchmarking: true }).includes('--enable-net-benchmarking'));
     assert.ok(!args({}).includes('--enable-net-benchmarking'));
+    // the report's Environment shows the revisit's command line too
+    assert.deepEqual(Object.keys(chromiumFlags(['h1', 'h3'], ['first', 'revisit'])), [
+      'h1',
+      'h1 revisit',
+      'h3',
+      'h3 revisit',
+    ]);
+    assert.deepEqual(Object.keys(chromiumFlags(['h3'])), ['h3']);
+    assert.ok(chromiumFlags(['h3'], ['revisit'])['h3 revisit'].includes('--enable-net-benchmarking'));
   });
 });
