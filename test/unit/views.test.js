@@ -33,6 +33,7 @@ import { describeRun, linkPair, pageloadDeadlineMs } from '../../harness/pageloa
 import { connectionReuse } from '../../harness/pageload/gather/connections.js';
 import { chromiumArgs } from '../../harness/browser/chromium.js';
 import { chromiumFlags } from '../../harness/campaign/environment.js';
+import { buildHar } from '../../harness/pageload/gather/har.js';
 
 const BASE = { profile: 'geo', loss_pct: 0, protocol: 'h3', site: 'kepler' };
 const REPEAT = { ...BASE, view: 'repeat' };
@@ -332,5 +333,22 @@ describe('views (bench --view)', () => {
     ]);
     assert.deepEqual(Object.keys(chromiumFlags(['h3'])), ['h3']);
     assert.ok(chromiumFlags(['h3'], ['revisit'])['h3 revisit'].includes('--enable-net-benchmarking'));
+  });
+
+  it("a repeat view's HAR lists what came from the disk cache (chrome-har leaves it out unless asked)", () => {
+    // a real h1 load's DevTools events, every response as a repeat view's come: from the disk cache
+    const { loads } = JSON.parse(fs.readFileSync(new URL('../har-events.json', import.meta.url), 'utf8'));
+    const { events, record } = loads.find((l) => l.protocol === 'h1');
+    const cached = events.map((e) =>
+      e.method === 'Network.responseReceived'
+        ? { ...e, params: { ...e.params, response: { ...e.params.response, fromDiskCache: true } } }
+        : e,
+    );
+    const built = buildHar(cached, { navigation: record.navigation });
+    assert.equal(built.log.pages.length, 1);
+    assert.deepEqual(
+      built.log.entries.map((e) => e.request.url),
+      buildHar(events, { navigation: record.navigation }).log.entries.map((e) => e.request.url),
+    );
   });
 });

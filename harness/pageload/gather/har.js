@@ -108,7 +108,9 @@ function requestTimes(events) {
  * `_connectionId` and `_priority`.
  */
 export function buildHar(events, { navigation = null, satbench = null } = {}) {
-  const har = harFromMessages(events, {});
+  // a repeat view's objects come from the disk cache: chrome-har leaves
+  // them out unless asked (and a page of only those, out with them)
+  const har = harFromMessages(events, { includeResourcesFromDiskCache: true });
   const page = har.log.pages[0];
   if (!page) throw new Error('no page among the DevTools events');
   // DevTools' clock (s) as wall-clock ms, from the first request chrome-har took
