@@ -1,8 +1,9 @@
 // One page load: a fresh Chromium in the client namespace
-// (harness/browser/chromium.js), a first-time visit with a new profile, and
-// the facts the page's performance timeline records. Judging
+// (harness/browser/chromium.js), a first-time visit with a new profile (or
+// a repeat or revisit view's two loads), and the facts the page's
+// performance timeline records. Judging
 // (is this run valid? what are its metrics?) is in the plain functions
-// below; `loadPage` is the I/O.
+// below; `loadPage` and `loadPair` (a repeat or revisit view) are the I/O.
 import { NEXT_HOP, baseProtocol } from '../core/protocols.js';
 import {
   CLOSE_MS,
@@ -271,9 +272,9 @@ async function measureLoad(browser, load, record) {
   judgeLoad(record, load);
 }
 
-// Pure: a measured record judged: the protocols seen, its metrics (with
-// the visual gatherer's), the status of what the server answered; ok or
-// why not.
+// A measured record judged, in place (no I/O): the protocols seen, its
+// metrics (with the visual gatherer's), the status of what the server
+// answered; ok or why not.
 function judgeLoad(record, { protocol, target }) {
   const check = checkProtocol(protocol, record.navigation, record.resources, { failedOk: Boolean(target.replay) });
   record.protocol_seen = check.seen;

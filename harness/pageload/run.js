@@ -9,7 +9,7 @@ import { startPepChain, pepRecord, checkThrough } from '../pep/chain.js';
 import { runFolder } from '../campaign/results-dir.js';
 import { scenarioKey } from '../kinds/pageload.js';
 import { loadPage, loadPair, noLoad } from './load.js';
-import { loadScenarios, opensPair, viewOf } from '../core/views.js';
+import { loadLabel, loadScenarios, viewOf } from '../core/views.js';
 import { archiveTarget } from './archive-site.js';
 import { startDns } from '../servers/dns.js';
 import { siteTarget, browserBoundMs, KILL_GRACE_MS } from '../browser/chromium.js';
@@ -32,14 +32,8 @@ export function pageloadDeadlineMs(timeoutMs, { lighthouse = false, afterLoad = 
 }
 
 // Pure: a page-load record's result in a progress line (a pair's: each load's, its view named).
-export const describeRun = (rec) => {
-  const view = opensPair(rec.scenario)
-    ? 'first view '
-    : viewOf(rec.scenario) === 'first'
-      ? ''
-      : `${viewOf(rec.scenario)} view `;
-  return `${view}${rec.ok ? `PLT ${Math.round(rec.metrics.plt_ms)} ms` : `failed (${rec.error})`}`;
-};
+export const describeRun = (rec) =>
+  `${loadLabel(rec.scenario) ? `${loadLabel(rec.scenario)} ` : ''}${rec.ok ? `PLT ${Math.round(rec.metrics.plt_ms)} ms` : `failed (${rec.error})`}`;
 
 // Pure: where the QUIC PEPs of one run write their qlogs (bench --qlog).
 export const qlogDirOf = (outDir, scenario, runNo) => runFolder(outDir, 'qlog', scenarioKey(scenario), runNo);

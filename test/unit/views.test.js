@@ -123,7 +123,7 @@ describe('views (bench --view)', () => {
     assert.deepEqual(b.paired_with, { scenario: REPEAT_FIRST, run: 3 });
     const one = rec(BASE, 1, 5);
     assert.deepEqual(linkPair([one]), [one], 'a first view alone has no link');
-    assert.equal(describeRun(a), 'first view PLT 2000 ms');
+    assert.equal(describeRun(a), "repeat pair's first view PLT 2000 ms");
     assert.equal(describeRun(b), 'repeat view PLT 900 ms');
     assert.equal(describeRun(one), 'PLT 5 ms');
     // the run's bound grows by a browser per load
@@ -167,7 +167,7 @@ describe('views (bench --view)', () => {
       readResults(file).map((r) => scenarioKey(r.scenario)),
       ['geo|0|h3|kepler|repeat|first', 'geo|0|h3|kepler|repeat'],
     );
-    assert.match(progress.at(-1), /first view PLT 2000 ms, repeat view PLT 1000 ms/);
+    assert.match(progress.at(-1), /repeat pair's first view PLT 2000 ms, repeat view PLT 1000 ms/);
     // resumed: run 1 is done, run 2 runs
     const again = openResults(dir, { resume: true, kind: 'pageload' });
     const ran = [];
