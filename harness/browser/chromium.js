@@ -79,10 +79,16 @@ export function siteTarget(protocol, serverAddr = ADDRESSES.server) {
   return { url: siteUrl(protocol), hosts: [{ name: SITE_HOST, address: serverAddr }], mapHosts: true };
 }
 
-// Pure: Chromium's command line for one run of `protocol`.
-export function chromiumArgs(protocol, { userDataDir, spki, serverAddr, target = siteTarget(protocol, serverAddr) }) {
+// Pure: Chromium's command line for one run of `protocol`. `netBenchmarking`:
+// pages get chrome.benchmarking, whose closeConnections() a revisit closes
+// the browser's connections with (closeConnections below).
+export function chromiumArgs(
+  protocol,
+  { userDataDir, spki, serverAddr, target = siteTarget(protocol, serverAddr), netBenchmarking = false },
+) {
   const p = baseProtocol(protocol);
   const args = [...baseChromiumArgs(userDataDir)];
+  if (netBenchmarking) args.push('--enable-net-benchmarking');
   if (target.mapHosts)
     args.push(`--host-resolver-rules=${target.hosts.map((h) => `MAP ${h.name} ${h.address}`).join(', ')}`);
   if (p !== 'h1') args.push(`--ignore-certificate-errors-spki-list=${spki}`);
@@ -105,7 +111,8 @@ export function launchChromium({
   protocol,
   spki,
   target,
-  args = (dir) => chromiumArgs(protocol, { userDataDir: dir, spki, target }),
+  netBenchmarking = false,
+  args = (dir) => chromiumArgs(protocol, { userDataDir: dir, spki, target, netBenchmarking }),
   userDataDir,
   timeoutMs,
   signal,
@@ -161,10 +168,9 @@ function exitOf(browser, ms) {
 
 // Closes a Chromium of launchChromium, killing it if it does not answer
 // within CLOSE_MS (a hung browser would hold close() for puppeteer's
-// protocol timeout), and removes its profile, so no run inherits another's
-// state. A Chromium already gone (killed on an abort) is not asked: its
-// close() may never settle. Takes CLOSE_MS + EXIT_MS at most.
-export async function closeChromium(browser, userDataDir) {
+// protocol timeout). A Chromium already gone (killed on an abort) is not
+// asked: its close() may never settle. Takes CLOSE_MS + EXIT_MS at most.
+export async function closeChromium(browser) {
   if (browser) {
     let timer;
     const late = new Promise((r) => (timer = setTimeout(r, CLOSE_MS)));
@@ -178,13 +184,26 @@ export async function closeChromium(browser, userDataDir) {
     }
     await exitOf(browser, EXIT_MS);
   }
-  removeProfile(userDataDir);
 }
 
 // The profiles of the Chromiums this process runs, removed as it exits
 // (a second signal exits at once; puppeteer kills Chromium on exit).
 const liveProfiles = new Set();
 let exitHook = false;
+
+/**
+ * Runs `use(userDataDir)` with a new, empty profile folder and removes it
+ * afterwards, so no run inherits another's state (withChromium makes one
+ * of its own unless given this one: a repeat view's two Chromiums share it).
+ */
+export async function withProfile(use) {
+  const dir = makeProfile();
+  try {
+    return await use(dir);
+  } finally {
+    removeProfile(dir);
+  }
+}
 
 function makeProfile() {
   if (!exitHook) {
@@ -226,22 +245,38 @@ export function removeStaleProfiles({ all = false, dir = os.tmpdir() } = {}) {
 
 /**
  * Runs `use(browser)` with a fresh Chromium (see launchChromium; its
- * DevTools calls may take `timeoutMs`) and always closes it and removes its
- * profile. Chromium is killed, and the call fails at once whatever `use`
- * is waiting on, after `killAfterMs` from the start (a hung browser;
- * closing included) or when `signal` aborts (the run was interrupted or a
- * helper died); closing takes CLOSE_MS + EXIT_MS at most, so a call never
- * takes longer than killAfterMs and those. Returns what `use` returns; a
- * failed launch throws. `timeoutMs` has no default: the campaign's plan
- * gives it.
+ * DevTools calls may take `timeoutMs`) on a new profile (or on
+ * `userDataDir`, withProfile's, which the caller removes), and always
+ * closes it and removes the profile it made. Chromium is killed, and the
+ * call fails at once whatever `use` is waiting on, after `killAfterMs` from
+ * the start (a hung browser; closing included) or when `signal` aborts (the
+ * run was interrupted or a helper died); closing takes CLOSE_MS + EXIT_MS
+ * at most, so a call never takes longer than killAfterMs and those.
+ * Returns what `use` returns; a failed launch throws. `timeoutMs` has no
+ * default: the campaign's plan gives it.
  */
-export async function withChromium(
-  { clientNs, protocol, spki, target, args, timeoutMs, killAfterMs = timeoutMs + KILL_GRACE_MS, signal },
+export async function withChromium(options, use) {
+  if (options.userDataDir) return chromiumOn(options.userDataDir, options, use);
+  return withProfile((dir) => chromiumOn(dir, options, use));
+}
+
+async function chromiumOn(
+  userDataDir,
+  {
+    clientNs,
+    protocol,
+    spki,
+    target,
+    args,
+    netBenchmarking,
+    timeoutMs,
+    killAfterMs = timeoutMs + KILL_GRACE_MS,
+    signal,
+  },
   use,
 ) {
   if (!(timeoutMs > 0)) throw new Error(`withChromium: timeoutMs must be a number of ms > 0, got ${timeoutMs}`);
   signal?.throwIfAborted();
-  const userDataDir = makeProfile();
   let browser;
   const stop = new AbortController(); // puppeteer kills Chromium when it aborts
   const killer = setTimeout(() => stop.abort(new Error(`Chromium killed after ${killAfterMs} ms`)), killAfterMs);
@@ -256,6 +291,7 @@ export async function withChromium(
         spki,
         target,
         args,
+        netBenchmarking,
         userDataDir,
         timeoutMs,
         signal: stop.signal,
@@ -269,8 +305,24 @@ export async function withChromium(
     // own timeout
     return await unlessAborted(use(browser), stop.signal);
   } finally {
-    await closeChromium(browser, userDataDir);
+    await closeChromium(browser);
     clearTimeout(killer);
     signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * Closes every connection of `browser` (started with netBenchmarking), idle
+ * or not, through net-benchmarking's closeConnections() in a page of its
+ * own; Chromium's TLS session cache, HTTP cache and host resolver cache
+ * are kept (a revisit's second load resumes its TLS sessions).
+ */
+export async function closeConnections(browser) {
+  const page = await browser.newPage();
+  try {
+    // eslint-disable-next-line no-undef -- in the page: chrome.benchmarking
+    await page.evaluate(() => chrome.benchmarking.closeConnections());
+  } finally {
+    await page.close();
   }
 }

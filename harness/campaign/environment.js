@@ -21,8 +21,9 @@ export function parseChromiumVersion(text) {
 }
 
 // Pure: Chromium's command line per protocol, with placeholders where each
-// run puts its own profile folder and certificate pin.
-export function chromiumFlags(protocols) {
+// run puts its own profile folder and certificate pin; a revisit view's
+// (`views`, bench's) under "PROTOCOL revisit".
+export function chromiumFlags(protocols, views = []) {
   const out = {};
   for (const proto of protocols) {
     // bulk runs Chromium only for browser-h1/h2/h3; satbulk for the rest
@@ -30,11 +31,9 @@ export function chromiumFlags(protocols) {
     if (!PROTOCOLS.includes(baseProtocol(p))) continue;
     // h3-pep sends the site's name to Proxy-ST; the split-TCP PEP and QPEP are transparent
     const serverAddr = pepKind(p) === 'quic' ? PEP_ADDRESSES.st : undefined;
-    out[proto] = chromiumArgs(p, {
-      userDataDir: '<fresh folder per run>',
-      spki: "<SPKI pin of the run's certificate>",
-      serverAddr,
-    });
+    const args = { userDataDir: '<fresh folder per run>', spki: "<SPKI pin of the run's certificate>", serverAddr };
+    out[proto] = chromiumArgs(p, args);
+    if (views.includes('revisit')) out[`${proto} revisit`] = chromiumArgs(p, { ...args, netBenchmarking: true });
   }
   return out;
 }
@@ -97,7 +96,7 @@ export async function gatherEnvironment(matrix, { profiles = profileCache(), ori
     os: osName(),
     cpu: { model: cpus[0]?.model ?? null, cores: cpus.length, memory_gib: Math.round(os.totalmem() / 2 ** 30) },
     ...(origin ? { origin: await originVersion(origin) } : {}),
-    chromium_flags: chromiumFlags(matrix.protocols),
+    chromium_flags: chromiumFlags(matrix.protocols, matrix.views),
     profiles: profileSummaries(matrix.profiles, profiles),
   };
 }

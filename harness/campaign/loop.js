@@ -34,8 +34,8 @@ export function markInterrupted(record, signal) {
 
 /**
  * Runs `items` ({scenario, run} of `kind`, in order) except those in `done`:
- * `runOne(item)` returns the run's record, which is appended to
- * `resultsFile` at once. `name(scenario)` and `describe(record)` word the
+ * `runOne(item)` returns the run's record (or its records, a page-load
+ * pair's two, the item's own last), appended to `resultsFile` at once. `name(scenario)` and `describe(record)` word the
  * progress lines; `runs` is the runs per scenario. A run that throws is a
  * failed record, and the campaign goes on; a UsageError (bad input, the
  * same for every run) ends it. A signal ends it after the run in progress
@@ -71,19 +71,20 @@ export async function runCampaign({
     const leftMs = timeLeftMs(todo.slice(i).map(scenarioId), durations, (id) => weights.get(id) ?? null);
     onProgress(startLine({ ...line, leftMs }));
     const started = now();
-    let record;
+    let records;
     try {
-      record = await runOne(item);
+      records = [await runOne(item)].flat();
     } catch (e) {
       if (e instanceof UsageError) throw e;
-      record = thrownRecord(kind, item, e);
+      records = [thrownRecord(kind, item, e)];
     }
-    record = markInterrupted(record, interrupted());
+    const signal = interrupted();
+    records = records.map((r) => markInterrupted(r, signal));
     const id = scenarioId(item);
     durations.set(id, [...(durations.get(id) ?? []), now() - started]);
-    appendFlushed(resultsFile, record);
+    appendFlushed(resultsFile, records);
     ran++;
-    onProgress(doneLine({ ...line, result: describe(record) }));
+    onProgress(doneLine({ ...line, result: records.map(describe).join(', ') }));
   }
   return ran;
 }

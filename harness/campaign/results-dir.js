@@ -20,6 +20,16 @@ export const runFolder = (outDir, what, name, run) =>
   path.join(outDir, what, `${String(name).replace(/[^\w.-]+/g, '_')}-run${run}`);
 
 /**
+ * Pure: `some` of `records` and the records paired with them (a record's
+ * `paired_with`: {scenario, run} of the other load of its pair).
+ */
+export function withPartners(records, some) {
+  const ids = new Set(some.map((r) => runId(kindOf(r).name, r.scenario, r.run)));
+  const paired = (r) => r.paired_with && ids.has(runId(kindOf(r).name, r.paired_with.scenario, r.paired_with.run));
+  return records.filter((r) => some.includes(r) || paired(r));
+}
+
+/**
  * Refuses `dir` as a new campaign's --out before anything is made: a
  * regular file (or one on its path), or a folder that already holds a
  * campaign (results.jsonl or campaign.json).
@@ -70,8 +80,13 @@ function openResultsDir(outDir, { resume = false, kind, manifest = null, onWarni
         `warning: ${file}: dropped line ${torn.line}, torn (${torn.bytes} bytes of the run being written when satbench stopped); that run runs again`,
       );
     const records = readResults(file);
-    // a run a signal cut short was not measured: it runs again, its record goes
-    const cut = records.filter((r) => r.interrupted && kindOf(r).name === kind);
+    // a run a signal cut short was not measured: it runs again, its record
+    // goes, and so does the other record of its pair (a first view measured
+    // before the signal), which the run records again
+    const cut = withPartners(
+      records,
+      records.filter((r) => r.interrupted && kindOf(r).name === kind),
+    );
     if (cut.length) {
       const kept = records.filter((r) => !cut.includes(r));
       rewriteResults(file, kept);

@@ -90,7 +90,8 @@ export function saveHelperLogs(tb, dir) {
  * what its steps bound themselves to); the testbed is then torn down at
  * once, the run stops waiting for its steps, and its record is
  * `failed(reason, tb)` (tb is undefined when the testbed could not be
- * built). The teardown is waited for `teardownMs` at most. A UsageError (bad
+ * built; a run that records several loads returns a list from `steps` and
+ * `failed` alike). The teardown is waited for `teardownMs` at most. A UsageError (bad
  * input, a missing binary) is thrown on: it would fail every run alike. A
  * failed run's helper logs are copied into `logsDir` first
  * (saveHelperLogs), and its record's `logs_dir` says so.
@@ -118,11 +119,13 @@ export async function guardedRun({
   let stopWatch = () => {};
   let saved = null;
   const keepLogs = () => (saved ??= saveHelperLogs(tb, logsDir));
-  // a failed run's record says where its helpers' logs went
-  const failedRun = (rec) => {
-    if (rec?.ok !== false) return rec;
+  // a failed run's record says where its helpers' logs went (of a run's
+  // records, a page-load pair's, each failed one)
+  const failedRun = (out) => {
+    if (![out].flat().some((rec) => rec?.ok === false)) return out;
     const dir = keepLogs();
-    return dir ? { ...rec, logs_dir: dir } : rec;
+    const mark = (rec) => (dir && rec?.ok === false ? { ...rec, logs_dir: dir } : rec);
+    return Array.isArray(out) ? out.map(mark) : mark(out);
   };
   // What the steps wait on (a helper's ready, a download, the tunnel) goes
   // with the testbed; the final destroy below runs again once they settle.

@@ -25,6 +25,7 @@ import { checkDnsPlace } from '../servers/dns.js';
 import { isArchive } from '../archive/format.js';
 import { listSites } from '../../sites/generate.js';
 import { checkEmulation } from '../browser/emulation.js';
+import { checkViews, DEFAULT_VIEWS } from '../core/views.js';
 import { checkPepOptions, parsePepOptions, tunnelSource } from './pep-options.js';
 
 // How our origin may order HTTP/3 responses (--h3-priorities); rfc9218 is its default.
@@ -51,6 +52,7 @@ export function validateBenchMatrix(m, { profiles = profileCache() } = {}) {
       );
     }
   }
+  checkViews(m.views ?? DEFAULT_VIEWS);
   if (!Number.isInteger(m.runs) || m.runs < 1)
     throw new UsageError(`-n: expected a whole number of runs >= 1, got ${m.runs}`);
   return m;

@@ -13,18 +13,19 @@ import { formatBenchSummary } from '../pageload/summary-table.js';
 import { checkEmulation, MAX_CPU_SLOWDOWN } from '../browser/emulation.js';
 import { CONTENT_MS } from '../pageload/gather/har.js';
 import { PAGE_COMPLETE } from '../pageload/gather/visual.js';
-import { deviceLines, integer, tcpOptions, LIMITS } from './args.js';
+import { deviceLines, integer, tcpOptions, uniqueList, LIMITS } from './args.js';
+import { DEFAULT_VIEWS } from '../core/views.js';
 import { pepOptions } from './pep-options.js';
 import { campaignCommand, matrixAxes } from './campaign.js';
 
 export const HELP = `Usage: satbench bench [--preset NAME] [--profile LIST] [--loss LIST] [--protocol LIST]
-                      [--site NAME|DIR] [-n RUNS] [--out DIR] [--resume DIR] [--seed N]
+                      [--site NAME|DIR] [--view LIST] [-n RUNS] [--out DIR] [--resume DIR] [--seed N]
                       [--link auto|linkem|netem] [--timeout SECONDS] [--origin rust|h2o|h2o-patched]
                       [--quic LIST] [--h3-priorities P] [--alt-svc WHERE] [--dns WHERE] [--cc NAME] [--initcwnd N] [--pep-preset NAME]
                       [--pep-sat LIST] [--pep-ground LIST] [--pep-tunnel MODE] [--qlog] [--shard I/N]
                       [--cpu-slowdown N] [--device NAME] [--lighthouse] [--visual] [--har-content] [--json]
   Load a page in a fresh Chromium over every scenario of the matrix (profiles × losses ×
-  protocols × sites), RUNS times each, a fresh testbed and origin per run. Writes
+  protocols × sites × views), RUNS times each, a fresh testbed and origin per run. Writes
   DIR/results.jsonl (a line per run, flushed as it ends), DIR/summary.json, DIR/index.html,
   and each run's HAR 1.2, gzipped, as DIR/har/SCENARIO-runN.har.gz (its record's "har").
 
@@ -45,6 +46,13 @@ Options:
                     kuhn-a, kuhn-b), a directory with an index.html, or a site archive
                     (satbench record / import-har): every origin it recorded replayed by our
                     origin, each at an address of its own, over h1s, h2, h3 (h1 for an http page)
+  --view LIST       first (the default: a fresh Chromium and profile), repeat (WebPageTest's
+                    repeat view: after a first load Chromium is closed and started again on the
+                    same profile, its disk cache, Alt-Svc and HSTS kept, and the page loaded
+                    again) or revisit (the same Chromium loads the page again after its
+                    connections are closed, its TLS session cache kept); comma-separated. A
+                    repeat or revisit run records both loads: the pair's first view and the
+                    second (each record names the other in "paired_with")
   -n RUNS           runs per scenario
   --out DIR         where results go (default out/bench-TIMESTAMP); a failed run's helper logs
                     (linkem, the origin, both proxies) are kept in DIR/logs/SCENARIO-runN/
@@ -113,6 +121,7 @@ Exit 0 when the matrix ran (failed runs are counted and reported), 2 on a harnes
 const OPTIONS = {
   preset: { type: 'string', default: 'quick' },
   site: { type: 'string' },
+  view: { type: 'string' },
   timeout: { type: 'string', default: String(DEFAULTS.timeoutMs / 1000) },
   origin: { type: 'string' },
   shard: { type: 'string' },
@@ -136,8 +145,15 @@ export function benchInput(v) {
     );
   checkLinkBackend(v.link);
   const { profiles, losses, protocols, runs } = matrixAxes(v, preset);
-  // in summary.json's key order of old
-  const matrix = { profiles, losses, protocols, sites: v.site ? [v.site] : preset.sites, runs };
+  // in summary.json's key order of old, views added before runs
+  const matrix = {
+    profiles,
+    losses,
+    protocols,
+    sites: v.site ? [v.site] : preset.sites,
+    views: v.view !== undefined ? uniqueList(v.view, '--view') : (preset.views ?? DEFAULT_VIEWS),
+    runs,
+  };
   const settings = {
     link: v.link,
     seed: integer(v.seed, '--seed', 0, LIMITS.seed),

@@ -1,13 +1,19 @@
 // Page loads (`satbench bench`): records without a `kind` are these. A
-// scenario is profile × loss × protocol × site; summary.json's page-load
-// groups carry no `kind` (their shape predates kinds).
+// scenario is profile × loss × protocol × site × view; summary.json's
+// page-load groups carry no `kind` (their shape predates kinds).
 import { defineKind } from './generic.js';
 import { originStats } from './pageload-origins.js';
+import { DEFAULT_VIEWS, loadLabel, opensPair, pairedScenario, viewOf, withView } from '../core/views.js';
+
+// Pure: a scenario's view in its key: nothing for a first view (keys of
+// old stay), else the view, and `first` for the load that opened its pair.
+const viewKey = (s) => (viewOf(s) === 'first' ? '' : `|${viewOf(s)}${opensPair(s) ? '|first' : ''}`);
 
 // The key bench --resume, shards and compare match runs on.
-export const scenarioKey = (s) => `${s.profile}|${s.loss_pct}|${s.protocol}|${s.site}`;
+export const scenarioKey = (s) => `${s.profile}|${s.loss_pct}|${s.protocol}|${s.site}${viewKey(s)}`;
 
-export const scenarioLabel = (s) => `${s.profile} loss ${s.loss_pct} % ${s.protocol} ${s.site}`;
+export const scenarioLabel = (s) =>
+  `${s.profile} loss ${s.loss_pct} % ${s.protocol} ${s.site}${loadLabel(s) ? ` ${loadLabel(s)}` : ''}`;
 
 // What the visual gatherer (pageload/gather/visual.js) adds to a record's
 // metrics: ms from navigation start, CLS unitless; all worse when higher.
@@ -44,15 +50,19 @@ export const KEY_METRICS = [
 ];
 
 // Pure: every (scenario, run) of the matrix, run-major so that slow drifts
-// of the machine spread over all scenarios instead of hitting one.
-export function expandMatrix({ profiles, losses, protocols, sites, runs }) {
+// of the machine spread over all scenarios instead of hitting one. A
+// repeat or revisit item's scenario is its second load's; its run records
+// the pair's first view too (core/views.js loadScenarios). A matrix
+// without views (campaigns of old) has first views only.
+export function expandMatrix({ profiles, losses, protocols, sites, views = DEFAULT_VIEWS, runs }) {
   const scenarios = [];
   for (const profile of profiles)
     for (const loss_pct of losses)
       for (const protocol of protocols)
-        for (const site of sites) {
-          scenarios.push({ profile, loss_pct, protocol, site });
-        }
+        for (const site of sites)
+          for (const view of views) {
+            scenarios.push(withView({ profile, loss_pct, protocol, site }, view));
+          }
   const out = [];
   for (let run = 1; run <= runs; run++) for (const scenario of scenarios) out.push({ scenario, run });
   return out;
@@ -66,15 +76,27 @@ export const DEFAULT_BUDGET = {
   plt_ms: { max_slowdown_pct: 10 },
 };
 
-// A page-load matrix's lists and the scenario field each one varies.
-export const MATRIX_AXES = { profiles: 'profile', losses: 'loss_pct', protocols: 'protocol', sites: 'site' };
+// A page-load matrix's lists and the scenario field each one varies (a
+// first view's scenario has no view).
+export const MATRIX_AXES = {
+  profiles: 'profile',
+  losses: 'loss_pct',
+  protocols: 'protocol',
+  sites: 'site',
+  views: ['view', 'first'],
+};
 
 // Pure: merge puts page loads back in the matrix's order (a record's
-// position in expandMatrix), when the matrix is a page-load one.
-function matrixOrder(m) {
+// position in expandMatrix, a pair's first view just before its second
+// load), when the matrix is a page-load one (views or not).
+function matrixOrder(matrix) {
+  const m = matrix && { ...matrix, views: matrix.views ?? DEFAULT_VIEWS };
   if (!m || !Object.keys(MATRIX_AXES).every((k) => Array.isArray(m[k])) || !Number.isInteger(m.runs)) return null;
-  const pos = new Map(expandMatrix(m).map((x, i) => [`${scenarioKey(x.scenario)}#${x.run}`, i]));
-  return (r) => pos.get(`${scenarioKey(r.scenario)}#${r.run}`) ?? Infinity;
+  const pos = new Map(expandMatrix(m).map((x, i) => [`${scenarioKey(x.scenario)}#${x.run}`, 2 * i + 1]));
+  return (r) => {
+    const item = opensPair(r.scenario) ? pairedScenario(r.scenario) : r.scenario;
+    return (pos.get(`${scenarioKey(item)}#${r.run}`) ?? Infinity) - (opensPair(r.scenario) ? 1 : 0);
+  };
 }
 
 export const pageload = defineKind({
@@ -84,7 +106,7 @@ export const pageload = defineKind({
   metricNames: () => SUMMARY_METRICS,
   keyMetrics: KEY_METRICS,
   // its metrics are times, counts and bytes: the default (worse when higher) holds
-  budgetMatch: ['profile', 'loss_pct', 'protocol', 'site'],
+  budgetMatch: ['profile', 'loss_pct', 'protocol', 'site', 'view'],
   defaultBudget: DEFAULT_BUDGET,
   // records and groups carry no `kind` (their shape predates kinds)
   tag: (fields) => fields,

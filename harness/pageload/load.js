@@ -1,10 +1,18 @@
 // One page load: a fresh Chromium in the client namespace
-// (harness/browser/chromium.js), a first-time visit with a new profile, and
-// the facts the page's performance timeline records. Judging
+// (harness/browser/chromium.js), a first-time visit with a new profile (or
+// a repeat or revisit view's two loads), and the facts the page's
+// performance timeline records. Judging
 // (is this run valid? what are its metrics?) is in the plain functions
-// below; `loadPage` is the I/O.
+// below; `loadPage` and `loadPair` (a repeat or revisit view) are the I/O.
 import { NEXT_HOP, baseProtocol } from '../core/protocols.js';
-import { KILL_GRACE_MS, siteTarget, withChromium } from '../browser/chromium.js';
+import {
+  CLOSE_MS,
+  KILL_GRACE_MS,
+  closeConnections,
+  siteTarget,
+  withChromium,
+  withProfile,
+} from '../browser/chromium.js';
 import { emulate } from '../browser/emulation.js';
 import navigation from './page/navigation.js';
 import paint from './page/paint.js';
@@ -130,47 +138,154 @@ export async function loadPage({
   emulation = {},
   gatherers = gatherersFor(),
 }) {
-  const started = Date.now();
   const record = noLoad(null);
-  try {
-    // the gatherers' work after the load counts towards the browser's bound
-    const killAfterMs = timeoutMs + KILL_GRACE_MS + afterLoadMs(gatherers);
-    await withChromium({ clientNs, protocol, spki, target, timeoutMs, killAfterMs, signal }, async (browser) => {
-      const page = await browser.newPage();
-      await emulate(page, emulation);
-      const cdp = await page.createCDPSession();
-      await cdp.send('Network.enable');
-      await runGatherers(gatherers, 'start', { page, cdp }, record);
-      page.on('requestfailed', (r) => record.errors.push({ url: r.url(), error: r.failure()?.errorText ?? 'failed' }));
-      page.on('pageerror', (e) => record.errors.push({ error: `page: ${e.message}` }));
-      const t0 = Date.now();
-      // where the navigation fell in a LEO slot process (slot-phase.js)
-      record.nav_unix_ms = t0;
-      await page.goto(target.url, { waitUntil: 'load', timeout: timeoutMs });
-      record.load_wall_ms = Date.now() - t0;
-      record.navigation = await page.evaluate(navigation);
-      const p = await page.evaluate(paint);
-      record.paints = p.paints;
-      record.lcp = p.lcp;
-      record.resources = await page.evaluate(resources);
-      await runGatherers(gatherers, 'stop', { page, cdp }, record);
+  const load = { protocol, target, timeoutMs, emulation, gatherers };
+  // the gatherers' work after the load counts towards the browser's bound
+  const killAfterMs = loadBoundMs(timeoutMs, gatherers);
+  await attempt(record, () =>
+    withChromium({ clientNs, protocol, spki, target, timeoutMs, killAfterMs, signal }, (browser) =>
+      measureLoad(browser, load, record),
+    ),
+  );
+  return record;
+}
+
+/**
+ * A repeat or revisit view (core/views.js): two loads of `target.url`, the
+ * pair's first view and then the `view` itself, each with its own
+ * gatherers (`gatherers`: [first's, second's]); the options are
+ * loadPage's. repeat: Chromium is closed after the first load and started
+ * again on the same profile folder (what it keeps on disk stays: HTTP
+ * cache, Alt-Svc, HSTS). revisit: the same Chromium, its connections
+ * closed between the loads (closeConnections: its TLS session cache
+ * stays). `between()` runs after the first load (the run reads its
+ * counters there). Returns the two records; the second is not loaded when
+ * the first failed. Never throws for a failed load.
+ */
+export async function loadPair({
+  view,
+  clientNs,
+  protocol,
+  spki,
+  serverAddr,
+  target = siteTarget(protocol, serverAddr),
+  timeoutMs,
+  signal,
+  emulation = {},
+  gatherers: [firstGatherers, secondGatherers] = [gatherersFor(), gatherersFor()],
+  between = async () => {},
+}) {
+  const loads = [firstGatherers, secondGatherers].map((gatherers) => ({
+    protocol,
+    target,
+    timeoutMs,
+    emulation,
+    gatherers,
+  }));
+  const records = [noLoad(null), noLoad(null)];
+  const browser = { clientNs, protocol, spki, target, timeoutMs, signal };
+  // the second load, once the first is measured: not when the first failed
+  const second = async (measure) => {
+    if (records[0].ok) {
+      await between();
+      await attempt(records[1], measure);
+    } else records[1].error = `not loaded: the pair's first view failed (${records[0].error})`;
+  };
+  if (view === 'repeat')
+    await withProfile(async (userDataDir) => {
+      const once = (load, record) => () =>
+        withChromium({ ...browser, userDataDir, killAfterMs: loadBoundMs(timeoutMs, load.gatherers) }, (b) =>
+          measureLoad(b, load, record),
+        );
+      await attempt(records[0], once(loads[0], records[0]));
+      await second(once(loads[1], records[1]));
     });
-    const check = checkProtocol(protocol, record.navigation, record.resources, { failedOk: Boolean(target.replay) });
-    record.protocol_seen = check.seen;
-    // the visual gatherer's metrics (Speed Index, CLS, …) join the load's
-    const { metrics: visualMetrics, ...visual } = record.visual ?? {};
-    record.metrics = {
-      ...deriveMetrics(record.navigation, record.paints, record.lcp, record.resources),
-      ...visualMetrics,
-    };
-    if (record.visual) record.visual = visual;
-    const status = checkStatus(record.navigation, record.resources, { resources: !target.replay });
-    record.ok = check.ok && status.ok;
-    record.error = [check.error, status.error].filter(Boolean).join('; ') || null;
+  else {
+    // one Chromium for both loads: each load's bound, and the closing between
+    const killAfterMs = loads.reduce((a, l) => a + loadBoundMs(timeoutMs, l.gatherers), 0) + CLOSE_MS;
+    try {
+      await withChromium({ ...browser, netBenchmarking: true, killAfterMs }, async (b) => {
+        await attempt(records[0], () => measureLoad(b, loads[0], records[0]));
+        await second(async () => {
+          await closeConnections(b);
+          await measureLoad(b, loads[1], records[1]);
+        });
+      });
+    } catch (e) {
+      // the browser failed (its launch, or it was killed): the loads it did not finish
+      if (unfinished(records[0])) fail(records[0], e);
+      if (unfinished(records[1])) await second(() => Promise.reject(e));
+    }
+  }
+  return records;
+}
+
+// Pure: how long a load's browser may take before it is killed: the page
+// load's timeout, the grace, and what its gatherers add after the load.
+const loadBoundMs = (timeoutMs, gatherers) => timeoutMs + KILL_GRACE_MS + afterLoadMs(gatherers);
+
+const unfinished = (record) => !record.ok && record.error === null;
+
+function fail(record, e) {
+  record.ok = false;
+  record.error = String(e?.message ?? e).split('\n')[0];
+}
+
+// Runs `measure()` (a load into `record`, measureLoad); a failure is the
+// record's error. The record's wall_ms: the whole of it (Chromium's start
+// and close too, where `measure` has them).
+async function attempt(record, measure) {
+  const started = Date.now();
+  try {
+    await measure();
   } catch (e) {
-    record.error = e.message.split('\n')[0];
+    fail(record, e);
   } finally {
     record.wall_ms = Date.now() - started;
   }
-  return record;
+}
+
+// One load in an open Chromium, in a tab of its own that is closed
+// afterwards: emulated, the gatherers started, the page loaded and its
+// timeline read into `record`, the gatherers stopped; then judged.
+async function measureLoad(browser, load, record) {
+  const { target, timeoutMs, emulation, gatherers } = load;
+  const page = await browser.newPage();
+  await emulate(page, emulation);
+  const cdp = await page.createCDPSession();
+  await cdp.send('Network.enable');
+  await runGatherers(gatherers, 'start', { page, cdp }, record);
+  page.on('requestfailed', (r) => record.errors.push({ url: r.url(), error: r.failure()?.errorText ?? 'failed' }));
+  page.on('pageerror', (e) => record.errors.push({ error: `page: ${e.message}` }));
+  const t0 = Date.now();
+  // where the navigation fell in a LEO slot process (slot-phase.js)
+  record.nav_unix_ms = t0;
+  await page.goto(target.url, { waitUntil: 'load', timeout: timeoutMs });
+  record.load_wall_ms = Date.now() - t0;
+  record.navigation = await page.evaluate(navigation);
+  const p = await page.evaluate(paint);
+  record.paints = p.paints;
+  record.lcp = p.lcp;
+  record.resources = await page.evaluate(resources);
+  await runGatherers(gatherers, 'stop', { page, cdp }, record);
+  await page.close();
+  judgeLoad(record, load);
+}
+
+// A measured record judged, in place (no I/O): the protocols seen, its
+// metrics (with the visual gatherer's), the status of what the server
+// answered; ok or why not.
+function judgeLoad(record, { protocol, target }) {
+  const check = checkProtocol(protocol, record.navigation, record.resources, { failedOk: Boolean(target.replay) });
+  record.protocol_seen = check.seen;
+  // the visual gatherer's metrics (Speed Index, CLS, …) join the load's
+  const { metrics: visualMetrics, ...visual } = record.visual ?? {};
+  record.metrics = {
+    ...deriveMetrics(record.navigation, record.paints, record.lcp, record.resources),
+    ...visualMetrics,
+  };
+  if (record.visual) record.visual = visual;
+  const status = checkStatus(record.navigation, record.resources, { resources: !target.replay });
+  record.ok = check.ok && status.ok;
+  record.error = [check.error, status.error].filter(Boolean).join('; ') || null;
 }

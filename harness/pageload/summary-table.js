@@ -3,6 +3,7 @@
 // Response Start, FCP, Speed Index, LCP and PLT ('-' where no run measured
 // one: Speed Index comes with the visual capture), its runs and failed runs.
 import { formatTable } from '../core/text-table.js';
+import { loadLabel } from '../core/views.js';
 
 const COLUMNS = [
   ['response_start_ms', 'Response Start'],
@@ -12,17 +13,32 @@ const COLUMNS = [
   ['plt_ms', 'PLT'],
 ];
 
-/** Pure: the table of summary.json's page-load groups (ms, rounded). */
+/**
+ * Pure: the table of summary.json's page-load groups (ms, rounded); with
+ * repeat or revisit views, a column says which load of its view each is.
+ */
 export function formatBenchSummary(summary) {
   const groups = summary.groups.filter((g) => !g.kind);
   const ms = (v) => (v?.median == null ? '-' : Math.round(v.median));
+  const views = groups.some((g) => loadLabel(g.scenario));
+  const view = (g) => (views ? [loadLabel(g.scenario) || 'first view'] : []);
   const rows = [
-    ['profile', 'loss', 'protocol', 'site', ...COLUMNS.map(([, label]) => label), 'runs', 'failed'],
+    [
+      'profile',
+      'loss',
+      'protocol',
+      'site',
+      ...(views ? ['view'] : []),
+      ...COLUMNS.map(([, label]) => label),
+      'runs',
+      'failed',
+    ],
     ...groups.map((g) => [
       g.scenario.profile,
       g.scenario.loss_pct,
       g.scenario.protocol,
       g.scenario.site,
+      ...view(g),
       ...COLUMNS.map(([key]) => ms(g.metrics?.[key])),
       g.runs,
       g.failed,

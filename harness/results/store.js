@@ -48,13 +48,20 @@ const RESULTS_WHAT = `a ${RESULTS} (one record a line)`;
 
 /**
  * One record per line, on disk before the next run starts (bench, bulk).
- * A line is whole or absent: a short write is continued, and a failed one
- * (ENOSPC, EIO, …) is cut back to the file's previous end, so the records
- * before it stay readable, and ends with a one-line UsageError. `fsx` is
- * node:fs (a test passes one that fails).
+ * `records`: a run's record, or its records (a repeat view's pair), whose
+ * lines go in one write, so that they are all there or none. A line is
+ * whole or absent: a short write is continued, and a failed one (ENOSPC,
+ * EIO, …) is cut back to the file's previous end, so the records before it
+ * stay readable, and ends with a one-line UsageError. `fsx` is node:fs (a
+ * test passes one that fails).
  */
-export function appendFlushed(file, obj, fsx = fs) {
-  const data = Buffer.from(JSON.stringify(obj) + '\n');
+export function appendFlushed(file, records, fsx = fs) {
+  const data = Buffer.from(
+    [records]
+      .flat()
+      .map((r) => JSON.stringify(r) + '\n')
+      .join(''),
+  );
   const created = !fsx.existsSync(file);
   let fd;
   let start = null;

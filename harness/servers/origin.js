@@ -179,13 +179,22 @@ export const originCertificate = (tb) =>
 
 const originLogPath = (tb) => path.join(tb.dir, 'origin.requests.log');
 
-/** What the origin of testbed `tb` logged so far (summarizeOriginLog), or null without a log. */
-export function readOriginLog(tb) {
+/**
+ * What the origin of testbed `tb` logged so far (summarizeOriginLog), or
+ * null without a log; `from`, `to`: the bytes of it (originLogBytes), one
+ * load's of a pair.
+ */
+export function readOriginLog(tb, { from = 0, to = Infinity } = {}) {
   try {
-    return summarizeOriginLog(fs.readFileSync(originLogPath(tb), 'utf8'));
+    return summarizeOriginLog(fs.readFileSync(originLogPath(tb)).subarray(from, to).toString('utf8'));
   } catch {
     return null;
   }
+}
+
+/** How many bytes the origin of testbed `tb` logged so far: where readOriginLog of what it logs next starts. */
+export function originLogBytes(tb) {
+  return fs.statSync(originLogPath(tb), { throwIfNoEntry: false })?.size ?? 0;
 }
 
 /**

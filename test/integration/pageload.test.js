@@ -139,6 +139,7 @@ describe('bench refuses bad input before anything starts', function () {
     [['--origin', 'nginx'], /--origin: unknown origin "nginx"/],
     [['--quic', 'cc=vegas'], /--quic: cc must be cubic, newreno, bbr or sat/],
     [['--profile', 'mars'], /unknown profile|mars/],
+    [['--view', 'bogus'], /--view: unknown view "bogus"; expected first, repeat, revisit/],
   ];
   for (const [args, message] of cases) {
     it(`${args.join(' ')}: exit 2, one line naming the option`, async () => {

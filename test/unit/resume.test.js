@@ -116,7 +116,14 @@ describe('campaign.json and --resume', () => {
       const values = { ...LEO, out: 'out/mine', json: true };
       const m = newManifest({ command: 'bench', argv: ['-n', '3'], values, ...benchInput(values), started: 'T' });
       assert.deepEqual(m.options, LEO);
-      assert.deepEqual(m.matrix, { profiles: ['leo'], losses: [0], protocols: ['h1'], sites: ['kepler'], runs: 3 });
+      assert.deepEqual(m.matrix, {
+        profiles: ['leo'],
+        losses: [0],
+        protocols: ['h1'],
+        sites: ['kepler'],
+        views: ['first'],
+        runs: 3,
+      });
       assert.equal(m.settings.seed, 1);
       assert.equal(m.settings.shard, null);
       assert.equal(manifestProblem(m), null);

@@ -15,6 +15,21 @@ export function connectionsByOrigin(responses) {
   return Object.fromEntries(Object.entries(ids).map(([o, s]) => [o, s.size]));
 }
 
+/**
+ * Pure: of the connections the responses of a load came over (their ids,
+ * as connectionsByOrigin counts them), how many an earlier load of the same
+ * Chromium (`earlierIds`) had used already. A revisit's second load
+ * reuses none: its browser's connections were closed.
+ */
+export function connectionReuse(earlierIds, responses) {
+  const ids = connectionIdsOf(responses);
+  return { connections: ids.size, reused: [...ids].filter((id) => earlierIds.has(id)).length };
+}
+
+// Pure: the ids of the connections the responses came over (0: none).
+const connectionIdsOf = (responses) => new Set(responses.map((r) => r.connectionId).filter(Boolean));
+
+// The gatherer; `ids()` (not in the record): the connection ids its load used.
 export default function connections() {
   const responses = [];
   return {
@@ -25,5 +40,7 @@ export default function connections() {
       );
     },
     stop: () => connectionsByOrigin(responses),
+    ids: () => connectionIdsOf(responses),
+    reuse: (earlierIds) => connectionReuse(earlierIds, responses),
   };
 }

@@ -183,7 +183,9 @@ export const noResponseTimings = (ms) => ({
  */
 export function buildHar(events, { navigation = null, satbench = null } = {}) {
   const { events: forChromeHar, failed } = keepFailed(events);
-  const har = harFromMessages(forChromeHar, {});
+  // a repeat view's objects come from the disk cache: chrome-har leaves
+  // them out unless asked (and a page of only those, out with them)
+  const har = harFromMessages(forChromeHar, { includeResourcesFromDiskCache: true });
   const page = har.log.pages[0];
   if (!page) throw new Error('no page among the DevTools events');
   // DevTools' clock (s) as wall-clock ms, from the first request chrome-har took

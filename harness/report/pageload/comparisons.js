@@ -1,18 +1,24 @@
 // The page-load Comparisons section: each pair of protocols the part
-// compares (part.js comparisonPairs), per scenario and key metric, as a
+// compares (part.js comparisonPairs), and each repeat or revisit view
+// against its pair's first view, per scenario and key metric, as a
 // ratio of medians beside the paper's, with p-value and Cliff's delta.
 import { MIN_RUNS_FOR_COMPARISON, fmtP } from '../../core/stats.js';
 import { h, fmtRatio, fmtDelta } from '../render.js';
 
+// Pure: a comparison's two sides: each its protocol, and its load where
+// they differ (a repeat view against its pair's first view).
+export const comparisonSides = (c) =>
+  c.a_load === c.b_load ? [c.a, c.b] : [`${c.a} ${c.a_load}`, `${c.b} ${c.b_load}`];
+
 function renderComparisons(part) {
   if (!part.comparisons.length)
-    return '<p class="note">No pair of protocols to compare (PEP, QPEP or VPN and neither, QPEP and VPN or PEP, or HTTP/3 and HTTP/1.1, over the same profile, loss and site).</p>';
+    return '<p class="note">No pair of protocols to compare (PEP, QPEP or VPN and neither, QPEP and VPN or PEP, or HTTP/3 and HTTP/1.1, over the same profile, loss, site and view), and no repeat or revisit view.</p>';
   const head = part.keyMetrics.map((km) => `<th colspan="4">${h(km.label)}</th>`).join('');
   const sub = part.keyMetrics.map(() => '<th>ours</th><th>paper</th><th>p</th><th>Cliff’s δ</th>').join('');
   const rows = part.comparisons
     .map(
       (c) =>
-        `<tr><td>${h(c.kind)}${c.tunnel ? `<br><small class="note tunnel-mode">tunnel ${h(c.tunnel)}</small>` : ''}</td><th>${h(c.a)} / ${h(c.b)}</th><td>${h(`${c.profile} · loss ${c.loss_pct} % · ${c.site}`)}</td>` +
+        `<tr><td>${h(c.kind)}${c.tunnel ? `<br><small class="note tunnel-mode">tunnel ${h(c.tunnel)}</small>` : ''}</td><th>${h(comparisonSides(c).join(' / '))}</th><td>${h(`${c.profile} · loss ${c.loss_pct} % · ${c.site}${c.a_load === c.b_load && c.a_load ? ` · ${c.a_load}` : ''}`)}</td>` +
         c.metrics
           .map(
             (x) =>

@@ -1,4 +1,5 @@
-// The page-load Medians section: per site and key metric, a matrix of
+// The page-load Medians section: per site (and view: a repeat or revisit
+// pair's first view, its second) and key metric, a matrix of
 // profile × loss against protocol whose cells give our median, its
 // interval, and the paper's median where Kosek et al. measured the scenario.
 import { h, fmtMs, fmtRatio } from '../render.js';
@@ -25,7 +26,7 @@ function renderMatrix(part) {
         `<div class="matrix-set">${site.tables
           .map(
             (t) => `<div>
-<h3>${h(t.metric.label)} <small class="note">(${h(t.metric.key)})</small> — ${h(site.site)}</h3>
+<h3>${h(t.metric.label)} <small class="note">(${h(t.metric.key)})</small> — ${h(site.site)}${site.load ? ` · ${h(site.load)}` : ''}</h3>
 <div class="scroll matrix" data-metric="${h(t.metric.key)}"><table>
 <thead><tr><th>profile</th><th>loss %</th>${site.protocols.map((p) => `<th>${h(p)}</th>`).join('')}</tr></thead>
 <tbody>

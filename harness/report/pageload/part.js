@@ -7,6 +7,7 @@
 // import of harness/kinds/pageload.js.
 import { compareSamples, MIN_RUNS_FOR_COMPARISON } from '../../core/stats.js';
 import { usesQuicPep } from '../../core/protocols.js';
+import { DEFAULT_VIEWS, loadLabel, loadLabels, opensPair, pairedScenario, viewOf } from '../../core/views.js';
 import { variantPairs, quicTunnelModes, tunnelSentence } from '../../kinds/pep-variants.js';
 import { campaignSettings } from '../../results/meta.js';
 import { paperMedian } from '../paper.js';
@@ -58,13 +59,15 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
     key: kind.key(g.scenario),
     recs: byKey.get(kind.key(g.scenario)) ?? [],
   }));
+  // `load`: which load of its view (core/views.js loadLabel; '' a first view alone)
   const find = (s) =>
     gi.find(
       (g) =>
         g.scenario.site === s.site &&
         g.scenario.profile === s.profile &&
         String(g.scenario.loss_pct) === String(s.loss_pct) &&
-        g.scenario.protocol === s.protocol,
+        g.scenario.protocol === s.protocol &&
+        loadLabel(g.scenario) === (s.load ?? ''),
     );
 
   // a scenario field's values, in the matrix's order
@@ -77,31 +80,38 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
   const profiles = axis('profile', m.profiles);
   const losses = axis('loss_pct', m.losses);
   const protocolsAll = axis('protocol', m.protocols);
+  const loads = ordered(
+    gi.map((g) => loadLabel(g.scenario)),
+    loadLabels(m.views ?? DEFAULT_VIEWS),
+  );
   // how the QUIC PEP's satellite hop ran for h3-pep and the -qpep protocols
   const tunnelModes = quicTunnelModes({ protocols: protocolsAll, records, meta });
 
-  const matrix = sites.map((site) => {
-    const protocols = protocolsAll.filter((p) => gi.some((g) => g.scenario.site === site && g.scenario.protocol === p));
+  // a table set per site and load (a first view; a pair's first view and its repeat or revisit view)
+  const siteLoads = sites.flatMap((site) =>
+    loads
+      .filter((load) => gi.some((g) => g.scenario.site === site && loadLabel(g.scenario) === load))
+      .map((load) => ({ site, load })),
+  );
+  const matrix = siteLoads.map(({ site, load }) => {
+    const here = (g) => g.scenario.site === site && loadLabel(g.scenario) === load;
+    const protocols = protocolsAll.filter((p) => gi.some((g) => here(g) && g.scenario.protocol === p));
     const rows = [];
     for (const profile of profiles)
       for (const loss_pct of losses) {
         if (
-          !gi.some(
-            (g) =>
-              g.scenario.site === site &&
-              g.scenario.profile === profile &&
-              String(g.scenario.loss_pct) === String(loss_pct),
-          )
+          !gi.some((g) => here(g) && g.scenario.profile === profile && String(g.scenario.loss_pct) === String(loss_pct))
         )
           continue;
         rows.push({
           profile,
           loss_pct,
-          cells: protocols.map((protocol) => find({ site, profile, loss_pct, protocol }) ?? null),
+          cells: protocols.map((protocol) => find({ site, profile, loss_pct, protocol, load }) ?? null),
         });
       }
     return {
       site,
+      load,
       protocols,
       tables: KEY_METRICS.map((km) => ({
         metric: km,
@@ -124,70 +134,81 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
     };
   });
 
+  // one comparison of group `ga` against `gb` (`pair`: {a, b, kind} and
+  // the load of each side, `a_load` and `b_load`)
+  const compareGroups = (pair, ga, gb) => ({
+    ...pair,
+    tunnel: usesQuicPep(pair.a) || usesQuicPep(pair.b) ? tunnelModes.join(', ') || null : null,
+    site: ga.scenario.site,
+    profile: ga.scenario.profile,
+    loss_pct: ga.scenario.loss_pct,
+    metrics: KEY_METRICS.map((km) => {
+      const ma = ga.metrics?.[km.key]?.median ?? null;
+      const mb = gb.metrics?.[km.key]?.median ?? null;
+      const pa = paperMedian(reference, ga.scenario, km.paper);
+      const pb = paperMedian(reference, gb.scenario, km.paper);
+      const c =
+        records && ga.recs.length && gb.recs.length
+          ? compareSamples(okValues(gb.recs, km.key), okValues(ga.recs, km.key))
+          : null;
+      return {
+        metric: km,
+        a: ma,
+        b: mb,
+        ratio: ma !== null && mb ? ma / mb : null,
+        paper_ratio: pa !== null && pb ? pa / pb : null,
+        p: c?.p ?? null,
+        cliffs_delta: c?.cliffs_delta ?? null,
+        magnitude: c?.magnitude ?? null,
+        few: Math.min(ga.metrics?.[km.key]?.n ?? 0, gb.metrics?.[km.key]?.n ?? 0) < MIN_RUNS_FOR_COMPARISON,
+      };
+    }),
+  });
   const comparisons = [];
+  // each pair of protocols over the same load
   for (const site of sites)
     for (const profile of profiles)
-      for (const loss_pct of losses) {
-        for (const pair of comparisonPairs(protocolsAll)) {
-          const ga = find({ site, profile, loss_pct, protocol: pair.a });
-          const gb = find({ site, profile, loss_pct, protocol: pair.b });
-          if (!ga || !gb) continue;
-          comparisons.push({
-            ...pair,
-            tunnel: usesQuicPep(pair.a) || usesQuicPep(pair.b) ? tunnelModes.join(', ') || null : null,
-            site,
-            profile,
-            loss_pct,
-            metrics: KEY_METRICS.map((km) => {
-              const ma = ga.metrics?.[km.key]?.median ?? null;
-              const mb = gb.metrics?.[km.key]?.median ?? null;
-              const pa = paperMedian(reference, ga.scenario, km.paper);
-              const pb = paperMedian(reference, gb.scenario, km.paper);
-              const c =
-                records && ga.recs.length && gb.recs.length
-                  ? compareSamples(okValues(gb.recs, km.key), okValues(ga.recs, km.key))
-                  : null;
-              return {
-                metric: km,
-                a: ma,
-                b: mb,
-                ratio: ma !== null && mb ? ma / mb : null,
-                paper_ratio: pa !== null && pb ? pa / pb : null,
-                p: c?.p ?? null,
-                cliffs_delta: c?.cliffs_delta ?? null,
-                magnitude: c?.magnitude ?? null,
-                few: Math.min(ga.metrics?.[km.key]?.n ?? 0, gb.metrics?.[km.key]?.n ?? 0) < MIN_RUNS_FOR_COMPARISON,
-              };
-            }),
-          });
-        }
-      }
+      for (const loss_pct of losses)
+        for (const load of loads)
+          for (const pair of comparisonPairs(protocolsAll)) {
+            const ga = find({ site, profile, loss_pct, protocol: pair.a, load });
+            const gb = find({ site, profile, loss_pct, protocol: pair.b, load });
+            if (ga && gb) comparisons.push(compareGroups({ ...pair, a_load: load, b_load: load }, ga, gb));
+          }
+  // each repeat or revisit view against its pair's first view
+  for (const ga of gi.filter((g) => viewOf(g.scenario) !== 'first' && !opensPair(g.scenario))) {
+    const gb = gi.find((g) => g.key === kind.key(pairedScenario(ga.scenario)));
+    const { protocol } = ga.scenario;
+    const pair = { a: protocol, b: protocol, a_load: loadLabel(ga.scenario), b_load: loadLabel(gb?.scenario ?? {}) };
+    if (gb) comparisons.push(compareGroups({ ...pair, kind: `${viewOf(ga.scenario)} view vs first view` }, ga, gb));
+  }
 
   const blocks = [];
   const series = {};
   if (records) {
     for (const site of sites)
       for (const profile of profiles)
-        for (const loss_pct of losses) {
-          const members = protocolsAll
-            .map((protocol) => find({ site, profile, loss_pct, protocol }))
-            .filter((g) => g && g.recs.length);
-          if (!members.length) continue;
-          blocks.push({
-            id: `b${blocks.length}`,
-            title: `${profile} · loss ${loss_pct} % · ${site}`,
-            keys: members.map((g) => g.key),
-          });
-          for (const g of members) {
-            series[g.key] = {
-              protocol: g.scenario.protocol,
-              // [run, one value per KEY_METRICS] of each ok run; compact on purpose.
-              runs: g.recs
-                .filter((x) => x.record.ok)
-                .map((x) => [x.record.run, ...KEY_METRICS.map((km) => x.record.metrics?.[km.key] ?? null)]),
-            };
+        for (const loss_pct of losses)
+          for (const load of loads) {
+            const members = protocolsAll
+              .map((protocol) => find({ site, profile, loss_pct, protocol, load }))
+              .filter((g) => g && g.recs.length);
+            if (!members.length) continue;
+            blocks.push({
+              id: `b${blocks.length}`,
+              title: `${profile} · loss ${loss_pct} % · ${site}${load ? ` · ${load}` : ''}`,
+              keys: members.map((g) => g.key),
+            });
+            for (const g of members) {
+              series[g.key] = {
+                protocol: g.scenario.protocol,
+                // [run, one value per KEY_METRICS] of each ok run; compact on purpose.
+                runs: g.recs
+                  .filter((x) => x.record.ok)
+                  .map((x) => [x.record.run, ...KEY_METRICS.map((km) => x.record.metrics?.[km.key] ?? null)]),
+              };
+            }
           }
-        }
   }
 
   // each run's waterfall and filmstrip, the median runs side by side

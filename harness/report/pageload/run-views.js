@@ -11,6 +11,8 @@ import { h, fmtMs, isRelativePath } from '../render.js';
 import { waterfallOf, roundTripsAt, sendWaves, PHASES } from './waterfall.js';
 import { visualChanges, filmstripStep, filmstripCells, toInline } from './filmstrip.js';
 import { medianRun } from './median-run.js';
+import { loadLabel } from '../../core/views.js';
+import { comparisonSides } from './comparisons.js';
 
 const finite = (v) => typeof v === 'number' && Number.isFinite(v);
 export const viewId = (g, run) => `g${g.index}-${run}`;
@@ -165,18 +167,19 @@ export function buildRunViews(groups, { comparisons = [], files = null, profileR
   }
 
   const compares = comparisons.map((c) => {
-    const pick = (protocol) => {
+    const pick = (protocol, load = '') => {
       const g = groups.find(
         (x) =>
           x.scenario.site === c.site &&
           x.scenario.profile === c.profile &&
           String(x.scenario.loss_pct) === String(c.loss_pct) &&
-          x.scenario.protocol === protocol,
+          x.scenario.protocol === protocol &&
+          loadLabel(x.scenario) === load,
       );
       const id = g ? medians.get(g.index) : undefined;
       return id ? runs.get(id) : null;
     };
-    return { comparison: c, a: pick(c.a), b: pick(c.b) };
+    return { comparison: c, a: pick(c.a, c.a_load), b: pick(c.b, c.b_load) };
   });
   return {
     runs,
@@ -248,8 +251,9 @@ export function renderCompareView(c) {
       ? `<li><b>${h(protocol)}</b>: <a href="#view-${h(v.id)}">run ${h(v.run)}</a>, Page Load Time ${fmtMs(v.plt)} ms<ul>${notes(v)}</ul></li>`
       : `<li><b>${h(protocol)}</b>: no median run with a waterfall or filmstrip</li>`;
   const x = c.comparison;
-  return `<details class="compare-view" data-compare="${c.index}"><summary><b>${h(x.a)} / ${h(x.b)}</b> · ${h(`${x.profile} · loss ${x.loss_pct} % · ${x.site}`)}</summary>
-<ul class="view-notes">${side(c.a, x.a)}${side(c.b, x.b)}</ul><div class="view-draw"></div></details>`;
+  const [a, b] = comparisonSides(x);
+  return `<details class="compare-view" data-compare="${c.index}"><summary><b>${h(a)} / ${h(b)}</b> · ${h(`${x.profile} · loss ${x.loss_pct} % · ${x.site}`)}</summary>
+<ul class="view-notes">${side(c.a, a)}${side(c.b, b)}</ul><div class="view-draw"></div></details>`;
 }
 
 // The colours of the phases, the events and the round trips, as the drawings use them.
