@@ -174,11 +174,6 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
             .map((protocol) => find({ site, profile, loss_pct, protocol }))
             .filter((g) => g && g.recs.length);
           if (!members.length) continue;
-          blocks.push({
-            id: `b${blocks.length}`,
-            title: `${profile} · loss ${loss_pct} % · ${site}`,
-            keys: members.map((g) => g.key),
-          });
           for (const g of members) {
             const ok = g.recs.filter((x) => x.record.ok);
             series[g.key] = {
@@ -191,7 +186,13 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
             if (ok.some((x) => x.record.slot))
               series[g.key].boundary = ok.map((x) => (x.record.slot ? x.record.slot.boundary_in_load : null));
           }
-          if (members.some((g) => series[g.key].boundary)) blocks[blocks.length - 1].split = true;
+          blocks.push({
+            id: `b${blocks.length}`,
+            title: `${profile} · loss ${loss_pct} % · ${site}`,
+            keys: members.map((g) => g.key),
+            // the Distributions draw its runs with and without a boundary apart
+            ...(members.some((g) => series[g.key].boundary) ? { split: true } : {}),
+          });
         }
   }
 
