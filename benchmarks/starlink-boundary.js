@@ -46,9 +46,13 @@ if (!o.from) process.stderr.write(`results in ${outDir}\n`);
 const matrix = { profiles: [PROFILE], losses: [0], protocols: o.protocols.split(','), sites: [o.site], runs };
 // the slot process is linkem's (kernel netem has none)
 const plan = await checkBench(matrix, { link: 'linkem' });
-// when the runs started (not known of a folder read with --from)
-const started = o.from ? null : new Date().toISOString();
+// when the runs started and ended, and the machine's load average then
+// (2 cores shared: a busy machine slows both groups); not known of a
+// folder read with --from
+const moment = () => (o.from ? null : { at: new Date().toISOString(), loadavg: os.loadavg().map((x) => round(x, 2)) });
+const started = moment();
 if (!o.from) await bench(plan, { outDir, onProgress: (m) => process.stderr.write(`${m}\n`) });
+const ended = moment();
 
 const med = (xs) => (xs.length ? round(median(xs), 0) : null);
 const records = readResults(path.join(outDir, 'results.jsonl'));
@@ -76,14 +80,18 @@ const scenarios = matrix.protocols.map((protocol) => {
   };
 });
 const kassem = reference.page_loads?.kassem2022 ?? null;
-const result = { site: o.site, profile: PROFILE, runs_each: runs, started, scenarios, kassem2022: kassem };
+const result = { site: o.site, profile: PROFILE, runs_each: runs, started, ended, scenarios, kassem2022: kassem };
 if (o.keep || o.from) result.out = outDir;
 else fs.rmSync(outDir, { recursive: true, force: true });
 
 if (o.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
 else {
   console.log(`${o.site} over ${PROFILE}, ${runs} runs each: PLT with and without a slot boundary inside the load`);
-  if (o.from) console.log(`  read from ${o.from}`);
+  console.log(
+    o.from
+      ? `  read from ${o.from}`
+      : `  load average (1, 5, 15 min): ${started.loadavg.join(', ')} at start, ${ended.loadavg.join(', ')} at end`,
+  );
   for (const s of scenarios) {
     const sp = s.plt_split;
     const head = `  ${s.protocol.padEnd(3)} `;
