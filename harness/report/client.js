@@ -119,10 +119,10 @@
     opts.scales.y.max = 1;
     var range = split ? blockRange(block, metric) : null;
     if (range) {
-      // a little room so that the extreme dots are not cut at the edge
-      var pad = (range.max - range.min) * 0.03 || 1;
-      opts.scales.x.min = range.min - pad;
-      opts.scales.x.max = range.max + pad;
+      // suggested, not fixed: the axis still ends on round ticks, the same
+      // for both charts since both see the block's whole range
+      opts.scales.x.suggestedMin = range.min;
+      opts.scales.x.suggestedMax = range.max;
     }
     opts.plugins.tooltip = {
       callbacks: {
