@@ -68,6 +68,8 @@ const scenarios = matrix.protocols.map((protocol) => {
     runs: own.length,
     failed: own.filter((r) => !r.ok).length,
     without_slot: ok.filter((r) => !r.slot).length,
+    // loads during which other processes used the CPU (pageload/gather/machine.js)
+    busy: ok.filter((r) => r.machine?.busy).length,
     plt_ms: med(ok.map((r) => r.metrics.plt_ms)),
     period_s: period,
     expected_share: period && loadMs !== null ? round(Math.min(1, loadMs / 1000 / period), 3) : null,
@@ -106,7 +108,7 @@ else {
     );
     console.log(
       `${head}all runs: PLT median ${s.plt_ms} ms; ${sp.with.n} of ${sp.with.n + sp.without.n} loads met a boundary (${round(share * 100, 0)} %; chance: the median load over the ${s.period_s} s slot, ${s.expected_share === null ? '–' : round(s.expected_share * 100, 0)} %)` +
-        `${s.failed ? `  [${s.failed} failed]` : ''}${s.without_slot ? `  [${s.without_slot} without a slot phase]` : ''}`,
+        `${s.failed ? `  [${s.failed} failed]` : ''}${s.without_slot ? `  [${s.without_slot} without a slot phase]` : ''}${s.busy ? `  [${s.busy} on a busy machine]` : ''}`,
     );
   }
   if (!kassem) console.log('Kassem et al. (IMC 2022): no page_loads entry in reference/starlink-measurements.json');
