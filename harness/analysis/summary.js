@@ -4,6 +4,7 @@
 // its kind's to say (harness/kinds/).
 import { describe } from '../core/stats.js';
 import { kindOf } from '../kinds/index.js';
+import { boundarySummary } from './boundary-split.js';
 
 export { bootstrapMedianCi, describe } from '../core/stats.js';
 
@@ -18,7 +19,16 @@ function summarizeGroup(kind, scenario, rs, seed) {
     if (d) metrics[m] = d;
   }
   const failures = rs.filter((r) => !r.ok).map((r) => ({ run: r.run, error: r.error }));
-  return kind.tag({ scenario, runs: rs.length, failed: failures.length, failures, metrics });
+  // over a LEO slot process: each metric with and without a handover in the load
+  const split = boundarySummary(rs, Object.keys(metrics));
+  return kind.tag({
+    scenario,
+    runs: rs.length,
+    failed: failures.length,
+    failures,
+    metrics,
+    ...(split ? { boundary_split: split } : {}),
+  });
 }
 
 /**

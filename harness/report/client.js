@@ -70,11 +70,32 @@
     };
   }
 
+  // A series' runs, or with `split` ('with' / 'without') only those with
+  // (without) a slot boundary during the load.
+  function runsOf(s, split) {
+    if (!split) return s.runs;
+    return s.runs.filter(function (r, j) {
+      return s.boundary && s.boundary[j] === (split === 'with');
+    });
+  }
+
+  // The smallest and largest value of a metric in a block: both charts of
+  // a split share one scale.
+  function blockRange(block, metric) {
+    var values = [];
+    block.keys.forEach(function (key) {
+      data.series[key].runs.forEach(function (r) {
+        if (typeof r[metric.index] === 'number') values.push(r[metric.index]);
+      });
+    });
+    return values.length ? { min: Math.min.apply(null, values), max: Math.max.apply(null, values) } : null;
+  }
+
   // Empirical CDF: every run is a dot at (value, i/n), joined by steps.
-  function cdfChart(canvas, block, metric) {
+  function cdfChart(canvas, block, metric, split) {
     var datasets = block.keys.map(function (key, i) {
       var s = data.series[key];
-      var pts = s.runs
+      var pts = runsOf(s, split)
         .filter(function (r) {
           return typeof r[metric.index] === 'number';
         })
@@ -87,15 +108,26 @@
       pts.forEach(function (p, j) {
         p.y = (j + 1) / pts.length;
       });
-      return Object.assign({ label: s.protocol, data: pts, showLine: true, stepped: 'after' }, datasetStyle(s, i));
+      var label = split ? s.protocol + ' (n ' + pts.length + ')' : s.protocol;
+      return Object.assign(
+        { label: label, protocol: s.protocol, data: pts, showLine: true, stepped: 'after' },
+        datasetStyle(s, i),
+      );
     });
     var opts = baseOptions(metric.label + ' (ms)', 'fraction of runs');
     opts.scales.y.min = 0;
     opts.scales.y.max = 1;
+    var range = split ? blockRange(block, metric) : null;
+    if (range) {
+      // suggested, not fixed: the axis still ends on round ticks, the same
+      // for both charts since both see the block's whole range
+      opts.scales.x.suggestedMin = range.min;
+      opts.scales.x.suggestedMax = range.max;
+    }
     opts.plugins.tooltip = {
       callbacks: {
         label: function (ctx) {
-          return ctx.dataset.label + ' run ' + ctx.raw.run + ': ' + ms(ctx.raw.x);
+          return ctx.dataset.protocol + ' run ' + ctx.raw.run + ': ' + ms(ctx.raw.x);
         },
       },
     };
@@ -281,7 +313,7 @@
       charts.push(
         canvas.getAttribute('data-chart') === 'runs'
           ? runsChart(canvas, block, metric)
-          : cdfChart(canvas, block, metric),
+          : cdfChart(canvas, block, metric, canvas.getAttribute('data-split')),
       );
     } catch (e) {
       canvas.parentNode.textContent = 'chart failed: ' + e.message;

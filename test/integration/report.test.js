@@ -87,6 +87,18 @@ async function saveViews(page, name) {
   assert.ok(fs.statSync(path.join(OUT, `${name}.pdf`)).size > 10000);
 }
 
+// `satbench report DIR`, which must succeed, then a browser to open the report in.
+async function reportAndLaunch(dir) {
+  const r = await satbench(['report', dir]);
+  assert.equal(r.code, 0, r.stderr);
+  return launchBrowser();
+}
+
+async function closeAndRemove(browser, tmp) {
+  await browser?.close();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+}
+
 describe('report in a browser (integration, headless Chromium)', function () {
   let tmp;
   let dir;
@@ -117,15 +129,10 @@ describe('report in a browser (integration, headless Chromium)', function () {
       dir: path.join(tmp, 'r'),
       meta: { seed: 1, link: 'linkem', preset: 'ifip2022', matrix, environment },
     });
-    const r = await satbench(['report', dir]);
-    assert.equal(r.code, 0, r.stderr);
-    browser = await launchBrowser();
+    browser = await reportAndLaunch(dir);
   });
 
-  after(async () => {
-    await browser?.close();
-    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-  });
+  after(() => closeAndRemove(browser, tmp));
 
   it('opens offline: no request, no console error, every chart drawn, the matrix equal to summary.json', async () => {
     const {
@@ -224,15 +231,10 @@ describe('page-load run views in a browser (integration, headless Chromium, fixt
       });
     });
     writeResultsDir(records, { dir, meta: { seed: 7, link: 'linkem', preset: 'quick', matrix } });
-    const r = await satbench(['report', dir]);
-    assert.equal(r.code, 0, r.stderr);
-    browser = await launchBrowser();
+    browser = await reportAndLaunch(dir);
   });
 
-  after(async () => {
-    await browser?.close();
-    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-  });
+  after(() => closeAndRemove(browser, tmp));
 
   // Opens `selector`'s <details> (and those around it) and waits for its drawing.
   const open = (page, selector) =>
@@ -320,6 +322,84 @@ describe('page-load run views in a browser (integration, headless Chromium, fixt
   });
 });
 
+// Issue 29: page loads over a slot process (starlink), split by whether a
+// handover fell inside the load; a leo block beside them stays as it was.
+describe('slot boundaries in a browser (integration, headless Chromium, fixture records)', function () {
+  let tmp;
+  let dir;
+  let browser;
+  let records;
+
+  before(async function () {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-report-slots-'));
+    const matrix = { profiles: ['starlink', 'leo'], losses: [0], protocols: ['h1', 'h3'], sites: ['kepler'], runs: 30 };
+    records = makeRecords(scenarios(matrix), { runs: 30 });
+    // every fourth starlink load had a boundary in it and took half as long again
+    for (const r of records.filter((x) => x.scenario.profile === 'starlink')) {
+      const boundary = r.run % 4 === 0;
+      r.slot = { period_s: 15, phase_s: boundary ? 14.5 : 4, boundary_in_load: boundary };
+      if (boundary) r.metrics.plt_ms = Math.round(r.metrics.plt_ms * 1.5);
+    }
+    dir = writeResultsDir(records, { dir: path.join(tmp, 'r'), meta: { seed: 1, link: 'linkem', matrix } });
+    browser = await reportAndLaunch(dir);
+  });
+
+  after(() => closeAndRemove(browser, tmp));
+
+  it('draws both groups side by side on one scale, with the table of medians, offline and without errors', async () => {
+    const { page, seen } = await offlinePage(browser, pathToFileURL(path.join(dir, 'index.html')).href);
+    const canvases = await canvasesOf(page);
+    // per block 3 CDFs and the runs chart; the starlink block 3 pairs more
+    assert.equal(canvases.length, 2 * 4 + 6);
+    for (const c of canvases) assert.ok(c.w > 100 && c.h > 100 && c.painted > 2000, `${c.label}: ${JSON.stringify(c)}`);
+    const split = await page.evaluate(() =>
+      [...document.querySelectorAll('canvas[data-split]')].map((c) => {
+        const chart = Chart.getChart(c);
+        const box = c.getBoundingClientRect();
+        return {
+          metric: c.dataset.metric,
+          split: c.dataset.split,
+          labels: chart.data.datasets.map((d) => d.label),
+          counts: chart.data.datasets.map((d) => d.data.length),
+          x: [chart.scales.x.min, chart.scales.x.max],
+          top: Math.round(box.top),
+          left: Math.round(box.left),
+        };
+      }),
+    );
+    assert.equal(split.length, 6);
+    for (let i = 0; i < split.length; i += 2) {
+      const [w, wo] = [split[i], split[i + 1]];
+      assert.equal(w.metric, wo.metric);
+      assert.deepEqual([w.split, wo.split], ['with', 'without']);
+      // 7 of the 30 runs (4, 8, …, 28) had a boundary
+      assert.deepEqual(w.counts, [7, 7]);
+      assert.deepEqual(wo.counts, [23, 23]);
+      assert.deepEqual(w.labels, ['h1 (n 7)', 'h3 (n 7)']);
+      assert.deepEqual(w.x, wo.x, 'one scale for both');
+      assert.equal(w.top, wo.top, 'side by side');
+      assert.ok(wo.left > w.left);
+    }
+    // the table: both starlink scenarios, PLT significantly slower with a boundary
+    const rows = await page.$$eval('#slot-boundaries tbody tr', (trs) =>
+      trs.map((tr) => ({ scenario: tr.querySelector('th').textContent, sig: tr.querySelectorAll('td.sig').length })),
+    );
+    assert.deepEqual(
+      rows.map((r) => r.scenario),
+      ['starlink loss 0 % h1 kepler', 'starlink loss 0 % h3 kepler'],
+    );
+    assert.ok(rows.every((r) => r.sig >= 1));
+    await page.evaluate(() => document.querySelector('#slot-boundaries').scrollIntoView());
+    fs.mkdirSync(OUT, { recursive: true });
+    await page.screenshot({ path: path.join(OUT, 'report-slot-boundaries.png'), fullPage: false });
+    await page.evaluate(() => document.querySelector('canvas[data-split]').scrollIntoView());
+    await page.screenshot({ path: path.join(OUT, 'report-slot-distributions.png'), fullPage: false });
+    assert.deepEqual(seen.requests, [], 'the report made network requests');
+    assert.deepEqual(seen.errors, [], 'console errors');
+    await page.close();
+  });
+});
+
 describe('a report from a hostile summary.json alone, in a browser', function () {
   let tmp;
   let browser;
@@ -387,15 +467,10 @@ describe('bulk report in a browser (integration, headless Chromium, fixture reco
       dir: path.join(tmp, 'r'),
       meta: { kind: 'bulk', seed: 1, link: 'linkem', preset: null, matrix, argv: ['--preset', 'quic4sat'] },
     });
-    const r = await satbench(['report', dir]);
-    assert.equal(r.code, 0, r.stderr);
-    browser = await launchBrowser();
+    browser = await reportAndLaunch(dir);
   });
 
-  after(async () => {
-    await browser?.close();
-    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-  });
+  after(() => closeAndRemove(browser, tmp));
 
   it('opens offline: no request, no console error, the bulk charts drawn, the tables equal to summary.json, no page-load sections', async () => {
     const { page, seen } = await offlinePage(browser, pathToFileURL(path.join(dir, 'index.html')).href);

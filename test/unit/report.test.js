@@ -10,6 +10,8 @@ import { renderReport, buildReport, escapeHtml, jsonForScript, inlineScript } fr
 import { loadReference, paperMedian } from '../../harness/report/paper.js';
 import { comparisonPairs, altSvcSentence } from '../../harness/report/pageload/part.js';
 import { summarize } from '../../harness/analysis/summary.js';
+import { splitByBoundary } from '../../harness/analysis/boundary-split.js';
+import { fmtP } from '../../harness/core/stats.js';
 import { reportFolder } from '../../harness/report/outputs.js';
 import os from 'node:os';
 import { UsageError } from '../../harness/core/errors.js';
@@ -220,6 +222,101 @@ describe('report', () => {
   });
 });
 
+describe('report: runs split by a slot boundary inside the load', () => {
+  const list = scenarios({ profiles: ['starlink', 'leo'], protocols: ['h1', 'h3'] });
+  const records = makeRecords(list, { runs: 12, fail: [[0, 3, 'timeout']] });
+  // over starlink a boundary in every third load, which takes 40 % longer
+  for (const r of records.filter((x) => x.scenario.profile === 'starlink' && x.ok)) {
+    const boundary = r.run % 3 === 0;
+    r.slot = { period_s: 15, phase_s: boundary ? 14.2 : 3.1, boundary_in_load: boundary };
+    if (boundary) r.metrics.plt_ms = Math.round(r.metrics.plt_ms * 1.4);
+  }
+  const summary = { meta: { seed: 1, generated: 'now' }, groups: summarize(records) };
+  const dataOf = (html) =>
+    JSON.parse(/<script type="application\/json" id="report-data">([^]*?)<\/script>/.exec(html)[1]);
+
+  it('gives each slot scenario its medians with and without a boundary, n and p, from summary.json', () => {
+    const html = renderReport(summary, { records });
+    assert.match(html, /<a href="#slot-boundaries">Slot boundaries<\/a>/);
+    const section = /<section id="slot-boundaries">([\s\S]*?)<\/section>/.exec(html)[1];
+    const rows = [...section.matchAll(/<tr><th><a href="#g(\d+)">([^<]*)<\/a><\/th>(.*)<\/tr>/g)];
+    assert.deepEqual(
+      rows.map((m) => m[2]),
+      ['starlink loss 0 % h1 kepler', 'starlink loss 0 % h3 kepler'],
+      'only the scenarios over a slot process',
+    );
+    for (const [, index, , cells] of rows) {
+      const g = summary.groups[Number(index)];
+      const recs = records.filter(
+        (r) => r.scenario.protocol === g.scenario.protocol && r.scenario.profile === 'starlink',
+      );
+      const plt = splitByBoundary(recs, 'plt_ms');
+      // Response Start, FCP, PLT: boundary, none, p each; PLT last
+      const tds = [...cells.matchAll(/<td class="num[^"]*">([^<]*)(?:<span class="n">n (\d+)<\/span>)?/g)];
+      const [w, wo, p] = tds.slice(-3);
+      assert.equal(w[1].trim(), String(Math.round(plt.with.median)));
+      assert.equal(Number(w[2]), plt.with.n);
+      assert.equal(wo[1].trim(), String(Math.round(plt.without.median)));
+      assert.equal(Number(wo[2]), plt.without.n);
+      assert.equal(p[1].trim(), fmtP(plt.p));
+      // every third successful run, in neither group none
+      assert.equal(plt.with.n, recs.filter((r) => r.ok && r.run % 3 === 0).length);
+      assert.equal(plt.with.n + plt.without.n, g.metrics.plt_ms.n);
+    }
+    assert.match(section, /<td class="num sig">/, 'a 40 % slower group is significant');
+    assert.match(section, /⚠/, 'fewer than 10 runs with a boundary');
+  });
+
+  it('Distributions: two CDFs side by side per metric for a slot block, the other blocks as before', () => {
+    const html = renderReport(summary, { records });
+    const data = dataOf(html);
+    const starlink = data.blocks.find((b) => b.title.startsWith('starlink'));
+    const leo = data.blocks.find((b) => b.title.startsWith('leo'));
+    assert.equal(starlink.split, true);
+    assert.equal('split' in leo, false);
+    const h1 = data.series['starlink|0|h1|kepler'];
+    assert.deepEqual(
+      h1.boundary,
+      h1.runs.map(([run]) => run % 3 === 0),
+    );
+    assert.equal('boundary' in data.series['leo|0|h1|kepler'], false);
+    const splitCanvases = [
+      ...html.matchAll(
+        /<canvas data-block="(b\d+)" data-metric="([^"]+)" data-chart="cdf" data-split="(with|without)"/g,
+      ),
+    ];
+    assert.deepEqual(
+      splitCanvases.map((m) => `${m[1]} ${m[2]} ${m[3]}`),
+      ['response_start_ms', 'fcp_ms', 'plt_ms'].flatMap((k) => [
+        `${starlink.id} ${k} with`,
+        `${starlink.id} ${k} without`,
+      ]),
+    );
+    assert.match(html, /Over a link with a slot process, under each block/);
+
+    // a campaign without slots: the section, the split charts and their note are absent
+    const plain = records.filter((r) => r.scenario.profile === 'leo');
+    const before = renderReport({ meta: summary.meta, groups: summarize(plain) }, { records: plain });
+    assert.doesNotMatch(
+      before,
+      /slot-boundaries|<canvas[^>]*data-split|Split by slot boundary|Over a link with a slot process/,
+    );
+    assert.equal(dataOf(before).blocks[0].split, undefined);
+  });
+
+  it('from summary.json alone: the medians, and no charts', () => {
+    const html = renderReport(summary);
+    assert.match(html, /<section id="slot-boundaries">/);
+    assert.doesNotMatch(html, /<canvas[^>]*data-split/);
+    // numbers only as numbers: a summary.json edited by hand cannot break the table
+    const g = structuredClone(summary.groups[0]);
+    g.boundary_split.metrics.plt_ms = { with: { n: 'x', median: 'y' }, without: null, p: '<x-inj>' };
+    const odd = renderReport({ meta: summary.meta, groups: [g] });
+    assert.match(odd, /<section id="slot-boundaries">[\s\S]*?<td class="num">–/);
+    assert.ok(!odd.includes('<x-inj'));
+  });
+});
+
 // Every field of a summary.json or of a results.jsonl, one at a time, set
 // to a hostile string (and every object key renamed to one): the report
 // built from the file either refuses it in one line (UsageError) or
@@ -252,6 +349,9 @@ describe('report: hostile input in any field', function () {
     waited_ms: 1,
   };
   page[0].not_captured = { cls: 'e' };
+  // over a slot process (issue 29): a load with a boundary in it and one without
+  page[1].slot = { period_s: 15, phase_s: 14, boundary_in_load: true };
+  page[4].slot = { period_s: 15, phase_s: 2, boundary_in_load: false };
   const har = makeHar({ protocol: 'http/1.1', images: 1, scenario: page[0].scenario });
   const runFiles = (h = har) => ({
     [page[0].har]: zlib.gzipSync(JSON.stringify(h)),

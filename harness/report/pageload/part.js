@@ -14,6 +14,7 @@ import { paperMedian } from '../paper.js';
 import { h, fmtMs, ordered, runsTable, runFailures } from '../render.js';
 import { medians } from './medians.js';
 import { comparisons } from './comparisons.js';
+import { boundarySplit } from './boundary-split.js';
 import { distributions } from './distributions.js';
 import { origins } from './origins.js';
 import { lighthouse } from './lighthouse.js';
@@ -194,22 +195,38 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
               .map((protocol) => find({ site, profile, loss_pct, protocol, load }))
               .filter((g) => g && g.recs.length);
             if (!members.length) continue;
+            for (const g of members) {
+              const ok = g.recs.filter((x) => x.record.ok);
+              series[g.key] = {
+                protocol: g.scenario.protocol,
+                // [run, one value per KEY_METRICS] of each ok run; compact on purpose.
+                runs: ok.map((x) => [x.record.run, ...KEY_METRICS.map((km) => x.record.metrics?.[km.key] ?? null)]),
+              };
+              // over a slot process: per run, whether a boundary fell inside
+              // the load (null: a run without `slot`), for the split charts
+              if (ok.some((x) => x.record.slot))
+                series[g.key].boundary = ok.map((x) => (x.record.slot ? x.record.slot.boundary_in_load : null));
+            }
             blocks.push({
               id: `b${blocks.length}`,
               title: `${profile} · loss ${loss_pct} % · ${site}${load ? ` · ${load}` : ''}`,
               keys: members.map((g) => g.key),
+              // the Distributions draw its runs with and without a boundary apart
+              ...(members.some((g) => series[g.key].boundary) ? { split: true } : {}),
             });
-            for (const g of members) {
-              series[g.key] = {
-                protocol: g.scenario.protocol,
-                // [run, one value per KEY_METRICS] of each ok run; compact on purpose.
-                runs: g.recs
-                  .filter((x) => x.record.ok)
-                  .map((x) => [x.record.run, ...KEY_METRICS.map((km) => x.record.metrics?.[km.key] ?? null)]),
-              };
-            }
           }
   }
+
+  // over a slot process: each scenario's medians with and without a
+  // boundary inside the load, from summary.json (analysis/boundary-split.js)
+  const boundarySplits = gi
+    .filter((g) => g.boundary_split)
+    .map((g) => ({
+      index: g.index,
+      scenario: g.scenario,
+      period_s: g.boundary_split.period_s,
+      metrics: KEY_METRICS.map((km) => ({ metric: km, split: g.boundary_split.metrics?.[km.key] ?? null })),
+    }));
 
   // each run's waterfall and filmstrip, the median runs side by side
   const views = buildRunViews(gi, {
@@ -229,6 +246,7 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
     views,
     matrix,
     comparisons,
+    boundarySplits,
     blocks,
     series,
     lighthouse: lighthouseEntries(records),
@@ -268,7 +286,7 @@ function warnings(part) {
 // audits), and optionally data(part) for the page's script; it reads the
 // part build() made (each group's records are its `recs`). A new section
 // is such a module and its line here.
-const SECTIONS = [medians, comparisons, sideBySide, distributions, origins, lighthouse];
+const SECTIONS = [medians, comparisons, boundarySplit, sideBySide, distributions, origins, lighthouse];
 
 function renderRuns(part) {
   const views = part.views.runs;
