@@ -3,7 +3,8 @@ import { loadProfile, listBuiltinProfiles, configuredSummary } from '../testbed/
 import { parse, print, help, noOperands } from './args.js';
 
 export const HELP = `Usage: satbench profiles [--json]
-  List the built-in link profiles with their configured RTT, rates and loss.
+  List the built-in link profiles with their configured RTT, rates and loss (a slot
+  process's long-run loss included: its handovers' bursts and a moving terminal's outages).
 
 Options:
   --json   print them as JSON (name, description, configured values)`;
@@ -17,10 +18,14 @@ export async function profilesCommand(argv) {
     return { name, description: p.description.trim(), configured: configuredSummary(p) };
   });
   if (v.json) return print(list);
-  for (const p of list) {
-    const c = p.configured;
-    process.stdout.write(
-      `${p.name.padEnd(26)} RTT ${String(c.rtt_ms).padStart(4)} ms  ${c.forward_mbps ?? '∞'}/${c.return_mbps ?? '∞'} Mbit/s  loss ${Math.round(c.loss_pct * 1000) / 1000} %\n`,
-    );
-  }
+  for (const p of list) process.stdout.write(`${profileLine(p)}\n`);
+}
+
+const r3 = (x) => Math.round(x * 1000) / 1000;
+
+/** Pure: one profile's line: RTT, rates and the forward loss, with what a slot process adds to it. */
+export function profileLine({ name, configured: c }) {
+  const slot = c.slot_loss_pct?.forward;
+  const parts = slot ? ` (handovers ${r3(slot.handovers)}${slot.outages ? `, outages ${r3(slot.outages)}` : ''})` : '';
+  return `${name.padEnd(26)} RTT ${String(c.rtt_ms).padStart(4)} ms  ${c.forward_mbps ?? '∞'}/${c.return_mbps ?? '∞'} Mbit/s  loss ${r3(c.loss_pct)} %${parts}`;
 }

@@ -18,7 +18,8 @@ const TOP_KEYS = ['description', ...LINKS];
 const DIRECTION_KEYS = ['delay', 'jitter', 'distribution', 'loss', 'rate', 'limit', 'schedule', 'access', 'slots'];
 // A LEO slot process (linkem's `slots`, netem/linkem/README.md): one
 // satellite per slot, a base delay drawn per slot, a spike and a loss burst
-// at each handover.
+// at each handover; with `outages`, a moving terminal's random outages,
+// each followed by a handover.
 const SLOTS_KEYS = [
   'period',
   'boundary_at',
@@ -29,7 +30,9 @@ const SLOTS_KEYS = [
   'spike_for',
   'loss',
   'loss_for',
+  'outages',
 ];
+const OUTAGES_KEYS = ['mean_gap', 'min', 'max'];
 // The satellite access model (linkem's `access`, netem/linkem/README.md).
 const ACCESS_KEYS = ['frame', 'header', 'pad', 'dama', 'frame_loss'];
 const DAMA_KEYS = ['cra', 'request_grant', 'idle_release'];
@@ -288,6 +291,28 @@ function parseSlots(v, file, key) {
   // Without a fixed phase, linkem takes it from the wall clock at its start.
   if (v.phase !== undefined) out.phase_s = ms('phase') / 1000;
   else out.boundary_at_s = v.boundary_at === undefined ? 0 : ms('boundary_at') / 1000;
+  // Only a slot process with outages has the key: starlink's config stays as it was.
+  const outages = parseOutages(v.outages, file, `${key}.outages`);
+  if (outages) out.outages = outages;
+  return out;
+}
+
+// A moving terminal's outages, in linkem's keys; null when absent. Each
+// lasts min..max (uniform); from one's end to the next's start is
+// exponential with mean mean_gap.
+function parseOutages(v, file, key) {
+  if (v === null || v === undefined) return null;
+  checkKeys(v, OUTAGES_KEYS, file, key);
+  for (const k of OUTAGES_KEYS) {
+    if (v[k] === undefined || v[k] === null)
+      throw new UsageError(`${file}: ${key}.${k} is required (keys: ${OUTAGES_KEYS.join(', ')})`);
+  }
+  const positive = { min: 0, minExclusive: true };
+  const s = (k, range) =>
+    bounded(durationMs(v[k], `${file}: ${key}.${k}`), range, file, `${key}.${k}`, 'a duration') / 1000;
+  const out = { mean_gap_s: s('mean_gap', positive), min_s: s('min', { min: 0 }), max_s: s('max', positive) };
+  if (out.max_s < out.min_s)
+    throw new UsageError(`${file}: ${key}.max: must be >= min (${out.min_s} s), got ${out.max_s} s`);
   return out;
 }
 
@@ -494,16 +519,45 @@ export function stationaryLossPct(loss) {
   return (p * h + r * k) / (p + r);
 }
 
+/**
+ * Pure: the long-run share of packets a slot process loses, in percent, by
+ * cause (null without one): `handovers`, its loss bursts after each slot's
+ * start and each outage's end; `outages`, the time a moving terminal is
+ * out. Overlaps of the two are neglected (a burst is short beside a slot).
+ */
+export function slotLossPct(slots) {
+  if (!slots) return null;
+  const o = slots.outages;
+  const outageS = o ? (o.min_s + o.max_s) / 2 : 0;
+  // an outage, then its gap: one cycle of mean_gap + the mean outage
+  const outageEveryS = o ? o.mean_gap_s + outageS : Infinity;
+  const handoversPerS = 1 / slots.period_s + 1 / outageEveryS;
+  return {
+    handovers: 100 * Math.min(1, slots.loss_p * slots.loss_s * handoversPerS),
+    outages: (100 * outageS) / outageEveryS,
+  };
+}
+
+// Both causes together, in percent.
+function slotLossTotalPct(slots) {
+  const l = slotLossPct(slots);
+  return l ? 100 * (1 - (1 - l.handovers / 100) * (1 - l.outages / 100)) : 0;
+}
+
 function pathOf(profile, dir) {
   const imps = LINKS.map((l) => profile.links[l][dir]);
   const rates = imps.map((i) => i.rate_mbit).filter((r) => r !== null);
-  const survive = imps.reduce((acc, i) => acc * (1 - stationaryLossPct(i.loss) / 100), 1);
+  const survive = imps.reduce(
+    (acc, i) => acc * (1 - stationaryLossPct(i.loss) / 100) * (1 - slotLossTotalPct(i.slots) / 100),
+    1,
+  );
   return { mbps: rates.length ? Math.min(...rates) : null, loss_pct: (1 - survive) * 100 };
 }
 
 // What the profile promises, in the shape `testbed probe` prints beside
 // what it measured.
 export function configuredSummary(profile) {
+  const sat = profile.links.satellite;
   const fwd = pathOf(profile, 'forward');
   const ret = pathOf(profile, 'return');
   return {
@@ -518,6 +572,10 @@ export function configuredSummary(profile) {
     return_loss_pct: ret.loss_pct,
     loss_unit: { forward: lossUnit(profile, 'forward'), return: lossUnit(profile, 'return') },
     loss_on: profile.loss_on,
+    // Only with a slot process: how much of the loss above is its own.
+    ...(sat.forward.slots || sat.return.slots
+      ? { slot_loss_pct: { forward: slotLossPct(sat.forward.slots), return: slotLossPct(sat.return.slots) } }
+      : {}),
   };
 }
 

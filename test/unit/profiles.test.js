@@ -8,9 +8,11 @@ import {
   parseProfile,
   parseScheduleCsv,
   configuredSummary,
+  slotLossPct,
   stationaryLossPct,
   withSatelliteLoss,
 } from '../../harness/testbed/profiles.js';
+import { profileLine } from '../../harness/cli/profiles.js';
 import { UsageError } from '../../harness/core/errors.js';
 
 const FILE = 'p.yaml';
@@ -138,6 +140,85 @@ describe('link profiles', () => {
       () => parse({ satellite: { return: { slots: { period: '1s' } } } }),
       /satellite\.return\.slots\.delay_min is required/,
     );
+  });
+
+  it("reads a slot process's outages and rejects bad values, naming the file and the key", () => {
+    const slots = { period: '15s', phase: 0, delay_min: 10, delay_max: 22 };
+    const outages = { mean_gap: '30s', min: '200ms', max: '2s' };
+    const imp = parse({ satellite: { return: { slots: { ...slots, outages } } } }).links.satellite.return;
+    assert.deepEqual(imp.slots.outages, { mean_gap_s: 30, min_s: 0.2, max_s: 2 });
+    assert.ok(!('outages' in parse({ satellite: { return: { slots } } }).links.satellite.return.slots));
+    const bad = (extra) => () =>
+      parse({ satellite: { return: { slots: { ...slots, outages: { ...outages, ...extra } } } } });
+    const at = 'p\\.yaml: satellite\\.return\\.slots\\.outages';
+    rejects(bad({ mean_gap: 0 }), new RegExp(`${at}\\.mean_gap: a duration must be > 0, got 0`));
+    rejects(bad({ min: '-1s' }), new RegExp(`${at}\\.min: a duration must be >= 0, got -1000`));
+    rejects(bad({ max: 0, min: 0 }), new RegExp(`${at}\\.max: a duration must be > 0, got 0`));
+    rejects(bad({ max: '100ms' }), new RegExp(`${at}\\.max: must be >= min \\(0\\.2 s\\), got 0\\.1 s`));
+    rejects(bad({ every: '1s' }), /p\.yaml: unknown key "every" in satellite\.return\.slots\.outages; allowed/);
+    rejects(bad({ min: null }), new RegExp(`${at}\\.min is required`));
+  });
+
+  it('starlink-motion is starlink with outages from the in-motion figures, the same in both directions', () => {
+    const still = loadProfile('starlink');
+    const motion = loadProfile('starlink-motion');
+    const ref = JSON.parse(fs.readFileSync(new URL('../../reference/starlink-measurements.json', import.meta.url)));
+    const m = ref.in_motion.profile;
+    for (const dir of ['forward', 'return']) {
+      const { outages, ...slots } = motion.links.satellite[dir].slots;
+      assert.deepEqual(slots, still.links.satellite[dir].slots, dir);
+      assert.deepEqual(outages, { mean_gap_s: m.outage_mean_gap_s.value, min_s: 0.2, max_s: 2 }, dir);
+      assert.deepEqual([outages.min_s, outages.max_s], m.outage_length_s.range);
+      assert.equal(motion.links.satellite[dir].rate_mbit, m.rates_mbit[dir]);
+    }
+    assert.deepEqual(motion.links.internet, still.links.internet);
+    const c = configuredSummary(motion);
+    assert.equal(c.rtt_ms, configuredSummary(still).rtt_ms);
+    assert.ok(Math.abs(c.slot_loss_pct.forward.outages - m.time_out_pct.value) < 0.005);
+    assert.ok(Math.abs(c.loss_pct - m.expected_loss_pct.value) < 0.005, `${c.loss_pct}`);
+  });
+
+  it('geo-hts is the sourced round trip and plan rate of a current GEO service, its PEP left to the variants', () => {
+    const p = loadProfile('geo-hts');
+    const ref = JSON.parse(fs.readFileSync(new URL('../../reference/geo-hts-measurements.json', import.meta.url)));
+    const c = configuredSummary(p);
+    assert.equal(c.rtt_ms, ref.profile.rtt_ms.value);
+    const { hughesnet, viasat } = ref.figures.median_latency_ms_2025;
+    for (const measured of [hughesnet, viasat])
+      assert.ok(Math.abs(c.rtt_ms - measured) / measured < 0.01, `${c.rtt_ms} against ${measured}`);
+    assert.equal(p.links.satellite.forward.delay_ms, ref.profile.one_way_ms.satellite);
+    assert.equal(p.links.internet.forward.delay_ms, ref.profile.one_way_ms.internet);
+    assert.equal(c.forward_mbps, ref.profile.rates_mbit.forward);
+    assert.ok(ref.figures.plan_mbit_hughesnet.jupiter3_down.includes(c.forward_mbps));
+    assert.equal(c.return_mbps, ref.profile.rates_mbit.return);
+    assert.equal(c.loss_pct, ref.profile.loss_pct.value);
+    assert.match(p.description, /PEP/);
+  });
+
+  it("a slot process's loss is in the configured loss: its handover bursts and a moving terminal's outages", () => {
+    // starlink: p 0.3 for 0.1 s every 15 s in each direction
+    const c = configuredSummary(loadProfile('starlink'));
+    assert.ok(Math.abs(c.loss_pct - 0.2) < 1e-9, `${c.loss_pct}`);
+    assert.ok(Math.abs(c.return_loss_pct - 0.2) < 1e-9);
+    const h = slotLossPct({ period_s: 10, loss_p: 0.5, loss_s: 0.2 });
+    assert.ok(Math.abs(h.handovers - 1) < 1e-9 && h.outages === 0, JSON.stringify(h));
+    // an outage of 1 s every 9 s + 1 s: 10 % out, and a handover after each
+    const o = slotLossPct({
+      period_s: 10,
+      loss_p: 0.5,
+      loss_s: 0.2,
+      outages: { mean_gap_s: 9, min_s: 0.5, max_s: 1.5 },
+    });
+    assert.ok(Math.abs(o.outages - 10) < 1e-9 && Math.abs(o.handovers - 2) < 1e-9, JSON.stringify(o));
+    assert.equal(slotLossPct(undefined), null);
+    assert.ok(!('slot_loss_pct' in configuredSummary(loadProfile('geo'))));
+  });
+
+  it('`satbench profiles` shows the loss of a slot process, by cause', () => {
+    const line = (name) => profileLine({ name, configured: configuredSummary(loadProfile(name)) });
+    assert.match(line('starlink'), /^starlink +RTT +42 ms {2}100\/15 Mbit\/s {2}loss 0\.2 % \(handovers 0\.2\)$/);
+    assert.match(line('starlink-motion'), /loss 3\.823 % \(handovers 0\.296, outages 3\.537\)$/);
+    assert.match(line('geo-gilbert'), /^geo-gilbert +RTT +580 ms {2}20\/20 Mbit\/s {2}loss 1\.786 %$/);
   });
 
   it("starlink is a slot process from the cited figures, its typical RTT the slot range's middle", () => {

@@ -68,7 +68,9 @@ pub struct Impairments {
 /// per slot of `period_s`; each slot adds its own base one-way delay, drawn
 /// uniformly from `delay_min_ms..=delay_max_ms`; a handover (each slot's
 /// start) adds `spike_ms` for `spike_s` and loses packets with probability
-/// `loss_p` for `loss_s`.
+/// `loss_p` for `loss_s`. With `outages`, the terminal also loses its
+/// satellite at random times (see `outages.rs`); after each outage it is
+/// on another one: a handover like a slot's start.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(try_from = "SlotsKeys")]
 pub struct SlotsConfig {
@@ -80,6 +82,44 @@ pub struct SlotsConfig {
     pub spike_s: f64,
     pub loss_p: f64,
     pub loss_s: f64,
+    pub outages: Option<OutagesConfig>,
+}
+
+/// Outages of a moving terminal (obstructions, beam switching): every
+/// packet is lost during one; from one's end to the next's start is
+/// exponential with mean `mean_gap_s`, each lasts `min_s..=max_s`
+/// uniformly.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(try_from = "OutagesKeys")]
+pub struct OutagesConfig {
+    pub mean_gap_s: f64,
+    pub min_s: f64,
+    pub max_s: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "an outages object")]
+struct OutagesKeys {
+    #[serde(deserialize_with = "positive")]
+    mean_gap_s: f64,
+    #[serde(deserialize_with = "non_negative")]
+    min_s: f64,
+    #[serde(deserialize_with = "positive")]
+    max_s: f64,
+}
+
+impl TryFrom<OutagesKeys> for OutagesConfig {
+    type Error = String;
+    fn try_from(k: OutagesKeys) -> Result<Self, String> {
+        if k.max_s < k.min_s {
+            return Err(format!("max_s ({}) is below min_s ({})", k.max_s, k.min_s));
+        }
+        Ok(OutagesConfig {
+            mean_gap_s: k.mean_gap_s,
+            min_s: k.min_s,
+            max_s: k.max_s,
+        })
+    }
 }
 
 /// Where in its slot linkem's time 0 falls.
@@ -113,6 +153,8 @@ struct SlotsKeys {
     loss_p: f64,
     #[serde(default, deserialize_with = "ms_or_zero")]
     loss_s: f64,
+    #[serde(default)]
+    outages: Option<OutagesConfig>,
 }
 
 impl TryFrom<SlotsKeys> for SlotsConfig {
@@ -140,6 +182,7 @@ impl TryFrom<SlotsKeys> for SlotsConfig {
             spike_s: k.spike_s,
             loss_p: k.loss_p,
             loss_s: k.loss_s,
+            outages: k.outages,
         })
     }
 }
@@ -970,6 +1013,62 @@ mod tests {
         assert!(e.contains("phase_s or boundary_at_s"), "{e}");
         let e = bad("period", 3.into());
         assert!(e.starts_with("forward.slots.period: unknown field"), "{e}");
+    }
+
+    #[test]
+    fn slot_outages_parse_and_bad_values_are_named() {
+        let slots = serde_json::json!({"period_s": 15, "phase_s": 0, "delay_min_ms": 10,
+            "delay_max_ms": 25, "outages": {"mean_gap_s": 30, "min_s": 0.2, "max_s": 2}});
+        let c = with(|v| v["return"]["slots"] = slots.clone()).unwrap();
+        assert_eq!(
+            c.ret.slots.unwrap().outages,
+            Some(OutagesConfig {
+                mean_gap_s: 30.0,
+                min_s: 0.2,
+                max_s: 2.0
+            })
+        );
+        let mut none = slots.clone();
+        none["outages"] = Value::Null;
+        assert_eq!(
+            with(|v| v["return"]["slots"] = none)
+                .unwrap()
+                .ret
+                .slots
+                .unwrap()
+                .outages,
+            None
+        );
+        let bad = |key: &str, val: Value| {
+            let mut sl = slots.clone();
+            sl["outages"][key] = val;
+            with(|v| v["return"]["slots"] = sl).unwrap_err().0
+        };
+        let e = bad("mean_gap_s", 0.into());
+        assert!(
+            e.starts_with("return.slots.outages.mean_gap_s: must be > 0"),
+            "{e}"
+        );
+        let e = bad("min_s", (-0.1).into());
+        assert!(
+            e.starts_with("return.slots.outages.min_s: must be >= 0"),
+            "{e}"
+        );
+        let e = bad("max_s", 0.into());
+        assert!(
+            e.starts_with("return.slots.outages.max_s: must be > 0"),
+            "{e}"
+        );
+        let e = bad("max_s", 0.1.into());
+        assert!(
+            e.starts_with("return.slots.outages: max_s (0.1) is below min_s (0.2)"),
+            "{e}"
+        );
+        let e = bad("every", 1.into());
+        assert!(
+            e.starts_with("return.slots.outages.every: unknown field"),
+            "{e}"
+        );
     }
 
     #[test]

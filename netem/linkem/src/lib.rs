@@ -2,7 +2,8 @@
 //!
 //! The decisions live in plain code with no I/O ([`pipeline::Pipeline`]
 //! composed of [`access`], [`rate`], [`loss`] (per packet, or per frame:
-//! [`frame_loss`]) and [`delay`] stages, with [`schedule`] and [`slots`]);
+//! [`frame_loss`]) and [`delay`] stages, with [`schedule`] and [`slots`]
+//! (with [`outages`]));
 //! [`runtime`] drives them with threads, tun devices and a monotonic clock.
 
 pub mod access;
@@ -10,6 +11,7 @@ pub mod config;
 pub mod delay;
 pub mod frame_loss;
 pub mod loss;
+pub mod outages;
 pub mod pcap;
 pub mod pipeline;
 pub mod rate;

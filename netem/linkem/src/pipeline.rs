@@ -143,7 +143,7 @@ impl Pipeline {
         let delay_ms = match &self.schedule {
             Some(s) => s.delay_ms_at(tx_end, self.base_delay_ms),
             None => self.base_delay_ms,
-        } + self.slots.as_ref().map_or(0.0, |s| s.delay_ms_at(tx_end));
+        } + self.slots.as_mut().map_or(0.0, |s| s.delay_ms_at(tx_end));
         let at = (tx_end + self.delay.sample_ns(delay_ms)).max(self.last_deliver_ns);
         self.last_deliver_ns = at;
         Verdict::Deliver { at_ns: at }
@@ -456,6 +456,7 @@ mod tests {
                 spike_s: 0.2,
                 loss_p: 1.0,
                 loss_s: 0.05,
+                outages: None,
             }),
             ..Default::default()
         };

@@ -13,8 +13,15 @@
 //! Slot numbers count from the boundary at or before time 0: with phase
 //! `p` (seconds into its slot at time 0), time `t` is in slot
 //! `floor((t + p) / period)`.
+//!
+//! With outages (a moving terminal, `outages.rs`) every packet is lost
+//! during one, and its end is a handover too: the terminal is on another
+//! satellite until the next boundary, with a base delay of its own (drawn
+//! from the slot's number and the outage's end), and the spike and the
+//! loss burst follow it as they follow a slot's start.
 
 use crate::config::{SlotPhase, SlotsConfig};
+use crate::outages::Outages;
 use crate::rng::{fnv1a64, splitmix64, Rng};
 
 #[derive(Debug)]
@@ -30,6 +37,15 @@ pub struct SlotStage {
     /// Keys the per-slot delay draws.
     key: u64,
     loss_rng: Rng,
+    outages: Option<Outages>,
+}
+
+/// The latest handover at or before a time: in slot `n`, at its start
+/// (`sub` 0) or at the end of an outage inside it (`sub`: that time).
+struct Handover {
+    n: u64,
+    sub: u64,
+    since_ns: u64,
 }
 
 fn ns(s: f64) -> u64 {
@@ -71,6 +87,7 @@ impl SlotStage {
             loss_ns: ns(cfg.loss_s),
             key: splitmix64(&mut sm),
             loss_rng: Rng::stream(seed, dir, "slot-loss"),
+            outages: cfg.outages.as_ref().map(|o| Outages::new(o, seed)),
         }
     }
 
@@ -82,27 +99,61 @@ impl SlotStage {
 
     /// The base one-way delay of slot `n`, in ms.
     pub fn slot_delay_ms(&self, n: u64) -> f64 {
-        let mut sm = self.key ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.base_delay_ms(n, 0)
+    }
+
+    /// The base delay after handover `sub` of slot `n` (0: its start); a
+    /// pure function of the seed, so the same whatever the traffic.
+    fn base_delay_ms(&self, n: u64, sub: u64) -> f64 {
+        let mut sm = self.key
+            ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ sub.wrapping_mul(0xD1B5_4A32_D192_ED03);
         let u = (splitmix64(&mut sm) >> 11) as f64 / (1u64 << 53) as f64;
         self.delay_min_ms + (self.delay_max_ms - self.delay_min_ms) * u
     }
 
-    /// The delay the slot process adds at `t_ns`, in ms: the slot's base
-    /// plus the handover spike while it lasts.
-    pub fn delay_ms_at(&self, t_ns: u64) -> f64 {
+    /// The handover in force at `t_ns`; none inside an outage.
+    fn handover_at(&mut self, t_ns: u64) -> Option<Handover> {
         let (n, into) = self.slot_at(t_ns);
-        let spike = if into < self.spike_ns {
-            self.spike_ms
-        } else {
-            0.0
-        };
-        self.slot_delay_ms(n) + spike
+        match self.outages.as_mut().and_then(|o| o.latest_at(t_ns)) {
+            Some((_, end)) if t_ns < end => None,
+            // back after an outage that ended inside this slot
+            Some((_, end)) if t_ns - end < into => Some(Handover {
+                n,
+                sub: end,
+                since_ns: t_ns - end,
+            }),
+            _ => Some(Handover {
+                n,
+                sub: 0,
+                since_ns: into,
+            }),
+        }
     }
 
-    /// Whether a packet at `t_ns` is lost to the handover.
+    /// The delay the slot process adds at `t_ns`, in ms: the base delay
+    /// of the satellite in use plus the handover spike while it lasts.
+    pub fn delay_ms_at(&mut self, t_ns: u64) -> f64 {
+        match self.handover_at(t_ns) {
+            Some(h) => {
+                let spike = if h.since_ns < self.spike_ns {
+                    self.spike_ms
+                } else {
+                    0.0
+                };
+                self.base_delay_ms(h.n, h.sub) + spike
+            }
+            // Inside an outage the packet is lost (`lose`) before this.
+            None => self.slot_delay_ms(self.slot_at(t_ns).0),
+        }
+    }
+
+    /// Whether a packet at `t_ns` is lost to an outage or a handover.
     pub fn lose(&mut self, t_ns: u64) -> bool {
-        let (_, into) = self.slot_at(t_ns);
-        into < self.loss_ns && self.loss_rng.chance(self.loss_p)
+        match self.handover_at(t_ns) {
+            Some(h) => h.since_ns < self.loss_ns && self.loss_rng.chance(self.loss_p),
+            None => true,
+        }
     }
 }
 
@@ -123,12 +174,13 @@ mod tests {
             spike_s: 0.3,
             loss_p: 0.5,
             loss_s: 0.1,
+            outages: None,
         }
     }
 
     #[test]
     fn each_slot_holds_one_draw_within_the_bounds_and_slots_differ() {
-        let s = SlotStage::new(&cfg(), 0.0, 7, "forward");
+        let mut s = SlotStage::new(&cfg(), 0.0, 7, "forward");
         let mut seen = Vec::new();
         for n in 0..200u64 {
             let start = n * 15 * S;
@@ -173,11 +225,63 @@ mod tests {
     #[test]
     fn the_phase_moves_the_boundaries() {
         // 5 s into its slot at time 0: the next boundary is at 10 s.
-        let s = SlotStage::new(&cfg(), 5.0, 7, "forward");
+        let mut s = SlotStage::new(&cfg(), 5.0, 7, "forward");
         assert_eq!(s.slot_at(0), (0, 5 * S));
         assert_eq!(s.slot_at(10 * S - 1), (0, 15 * S - 1));
         assert_eq!(s.slot_at(10 * S), (1, 0));
         assert_eq!(s.delay_ms_at(10 * S), s.slot_delay_ms(1) + 20.0);
+    }
+
+    #[test]
+    fn an_outage_loses_every_packet_then_the_terminal_is_on_another_satellite() {
+        use crate::config::OutagesConfig;
+        let mut c = cfg();
+        c.outages = Some(OutagesConfig {
+            mean_gap_s: 20.0,
+            min_s: 1.0,
+            max_s: 1.0,
+        });
+        let mut fwd = SlotStage::new(&c, 0.0, 7, "forward");
+        let mut ret = SlotStage::new(&c, 0.0, 7, "return");
+        // the first outage ending well inside a slot, with none other
+        // until after the next boundary
+        let mut probe = Outages::new(c.outages.as_ref().unwrap(), 7);
+        let mut spans: Vec<(u64, u64)> = Vec::new();
+        for k in 0..4000u64 {
+            if let Some(s) = probe.latest_at(k * S / 2) {
+                if spans.last() != Some(&s) {
+                    spans.push(s);
+                }
+            }
+        }
+        let next_boundary = |t: u64| (t / (15 * S) + 1) * 15 * S;
+        let (start, end) = spans
+            .windows(2)
+            .find(|w| {
+                let (into, following) = (w[0].1 % (15 * S), w[1].0);
+                into > S && into < 14 * S && following > next_boundary(w[0].1) + 2 * S
+            })
+            .map(|w| w[0])
+            .unwrap();
+        assert_eq!(end - start, S);
+        let n = end / (15 * S);
+        // no packet gets through, in either direction
+        for t in (start..end).step_by(1_000_000) {
+            assert!(fwd.lose(t) && ret.lose(t), "at {t}");
+        }
+        // then a handover: another base delay, the spike and the loss burst
+        let after = fwd.base_delay_ms(n, end);
+        assert_ne!(after, fwd.slot_delay_ms(n));
+        assert!((10.0..=30.0).contains(&after));
+        assert_eq!(fwd.delay_ms_at(end), after + 20.0);
+        assert_eq!(fwd.delay_ms_at(end + 300 * MS), after);
+        let lost = (0..1000u64).filter(|i| fwd.lose(end + i * 100_000)).count();
+        assert!((350..650).contains(&lost), "{lost} of 1000 in the burst");
+        assert!((0..1000u64).all(|i| !fwd.lose(end + 100 * MS + i * 100_000)));
+        // until the next boundary, where the slots go on as before
+        let next = next_boundary(end);
+        assert_eq!(fwd.delay_ms_at(next - 1), after);
+        assert_eq!(fwd.delay_ms_at(next + S), fwd.slot_delay_ms(n + 1));
     }
 
     #[test]
