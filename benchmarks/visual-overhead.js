@@ -177,7 +177,9 @@ else {
   for (const s of scenarios) {
     const line = (metric, m, which) =>
       console.log(
-        `  ${s.profile} ${s.protocol.padEnd(3)} ${metric.padEnd(7)} ${which}without ${m.without} ms, with ${m.with} ms: ${m.diff_pct > 0 ? '+' : ''}${m.diff_pct} %  p ${fmtP(m.p)}  (n ${m.n.join('/')})${m.within_target ? '' : '  OVER 2 %'}`,
+        m.diff_pct === null
+          ? `  ${s.profile} ${s.protocol.padEnd(3)} ${metric.padEnd(7)} ${which}too few runs to compare (n ${m.n.join('/')})`
+          : `  ${s.profile} ${s.protocol.padEnd(3)} ${metric.padEnd(7)} ${which}without ${m.without} ms, with ${m.with} ms: ${m.diff_pct > 0 ? '+' : ''}${m.diff_pct} %  p ${fmtP(m.p)}  (n ${m.n.join('/')})${m.within_target ? '' : '  OVER 2 %'}`,
       );
     for (const [metric, m] of Object.entries(s.metrics)) line(metric, m, '');
     for (const [metric, m] of Object.entries(s.quiet_metrics)) line(metric, m, 'runs not busy: ');
