@@ -13,6 +13,7 @@ import { ensureSite, listSites } from '../../sites/generate.js';
 import { pageloadRun, describeRun } from './run.js';
 import { presetSetup } from './presets.js';
 import { emulationSettings } from '../browser/emulation.js';
+import { sitePolicy } from '../core/cache-policy.js';
 
 /**
  * Runs `plan` (cli/bench-plan.js checkBench: the checked matrix, settings
@@ -32,6 +33,7 @@ export async function bench(plan, { run = pageloadRun, ...io }) {
       pepKind: pepKind(s.protocol),
       pepSides: pepChains[pepKind(s.protocol)] ?? null,
       archive: archives[s.site] ?? null,
+      cache: sitePolicy(s.site, { given: settings.cache ?? null, archive: Boolean(archives[s.site]) }),
       dns: archives[s.site] ? settings.dns : null,
     }),
   });
@@ -52,6 +54,8 @@ export async function bench(plan, { run = pageloadRun, ...io }) {
       quic,
       h3_priorities: h3Priorities ?? 'rfc9218',
       alt_svc: altSvc ?? DEFAULTS.altSvc,
+      // the site's own policy where --cache was not given (each run's plan has the one it served)
+      cache: settings.cache ?? 'site',
       ...(dns ? { dns } : {}),
       tcp: tcp ?? null,
       pep,
