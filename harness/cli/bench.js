@@ -84,9 +84,9 @@ Options:
                     none (no-store), revalidate (no-cache: kept, revalidated with a conditional
                     request on every use), max-age=SECONDS (used without a request meanwhile),
                     immutable (max-age=31536000, immutable); default: what the site says
-                    (kepler: revalidate; the other reference sites and directories: none; a site
-                    archive: its recorded headers). Both origins send ETag and Last-Modified and
-                    answer a current conditional request with 304
+                    (kepler: revalidate; a site archive: its recorded headers; the other sites:
+                    the origin's own, no-store for ours, none for H2O). Both origins send ETag
+                    and Last-Modified and answer a current conditional request with 304
   --dns WHERE       a site archive's DNS server: gw (the default: every lookup crosses the
                     satellite link), st (a resolver on the terminal's side) or none (Chromium
                     maps the names itself, no lookups)

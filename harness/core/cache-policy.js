@@ -13,9 +13,10 @@ const YEAR_S = 31_536_000;
 
 // What each reference site's original asks of caches: the ETSI Kepler page's
 // server has every object revalidated on each use (issue 30). The synthetic
-// sites have no original; they keep no-store, what our origin always sent.
+// sites and site directories have no original: each origin serves them as it
+// does by itself (ours: no-store; H2O: no Cache-Control, its validators only,
+// so heuristic freshness).
 const SITE_POLICIES = { kepler: 'revalidate' };
-const UNSTATED = 'none';
 
 /** Pure: `value` checked (none, revalidate, max-age=SECONDS, immutable), or a UsageError of one line. */
 export function parseCachePolicy(value) {
@@ -27,12 +28,13 @@ export function parseCachePolicy(value) {
 
 /**
  * Pure: the policy a run of `site` serves with: `given` (--cache), else the
- * site's own; null for a site archive without --cache (its recorded headers).
+ * site's own; null (the origin's own; an archive's recorded headers) for a
+ * site that states none.
  */
 export function sitePolicy(site, { given = null, archive = false } = {}) {
   if (given !== null) return given;
   if (archive) return null;
-  return SITE_POLICIES[site] ?? UNSTATED;
+  return SITE_POLICIES[site] ?? null;
 }
 
 /** Pure: the Cache-Control value of `policy`. */

@@ -27,10 +27,10 @@ describe('cache policy (bench --cache)', () => {
       );
   });
 
-  it("defaults to what the site says: kepler's revalidation, an archive's recorded headers", () => {
+  it("defaults to what the site says: kepler's revalidation, an archive's recorded headers, else the origin's own", () => {
     assert.equal(sitePolicy('kepler'), 'revalidate');
-    assert.equal(sitePolicy('kuhn-a'), 'none');
-    assert.equal(sitePolicy('/srv/my-site'), 'none');
+    assert.equal(sitePolicy('kuhn-a'), null, "the origin's own");
+    assert.equal(sitePolicy('/srv/my-site'), null);
     assert.equal(sitePolicy('/a', { archive: true }), null);
     assert.equal(sitePolicy('kepler', { given: 'immutable' }), 'immutable');
     assert.equal(sitePolicy('/a', { given: 'max-age=5', archive: true }), 'max-age=5');
