@@ -25,6 +25,7 @@ export async function bench(plan, { run = pageloadRun, ...io }) {
   const { matrix, settings, pepChains, archives, profiles } = plan;
   const siteDirs = {};
   for (const s of matrix.sites) siteDirs[s] = listSites().includes(s) ? await ensureSite(s) : path.resolve(s);
+  const cacheOf = (site) => sitePolicy(site, { given: settings.cache ?? null, archive: Boolean(archives[site]) });
   const resolve = scenarioResolver({
     settings,
     profiles,
@@ -33,7 +34,7 @@ export async function bench(plan, { run = pageloadRun, ...io }) {
       pepKind: pepKind(s.protocol),
       pepSides: pepChains[pepKind(s.protocol)] ?? null,
       archive: archives[s.site] ?? null,
-      cache: sitePolicy(s.site, { given: settings.cache ?? null, archive: Boolean(archives[s.site]) }),
+      cache: cacheOf(s.site),
       dns: archives[s.site] ? settings.dns : null,
     }),
   });
@@ -54,8 +55,10 @@ export async function bench(plan, { run = pageloadRun, ...io }) {
       quic,
       h3_priorities: h3Priorities ?? 'rfc9218',
       alt_svc: altSvc ?? DEFAULTS.altSvc,
-      // the site's own policy where --cache was not given (each run's plan has the one it served)
-      cache: settings.cache ?? 'site',
+      // --cache, else each site's own: a policy, or its recorded headers (an archive), or the origin's own
+      cache:
+        settings.cache ??
+        Object.fromEntries(matrix.sites.map((s) => [s, cacheOf(s) ?? (archives[s] ? 'recorded' : 'origin')])),
       ...(dns ? { dns } : {}),
       tcp: tcp ?? null,
       pep,
