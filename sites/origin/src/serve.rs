@@ -453,6 +453,10 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     };
     let ports = (args.http_port, args.https_port);
     let site = Arc::new(Site::new(content, log, ports, args.alt_svc, args.cache));
+    // every file hashed before `ready`: no request of a load waits for it
+    if let Content::Dir(root) = &site.content {
+        site.validators.warm(root);
+    }
 
     let quic_crypto = quinn::crypto::rustls::QuicServerConfig::try_from(quic_tls)
         .map_err(|e| format!("--key {}: unusable for QUIC: {e}", args.key.display()))?;

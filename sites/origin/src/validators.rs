@@ -82,18 +82,47 @@ impl Memo {
     pub fn of(&self, path: &Path) -> Option<Validators> {
         let meta = std::fs::metadata(path).ok()?;
         let (len, modified) = (meta.len(), meta.modified().ok()?);
-        let mut known = self.known.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((l, m, v)) = known.get(path) {
+        let known = || self.known.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((l, m, v)) = known().get(path) {
             if (*l, *m) == (len, modified) {
                 return Some(v.clone());
             }
         }
+        // hashed without the lock: other requests go on meanwhile
         let v = Validators {
             etag: etag_of_file(path).ok()?,
             last_modified: http_date(modified),
         };
-        known.insert(path.to_path_buf(), (len, modified, v.clone()));
+        known().insert(path.to_path_buf(), (len, modified, v.clone()));
         Some(v)
+    }
+
+    /// Hashes every file under `root` (canonical) now, before the server
+    /// says it is ready, so that no request of a page load waits for a
+    /// file's hash. Symlinks are not followed (a file reached through one
+    /// is hashed when first asked for).
+    pub fn warm(&self, root: &Path) {
+        let Ok(dir) = std::fs::read_dir(root) else {
+            return;
+        };
+        for entry in dir.flatten() {
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => self.warm(&entry.path()),
+                Ok(t) if t.is_file() => {
+                    self.of(&entry.path());
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// How many file versions it knows.
+    pub fn len(&self) -> usize {
+        self.known.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
@@ -131,5 +160,23 @@ mod tests {
         std::fs::write(&f, b"changed").unwrap();
         assert_eq!(memo.of(&f).unwrap().etag, etag_of(b"changed"));
         assert_eq!(memo.of(&dir.join("none")), None);
+    }
+
+    #[test]
+    fn warming_hashes_every_file_under_the_root() {
+        let dir = temp_dir("validators-warm");
+        std::fs::create_dir_all(dir.join("css/deep")).unwrap();
+        for f in ["index.html", "css/a.css", "css/deep/b.css"] {
+            std::fs::write(dir.join(f), f).unwrap();
+        }
+        let memo = Memo::default();
+        assert!(memo.is_empty());
+        memo.warm(&dir);
+        assert_eq!(memo.len(), 3);
+        assert_eq!(
+            memo.of(&dir.join("css/deep/b.css")).unwrap().etag,
+            etag_of(b"css/deep/b.css")
+        );
+        assert_eq!(memo.len(), 3, "known already");
     }
 }
