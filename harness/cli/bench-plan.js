@@ -26,6 +26,7 @@ import { isArchive } from '../archive/format.js';
 import { listSites } from '../../sites/generate.js';
 import { checkEmulation } from '../browser/emulation.js';
 import { checkViews, DEFAULT_VIEWS } from '../core/views.js';
+import { parseCachePolicy } from '../core/cache-policy.js';
 import { checkPepOptions, parsePepOptions, tunnelSource } from './pep-options.js';
 
 // How our origin may order HTTP/3 responses (--h3-priorities); rfc9218 is its default.
@@ -110,6 +111,7 @@ export async function checkBench(matrix, settings = {}, options = {}) {
     quic = {},
     h3Priorities = null,
     altSvc = null,
+    cache = null,
     dns = null,
     tcp = {},
     pep = parsePepOptions({}),
@@ -125,6 +127,7 @@ export async function checkBench(matrix, settings = {}, options = {}) {
     throw new UsageError(`--h3-priorities: expected ${H3_PRIORITIES.join(', ')}, got ${JSON.stringify(h3Priorities)}`);
   if (altSvc !== null && !ALT_SVC.includes(altSvc))
     throw new UsageError(`--alt-svc: expected ${ALT_SVC.join(' or ')}, got ${JSON.stringify(altSvc)}`);
+  if (cache !== null) parseCachePolicy(cache);
   const tunnelFrom = tunnelSource(pep.tunnel, options.given);
   const pepChains = checkPepOptions(pep, matrix.protocols.map(pepKind).filter(Boolean), { tunnelFrom });
   await checkOrigin(origin, matrix.protocols, { quic, h3Priorities });
@@ -150,6 +153,7 @@ export async function checkBench(matrix, settings = {}, options = {}) {
       quic,
       h3Priorities,
       altSvc,
+      cache,
       dns: sites.length ? archiveDns : null,
       tcp,
       pep,

@@ -21,7 +21,7 @@ import { campaignCommand, matrixAxes } from './campaign.js';
 export const HELP = `Usage: satbench bench [--preset NAME] [--profile LIST] [--loss LIST] [--protocol LIST]
                       [--site NAME|DIR] [--view LIST] [-n RUNS] [--out DIR] [--resume DIR] [--seed N]
                       [--link auto|linkem|netem] [--timeout SECONDS] [--origin rust|h2o|h2o-patched]
-                      [--quic LIST] [--h3-priorities P] [--alt-svc WHERE] [--dns WHERE] [--cc NAME] [--initcwnd N] [--pep-preset NAME]
+                      [--quic LIST] [--h3-priorities P] [--alt-svc WHERE] [--cache POLICY] [--dns WHERE] [--cc NAME] [--initcwnd N] [--pep-preset NAME]
                       [--pep-sat LIST] [--pep-ground LIST] [--pep-tunnel MODE] [--qlog] [--shard I/N]
                       [--cpu-slowdown N] [--device NAME] [--lighthouse] [--visual] [--har-content] [--json]
   Load a page in a fresh Chromium over every scenario of the matrix (profiles × losses ×
@@ -80,6 +80,13 @@ Options:
                     prioritize and requests every image at once) or tcp (only TCP ones; over h3
                     Chromium then keeps at most 6 images in flight, as in Kosek et al.'s
                     testbed; the ifip2022 preset's choice)
+  --cache POLICY    the Cache-Control of every object (what a repeat or revisit view may reuse):
+                    none (no-store), revalidate (no-cache: kept, revalidated with a conditional
+                    request on every use), max-age=SECONDS (used without a request meanwhile),
+                    immutable (max-age=31536000, immutable); default: what the site says
+                    (kepler: revalidate; a site archive: its recorded headers; the other sites:
+                    the origin's own, no-store for ours, none for H2O). Both origins send ETag
+                    and Last-Modified and answer a current conditional request with 304
   --dns WHERE       a site archive's DNS server: gw (the default: every lookup crosses the
                     satellite link), st (a resolver on the terminal's side) or none (Chromium
                     maps the names itself, no lookups)
@@ -130,6 +137,7 @@ const OPTIONS = {
   visual: { type: 'boolean' },
   'h3-priorities': { type: 'string' },
   'alt-svc': { type: 'string' },
+  cache: { type: 'string' },
   dns: { type: 'string' },
   qlog: { type: 'boolean' },
   'cpu-slowdown': { type: 'string', default: String(DEFAULTS.cpuSlowdown) },
@@ -164,6 +172,7 @@ export function benchInput(v) {
     pep: { ...pepOptions({ ...v, 'pep-tunnel': v['pep-tunnel'] ?? preset.pepTunnel }), qlog: Boolean(v.qlog) },
     h3Priorities: v['h3-priorities'] ?? null,
     altSvc: v['alt-svc'] ?? preset.altSvc ?? null,
+    cache: v.cache ?? null,
     dns: v.dns ?? null,
     shard: v.shard ? parseShard(v.shard) : null,
     lighthouse: Boolean(v.lighthouse),

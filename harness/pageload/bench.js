@@ -13,6 +13,7 @@ import { ensureSite, listSites } from '../../sites/generate.js';
 import { pageloadRun, describeRun } from './run.js';
 import { presetSetup } from './presets.js';
 import { emulationSettings } from '../browser/emulation.js';
+import { sitePolicy } from '../core/cache-policy.js';
 
 /**
  * Runs `plan` (cli/bench-plan.js checkBench: the checked matrix, settings
@@ -24,6 +25,7 @@ export async function bench(plan, { run = pageloadRun, ...io }) {
   const { matrix, settings, pepChains, archives, profiles } = plan;
   const siteDirs = {};
   for (const s of matrix.sites) siteDirs[s] = listSites().includes(s) ? await ensureSite(s) : path.resolve(s);
+  const cacheOf = (site) => sitePolicy(site, { given: settings.cache ?? null, archive: Boolean(archives[site]) });
   const resolve = scenarioResolver({
     settings,
     profiles,
@@ -32,6 +34,7 @@ export async function bench(plan, { run = pageloadRun, ...io }) {
       pepKind: pepKind(s.protocol),
       pepSides: pepChains[pepKind(s.protocol)] ?? null,
       archive: archives[s.site] ?? null,
+      cache: cacheOf(s.site),
       dns: archives[s.site] ? settings.dns : null,
     }),
   });
@@ -52,6 +55,10 @@ export async function bench(plan, { run = pageloadRun, ...io }) {
       quic,
       h3_priorities: h3Priorities ?? 'rfc9218',
       alt_svc: altSvc ?? DEFAULTS.altSvc,
+      // --cache, else each site's own: a policy, or its recorded headers (an archive), or the origin's own
+      cache:
+        settings.cache ??
+        Object.fromEntries(matrix.sites.map((s) => [s, cacheOf(s) ?? (archives[s] ? 'recorded' : 'origin')])),
       ...(dns ? { dns } : {}),
       tcp: tcp ?? null,
       pep,

@@ -131,6 +131,7 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
         bdpBytes: plan.bdpBytes,
         h3Priorities: plan.h3Priorities,
         altSvc: plan.altSvc,
+        cache: plan.cache,
       });
       const qlogDir = plan.pep.qlog && outDir ? qlogDirOf(outDir, scenario, runNo) : null;
       // a replayed archive's QUIC: Proxy-ST intercepts it to every origin's

@@ -10,6 +10,7 @@ import { binPath, run, ROOT } from '../core/sys.js';
 import { makeCertificate } from '../core/certificates.js';
 import { baseProtocol } from '../core/protocols.js';
 import { originQuicArgs, oneOf } from '../core/quic-options.js';
+import { cacheControl } from '../core/cache-policy.js';
 import { ADDRESSES, ORIGIN_HTTP_PORT, ORIGIN_PORT, SITE_HOST } from '../testbed/addressing.js';
 import { startProcess } from '../testbed/testbed.js';
 import { H2O_LOG_FORMAT, summarizeOriginLog } from './origin-log.js';
@@ -84,21 +85,32 @@ export function h2oQuicListenerKeys(quic = {}) {
  * ORIGIN_PORT/udp when `h3`; no compression (H2O's default), no push, no
  * OCSP fetching (no Internet). With h3, Alt-Svc as `altSvc` says (all
  * responses, or only TCP ones): the TCP listeners and the QUIC one each
- * get a host of their own, since H2O adds headers per host.
+ * get a host of their own, since H2O adds headers per host. `cache` (a
+ * core/cache-policy.js policy) sets Cache-Control on every response; H2O's
+ * file handler sends ETag and Last-Modified and answers conditional
+ * requests with 304 by itself (file.etag is on by default).
  */
-export function h2oConfig({ root, addr, cert, key, accessLog, h3 = false, quic = {}, altSvc = 'all' }) {
+export function h2oConfig({ root, addr, cert, key, accessLog, h3 = false, quic = {}, altSvc = 'all', cache = null }) {
   const ssl = { 'certificate-file': cert, 'key-file': key, 'ocsp-update-interval': 0 };
   const paths = { '/': { 'file.dir': root } };
   const advertise = { 'header.add': `alt-svc: h3=":${ORIGIN_PORT}"` };
+  // per host, beside Alt-Svc (H2O's header directives of a host)
+  const caching = cache ? { 'header.set': `cache-control: ${cacheControl(cache)}` } : {};
   // One listener per mapping (Debian's 2.2.5 takes no sequence of them);
   // the cleartext one is global, so it serves the first host.
   const hosts = {
-    [`tcp.${SITE_HOST}`]: { listen: { host: addr, port: ORIGIN_PORT, ssl }, ...(h3 ? advertise : {}), paths },
+    [`tcp.${SITE_HOST}`]: {
+      listen: { host: addr, port: ORIGIN_PORT, ssl },
+      ...(h3 ? advertise : {}),
+      ...caching,
+      paths,
+    },
   };
   if (h3)
     hosts[`quic.${SITE_HOST}`] = {
       listen: { host: addr, port: ORIGIN_PORT, type: 'quic', ssl, ...h2oQuicListenerKeys(quic) },
       ...(altSvc === 'all' ? advertise : {}),
+      ...caching,
       paths,
     };
   const config = {
@@ -202,12 +214,22 @@ export function originLogBytes(tb) {
  * (or replaying `archive`, pageload/archive-site.js: our origin only)
  * in the server namespace, with the scenario's QUIC transport (`quic`, the
  * user's --quic; `bdpBytes` sizes our origin's windows), `h3Priorities` and
- * `altSvc`. Returns {spki} for Chromium's pin and the certificate's path
+ * `altSvc`, and the `cache` policy (core/cache-policy.js; null: the
+ * origin's own, an archive's recorded headers). Returns {spki} for Chromium's pin and the certificate's path
  * (the QUIC PEP trusts the origin by it).
  */
 export async function startOrigin(
   tb,
-  { origin = 'rust', siteDir, archive = null, quic = {}, bdpBytes = null, h3Priorities = null, altSvc = null },
+  {
+    origin = 'rust',
+    siteDir,
+    archive = null,
+    quic = {},
+    bdpBytes = null,
+    h3Priorities = null,
+    altSvc = null,
+    cache = null,
+  },
 ) {
   const tls = await originCertificate(tb);
   const logPath = path.join(tb.dir, 'origin.log');
@@ -226,6 +248,7 @@ export async function startOrigin(
         h3: await h2oSupportsH3(bin),
         quic,
         altSvc: altSvc ?? 'all',
+        cache,
       }),
     );
     await startProcess(tb.state, 'origin', ['ip', 'netns', 'exec', tb.ns.server, ...h2oEnv(bin), bin, '-c', conf], {
@@ -260,6 +283,7 @@ export async function startOrigin(
         ...originQuicArgs(quic, { bdpBytes }),
         ...(h3Priorities ? ['--h3-priorities', h3Priorities] : []),
         ...(altSvc ? ['--alt-svc', altSvc] : []),
+        ...(cache ? ['--cache', cache] : []),
       ],
       { logPath, what: 'the origin server' },
     );

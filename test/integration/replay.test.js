@@ -102,6 +102,27 @@ describe('replaying a site archive (integration, real Chromium)', function () {
     assert.deepEqual(await leftBehind(r.made), [], 'a run left these behind');
   });
 
+  it('--cache revalidate: a repeat view of the archive revalidates what it had fetched, the origin answering 304', async () => {
+    const out = path.join(site.tmp, 'replay-cache');
+    const r = await satbench(
+      [
+        ...['bench', '--profile', writeProfile(SHORT), '--site', archiveDir, '--protocol', 'h2'],
+        ...['--view', 'repeat', '--cache', 'revalidate', '-n', '1', '--out', out],
+      ],
+      { timeoutMs: 240000 },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const [first, second] = records(out);
+    for (const rec of [first, second]) assert.equal(rec.ok, true, rec.error);
+    const what = `${JSON.stringify(second.cache_use)} ${JSON.stringify(second.origin_log.statuses)}`;
+    // the archive recorded no validators: the origin made them from its body files
+    assert.equal(first.cache_use.revalidated, 0, what);
+    assert.ok(second.cache_use.revalidated >= 6, what);
+    assert.equal(second.origin_log.statuses[304], second.cache_use.revalidated, what);
+    assert.equal(second.cache_use.from_cache, 0, what);
+    assert.deepEqual(await leftBehind(r.made), [], 'a run left these behind');
+  });
+
   it('refuses cleartext h1 for an https page, and --dns without an archive, before anything runs', async () => {
     const args = ['bench', '--profile', writeProfile(SHORT), '--site', archiveDir, '-n', '1'];
     const h1 = await satbench([...args, '--protocol', 'h1', '--out', path.join(site.tmp, 'no-h1')]);

@@ -30,14 +30,14 @@ describe('gatherers', () => {
     }
   });
 
-  it('every load counts its connections and records the machine’s CPU load; with --visual the visual gatherer too', () => {
+  it('every load counts its connections and its cache use and records the machine’s CPU load; with --visual the visual gatherer too', () => {
     assert.deepEqual(
       gatherersFor().map((g) => g.key),
-      ['connections', 'machine'],
+      ['connections', 'cache_use', 'machine'],
     );
     assert.deepEqual(
       gatherersFor({ visual: true }).map((g) => g.key),
-      ['connections', 'machine', 'visual'],
+      ['connections', 'cache_use', 'machine', 'visual'],
     );
     assert.equal(afterLoadMs(gatherersFor()), 0);
     assert.ok(afterLoadMs(gatherersFor({ visual: true })) > 5000, 'the wait after the load counts towards the bound');

@@ -39,6 +39,22 @@ describe('origin settings', () => {
     assert.equal(tuned.hosts['quic.satbench.test'].listen.initcwnd, 32);
   });
 
+  it('sets the cache policy on every H2O host, and none without one', () => {
+    const args = { root: '/srv', addr: '198.18.3.2', cert: '/c.pem', key: '/k.pem', h3: true };
+    assert.equal(YAML.parse(h2oConfig(args)).hosts['tcp.satbench.test']['header.set'], undefined);
+    for (const [cache, value] of [
+      ['none', 'no-store'],
+      ['revalidate', 'no-cache'],
+      ['max-age=600', 'max-age=600'],
+      ['immutable', 'max-age=31536000, immutable'],
+    ]) {
+      const hosts = YAML.parse(h2oConfig({ ...args, cache })).hosts;
+      for (const host of ['tcp.satbench.test', 'quic.satbench.test'])
+        assert.equal(hosts[host]['header.set'], `cache-control: ${value}`, `${cache} ${host}`);
+      assert.equal(hosts['quic.satbench.test']['header.add'], 'alt-svc: h3=":443"', 'Alt-Svc kept beside it');
+    }
+  });
+
   it("maps --quic onto H2O's QUIC listener and names what H2O has no setting for", () => {
     assert.deepEqual(h2oQuicListenerKeys({}), {});
     assert.deepEqual(h2oQuicListenerKeys({ cc: 'cubic', 'initial-window': '10' }), { cc: 'cubic', initcwnd: 10 });

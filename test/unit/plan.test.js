@@ -57,6 +57,7 @@ describe('a campaign checked once into its plan', () => {
       assert.equal(r.timeoutMs, 5000);
       assert.equal(r.quic, plan.settings.quic);
       assert.equal(r.profile, plan.profiles('geo', 0), 'the profile the check parsed');
+      assert.equal(r.cache, 'revalidate', "kepler's own cache policy, no --cache given");
     }
     assert.equal(
       summary.groups.reduce((a, g) => a + g.failed, 0),
@@ -65,6 +66,7 @@ describe('a campaign checked once into its plan', () => {
     // the campaign's settings under meta.settings, as bulk writes them
     assert.equal(summary.meta.settings.origin, 'rust');
     assert.equal(summary.meta.settings.alt_svc, DEFAULTS.altSvc);
+    assert.deepEqual(summary.meta.settings.cache, { kepler: 'revalidate' });
     assert.equal(summary.meta.origin, undefined);
     benchMeta = summary.meta;
   });

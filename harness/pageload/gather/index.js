@@ -10,6 +10,7 @@ import path from 'node:path';
 import { DEFAULTS } from '../../core/defaults.js';
 import { runFolder } from '../../campaign/results-dir.js';
 import { scenarioKey } from '../../kinds/pageload.js';
+import cacheUse from './cache-use.js';
 import connections from './connections.js';
 import har from './har.js';
 import machine from './machine.js';
@@ -17,7 +18,7 @@ import visual from './visual.js';
 
 /**
  * Pure: the gatherers of one page load: every load counts its connections
- * and records the machine's CPU load (stopped before the others' waiting
+ * and its responses by the browser cache (from it, revalidated, fetched) and records the machine's CPU load (stopped before the others' waiting
  * and fetching, so that it spans the load alone); with `visual` (bench
  * --visual), the screenshots and what the user saw, its filmstrip in
  * `outDir` (null: no file) as filmstrip/KEY-runN of `scenario`'s run
@@ -35,6 +36,7 @@ export function gatherersFor({
     outDir && scenario ? path.relative(outDir, runFolder(outDir, 'filmstrip', scenarioKey(scenario), runNo)) : null;
   return [
     connections(),
+    cacheUse(),
     machine(),
     ...(withVisual ? [visual({ outDir, frames })] : []),
     ...(harOptions ? [har(harOptions)] : []),

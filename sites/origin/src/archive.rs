@@ -44,6 +44,7 @@ use url::Position;
 pub use url::Url;
 
 use crate::site::{self, Body, Decision, Headers};
+use crate::validators;
 
 /// The manifest's file name in an archive's directory.
 pub const MANIFEST: &str = "archive.json";
@@ -287,7 +288,10 @@ impl Archive {
         }
         for (i, (e, body)) in archive.entries.iter_mut().zip(bodies).enumerate() {
             if let Some(rel) = body {
-                e.body = Some(body_file(dir, &rel).map_err(|e| format!("entries[{i}].body: {e}"))?);
+                let (path, len) =
+                    body_file(dir, &rel).map_err(|e| format!("entries[{i}].body: {e}"))?;
+                add_validators(&mut e.headers, &path);
+                e.body = Some((path, len));
             }
         }
         Ok(archive)
@@ -507,6 +511,23 @@ fn missing_request(v: &Value, key: &str) -> Result<Url, String> {
     Ok(url)
 }
 
+/// A recorded response's validators where it recorded none: an ETag of its
+/// body file's bytes, a Last-Modified of the file's time (when the archive
+/// was written), so a replayed page can be revalidated as the live one
+/// could. Recorded ones are kept, as the client may hold them.
+fn add_validators(headers: &mut Headers, body: &Path) {
+    let has = |h: &Headers, name: &str| h.iter().any(|(n, _)| n == name);
+    let Some(v) = validators::of_file(body) else {
+        return;
+    };
+    if !has(headers, "etag") {
+        headers.push((Cow::Borrowed("etag"), v.etag));
+    }
+    if !has(headers, "last-modified") {
+        headers.push((Cow::Borrowed("last-modified"), v.last_modified));
+    }
+}
+
 /// `rel` (a body name) under `dir` (canonical): a file inside it (its
 /// canonical path), and its length.
 fn body_file(dir: &Path, rel: &str) -> Result<(PathBuf, u64), String> {
@@ -525,6 +546,7 @@ fn body_file(dir: &Path, rel: &str) -> Result<(PathBuf, u64), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::validators::etag_of;
     use satbench_transport::testkit::temp_dir;
 
     /// The cases both sides test (the mocha side:
@@ -756,7 +778,8 @@ mod tests {
                        ["alt-svc", "h3=\":443\"; ma=86400"]],
            "body": "bodies/0000"},
           {"method": "GET", "url": "https://cdn.a.test/app.js?v=2", "status": 200,
-           "headers": [["content-type", "text/javascript"], ["content-encoding", "gzip"]],
+           "headers": [["content-type", "text/javascript"], ["content-encoding", "gzip"],
+                       ["ETag", "W/\"v2\""]],
            "body": "bodies/0001"},
           {"method": "GET", "url": "https://www.a.test/old", "status": 301,
            "headers": [["location", "/"]], "body": null},
@@ -774,7 +797,17 @@ mod tests {
         assert_eq!(a.entries.len(), 4);
         let e = &a.entries[0];
         let names: Vec<&str> = e.headers.iter().map(|(n, _)| n.as_ref()).collect();
-        assert_eq!(names, ["content-type", "set-cookie", "set-cookie"]);
+        // validators where none were recorded: of the body file
+        assert_eq!(
+            names,
+            [
+                "content-type",
+                "set-cookie",
+                "set-cookie",
+                "etag",
+                "last-modified"
+            ]
+        );
         let canon = std::fs::canonicalize(&dir).unwrap();
         assert_eq!(e.body, Some((canon.join("bodies/0000"), 20)));
         assert_eq!(a.entries[1].body, Some((canon.join("bodies/0001"), 9)));
@@ -799,6 +832,14 @@ mod tests {
         let gz = a.decide("GET", Some(&url("https://cdn.a.test/app.js?v=2")), None);
         assert_eq!(gz.header("content-encoding"), Some("gzip"));
         assert_eq!(gz.bytes, 9);
+        assert_eq!(
+            d.header("etag"),
+            Some(etag_of(b"<!doctype html>hello").as_str())
+        );
+        assert_eq!(gz.header("etag"), Some("W/\"v2\""), "the recorded one");
+        let gz_headers = &a.entries[1].headers;
+        assert_eq!(gz_headers.iter().filter(|(n, _)| n == "etag").count(), 1);
+        assert!(gz.header("last-modified").is_some());
         let redirect = a.decide("GET", Some(&url("https://www.a.test/old")), None);
         assert_eq!((redirect.status, redirect.bytes), (301, 0));
         assert_eq!(redirect.header("location"), Some("/"));

@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use satbench_transport::cli::QuicArgs;
 use satbench_transport::quic::QuicOptions;
 
+use crate::cache::CachePolicy;
 use crate::priority::Policy;
 use crate::site::AltSvc;
 
@@ -82,12 +83,26 @@ pub struct ServeFlags {
     /// prioritize) or tcp (only those over TCP)
     #[arg(long, value_name = "WHERE", default_value = "all", value_parser = alt_svc)]
     alt_svc: AltSvc,
+    /// The Cache-Control of every successful response: none (no-store),
+    /// revalidate (no-cache: kept, revalidated on every use), max-age=S,
+    /// immutable (max-age=31536000, immutable); default: no-store for
+    /// --root, the recorded headers for --archive. Every response has an
+    /// ETag and a Last-Modified, and a conditional GET whose copy is
+    /// current gets a 304
+    #[arg(long, value_name = "POLICY", value_parser = cache_policy)]
+    cache: Option<CachePolicy>,
     #[command(flatten)]
     quic: QuicArgs,
 }
 
 fn policy(v: &str) -> Result<Policy, String> {
     Policy::parse(v).ok_or_else(|| format!("expected rfc9218, incremental-last or off, got '{v}'"))
+}
+
+fn cache_policy(v: &str) -> Result<CachePolicy, String> {
+    CachePolicy::parse(v).ok_or_else(|| {
+        format!("expected none, revalidate, max-age=SECONDS or immutable, got '{v}'")
+    })
 }
 
 fn alt_svc(v: &str) -> Result<AltSvc, String> {
@@ -141,6 +156,8 @@ pub struct ServeArgs {
     pub h3_priorities: Policy,
     /// which responses carry Alt-Svc (`--alt-svc`)
     pub alt_svc: AltSvc,
+    /// the Cache-Control policy (`--cache`); None: the content's own
+    pub cache: Option<CachePolicy>,
 }
 
 impl ServeFlags {
@@ -169,6 +186,7 @@ impl ServeFlags {
             quic: self.quic.options()?,
             h3_priorities: self.h3_priorities,
             alt_svc: self.alt_svc,
+            cache: self.cache,
         })
     }
 }
@@ -251,6 +269,7 @@ mod tests {
         assert_eq!(s.quic, QuicOptions::default());
         assert_eq!(s.h3_priorities, Policy::Rfc9218);
         assert_eq!(s.alt_svc, AltSvc::All);
+        assert_eq!(s.cache, None);
     }
 
     #[test]
@@ -259,12 +278,14 @@ mod tests {
             "--root=/srv --addr 127.0.0.1 --http-port 8080 --https-port=8443 --cert c --key k \
              --log /tmp/l --quic-cc bbr --quic-initial-window 32 --quic-initial-mtu 1400 \
              --quic-ack-eliciting-threshold 9 --quic-max-ack-delay-ms 40 --bdp-bytes 1000000 \
-             --idle-timeout-ms 5000 --h3-priorities=incremental-last --alt-svc tcp",
+             --idle-timeout-ms 5000 --h3-priorities=incremental-last --alt-svc tcp \
+             --cache max-age=600",
         )
         .unwrap();
         assert_eq!((s.http_port, s.https_port), (8080, 8443));
         assert_eq!(s.h3_priorities, Policy::IncrementalLast);
         assert_eq!(s.alt_svc, AltSvc::Tcp);
+        assert_eq!(s.cache, Some(CachePolicy::MaxAge(600)));
         assert_eq!(s.log, Some(PathBuf::from("/tmp/l")));
         let q = s.quic;
         assert_eq!(q.cc, Cc::Bbr);
@@ -328,6 +349,10 @@ mod tests {
         assert_eq!(
             err("--alt-svc h3"),
             "--alt-svc: expected all or tcp, got 'h3'"
+        );
+        assert_eq!(
+            err("--cache max-age=soon"),
+            "--cache: expected none, revalidate, max-age=SECONDS or immutable, got 'max-age=soon'"
         );
         assert!(err("--frobnicate").contains("unknown argument '--frobnicate'"));
         assert!(serve("--root /srv")

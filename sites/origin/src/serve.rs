@@ -31,11 +31,14 @@ use tokio_rustls::TlsAcceptor;
 
 use crate::archive::{self, Archive};
 use crate::body::{ResponseBody, CHUNK};
+use crate::cache::{self, CachePolicy};
 use crate::cli::{ServeArgs, Source};
+use crate::conditional::{self, Conditions};
 use crate::h3_quinn_prio::{self, StreamPriorities};
 use crate::log::{Line, RequestLog};
 use crate::priority::{self, Policy};
 use crate::site::{self, AltSvc, Body, Decision};
+use crate::validators::Memo;
 use crate::vhost::HostCerts;
 
 /// Where responses come from: a site directory (canonical, see
@@ -55,6 +58,8 @@ pub struct Asked<'a> {
     /// As received (percent-encoded), without the query.
     pub path: &'a str,
     pub query: Option<&'a str>,
+    /// Its `If-None-Match` and `If-Modified-Since`.
+    pub conditions: Conditions,
 }
 
 impl<'a> Asked<'a> {
@@ -67,6 +72,7 @@ impl<'a> Asked<'a> {
             authority: uri.authority().map(|a| a.as_str()).or_else(host),
             path: uri.path(),
             query: uri.query(),
+            conditions: Conditions::of(req.headers()),
         }
     }
 }
@@ -89,6 +95,10 @@ pub struct Site {
     alt_svc_on: AltSvc,
     http_port: u16,
     https_port: u16,
+    /// `--cache`: None keeps each content's own (no-store, recorded).
+    cache: Option<CachePolicy>,
+    /// A site directory's ETags, each file hashed once per version.
+    validators: Memo,
 }
 
 impl Site {
@@ -97,6 +107,7 @@ impl Site {
         log: RequestLog,
         (http_port, https_port): (u16, u16),
         alt_svc_on: AltSvc,
+        cache: Option<CachePolicy>,
     ) -> Site {
         Site {
             content,
@@ -105,6 +116,8 @@ impl Site {
             alt_svc_on,
             http_port,
             https_port,
+            cache,
+            validators: Memo::default(),
         }
     }
 
@@ -113,13 +126,21 @@ impl Site {
         self.alt_svc_on.on(tcp).then_some(self.alt_svc.as_str())
     }
 
-    /// The decision and the log's PATH field: the path for a directory,
-    /// the URL the matching rule built for an archive.
+    /// The decision, with the cache policy's Cache-Control, or its 304
+    /// when the request's preconditions hold; and the log's PATH field.
     fn decide(&self, a: &Asked, tcp: bool) -> (Decision, String) {
+        let (d, logged) = self.content_decision(a, tcp);
+        let d = cache::apply(d, self.cache);
+        (conditional::answer(d, a.method, &a.conditions), logged)
+    }
+
+    /// The content's decision and the log's PATH field: the path for a
+    /// directory, the URL the matching rule built for an archive.
+    fn content_decision(&self, a: &Asked, tcp: bool) -> (Decision, String) {
         let alt_svc = self.alt_svc(tcp);
         match &self.content {
             Content::Dir(root) => {
-                let stat = |p: &Path| site::stat_confined(root, p);
+                let stat = |p: &Path| site::stat_confined(root, p, &self.validators);
                 let d = site::decide(a.method, a.path, root, stat, alt_svc);
                 (d, a.path.to_string())
             }
@@ -431,7 +452,11 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
         None => RequestLog::stderr(),
     };
     let ports = (args.http_port, args.https_port);
-    let site = Arc::new(Site::new(content, log, ports, args.alt_svc));
+    let site = Arc::new(Site::new(content, log, ports, args.alt_svc, args.cache));
+    // every file hashed before `ready`: no request of a load waits for it
+    if let Content::Dir(root) = &site.content {
+        site.validators.warm(root);
+    }
 
     let quic_crypto = quinn::crypto::rustls::QuicServerConfig::try_from(quic_tls)
         .map_err(|e| format!("--key {}: unusable for QUIC: {e}", args.key.display()))?;

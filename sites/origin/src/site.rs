@@ -8,10 +8,16 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
+use crate::validators::{Memo, Validators};
+
 /// What `stat` says about a path under the root.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Entry {
-    File { len: u64 },
+    /// A file of `len` bytes, with its validators (None: unreadable).
+    File {
+        len: u64,
+        validators: Option<Validators>,
+    },
     Dir,
     Missing,
 }
@@ -185,12 +191,22 @@ impl AltSvc {
     }
 }
 
-/// Headers every response carries, whatever its status.
-fn common_headers(content_type: &str, len: u64, alt_svc: Option<&str>) -> Headers {
+/// Headers every response carries, whatever its status, and a file's
+/// validators (`validators`).
+fn common_headers(
+    content_type: &str,
+    len: u64,
+    validators: Option<&Validators>,
+    alt_svc: Option<&str>,
+) -> Headers {
     let mut h: Headers = vec![
         ("content-type".into(), content_type.to_string()),
         ("cache-control".into(), "no-store".to_string()),
     ];
+    if let Some(v) = validators {
+        h.push(("etag".into(), v.etag.clone()));
+        h.push(("last-modified".into(), v.last_modified.clone()));
+    }
     server_headers(&mut h, Some(len), alt_svc);
     h
 }
@@ -220,7 +236,7 @@ pub fn text_response(
     let len = text.len() as u64;
     Decision {
         status,
-        headers: common_headers("text/plain; charset=utf-8", len, alt_svc),
+        headers: common_headers("text/plain; charset=utf-8", len, None, alt_svc),
         body: if head { Body::None } else { Body::Text(text) },
         bytes: if head { 0 } else { len },
         unmatched: false,
@@ -269,9 +285,9 @@ pub fn decide(
         entry = stat(&path);
     }
     match entry {
-        Entry::File { len } => Decision {
+        Entry::File { len, validators } => Decision {
             status: 200,
-            headers: common_headers(content_type(&path), len, alt_svc),
+            headers: common_headers(content_type(&path), len, validators.as_ref(), alt_svc),
             body: if head {
                 Body::None
             } else {
@@ -286,8 +302,8 @@ pub fn decide(
 
 /// `stat` over the real file system, confined to `root_canonical` (the
 /// canonical root): a path that resolves outside it through a symlink is
-/// `Missing`.
-pub fn stat_confined(root_canonical: &Path, path: &Path) -> Entry {
+/// `Missing`. A file's validators come from `memo`.
+pub fn stat_confined(root_canonical: &Path, path: &Path, memo: &Memo) -> Entry {
     let Ok(real) = std::fs::canonicalize(path) else {
         return Entry::Missing;
     };
@@ -295,7 +311,10 @@ pub fn stat_confined(root_canonical: &Path, path: &Path) -> Entry {
         return Entry::Missing;
     }
     match std::fs::metadata(&real) {
-        Ok(m) if m.is_file() => Entry::File { len: m.len() },
+        Ok(m) if m.is_file() => Entry::File {
+            len: m.len(),
+            validators: memo.of(&real),
+        },
         Ok(m) if m.is_dir() => Entry::Dir,
         _ => Entry::Missing,
     }
@@ -305,6 +324,8 @@ pub fn stat_confined(root_canonical: &Path, path: &Path) -> Entry {
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    const MODIFIED: &str = "Sun, 06 Nov 1994 08:49:37 GMT";
 
     fn p(s: &str) -> PathBuf {
         PathBuf::from(s)
@@ -411,9 +432,19 @@ mod tests {
                 map.insert(d.to_path_buf(), Entry::Dir);
                 dir = d.parent();
             }
-            map.insert(path, Entry::File { len: *len });
+            let validators = Some(Validators {
+                etag: format!("\"{f}\""),
+                last_modified: MODIFIED.into(),
+            });
+            map.insert(
+                path,
+                Entry::File {
+                    len: *len,
+                    validators,
+                },
+            );
         }
-        move |p: &Path| map.get(p).copied().unwrap_or(Entry::Missing)
+        move |p: &Path| map.get(p).cloned().unwrap_or(Entry::Missing)
     }
 
     fn root() -> &'static Path {
@@ -434,6 +465,8 @@ mod tests {
         assert_eq!(d.header("content-type"), Some("text/css; charset=utf-8"));
         assert_eq!(d.header("content-length"), Some("1234"));
         assert_eq!(d.header("cache-control"), Some("no-store"));
+        assert_eq!(d.header("etag"), Some("\"css/site.css\""));
+        assert_eq!(d.header("last-modified"), Some(MODIFIED));
         assert_eq!(d.header("alt-svc"), Some("h3=\":443\""));
         assert_eq!(d.header("content-encoding"), None);
         assert_eq!(
@@ -526,7 +559,10 @@ mod tests {
         let asked = std::cell::RefCell::new(Vec::new());
         let stat = |p: &Path| {
             asked.borrow_mut().push(p.to_path_buf());
-            Entry::File { len: 1 }
+            Entry::File {
+                len: 1,
+                validators: None,
+            }
         };
         for raw in [
             "/../etc/passwd",
@@ -568,20 +604,24 @@ mod tests {
         std::os::unix::fs::symlink(base.join("secret.txt"), root.join("link.txt")).unwrap();
         std::os::unix::fs::symlink(root.join("a.txt"), root.join("inside.txt")).unwrap();
         let canon = std::fs::canonicalize(&root).unwrap();
-        assert_eq!(
-            stat_confined(&canon, &root.join("a.txt")),
-            Entry::File { len: 5 }
-        );
-        assert_eq!(
-            stat_confined(&canon, &root.join("inside.txt")),
-            Entry::File { len: 5 }
-        );
-        assert_eq!(stat_confined(&canon, &root.join("sub")), Entry::Dir);
-        assert_eq!(
-            stat_confined(&canon, &root.join("link.txt")),
-            Entry::Missing
-        );
-        assert_eq!(stat_confined(&canon, &root.join("nope")), Entry::Missing);
+        let memo = Memo::default();
+        let stat = |p: &Path| stat_confined(&canon, p, &memo);
+        let a = Entry::File {
+            len: 5,
+            validators: crate::validators::of_file(&root.join("a.txt")),
+        };
+        assert!(matches!(
+            &a,
+            Entry::File {
+                validators: Some(_),
+                ..
+            }
+        ));
+        assert_eq!(stat(&root.join("a.txt")), a);
+        assert_eq!(stat(&root.join("inside.txt")), a);
+        assert_eq!(stat(&root.join("sub")), Entry::Dir);
+        assert_eq!(stat(&root.join("link.txt")), Entry::Missing);
+        assert_eq!(stat(&root.join("nope")), Entry::Missing);
         std::fs::remove_dir_all(&base).unwrap();
     }
 }

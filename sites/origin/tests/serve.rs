@@ -309,6 +309,97 @@ async fn serves_over_h1_h2_and_h3() {
     assert_eq!(lines.len(), 10, "{log}");
 }
 
+/// `req` with one more header.
+fn with<B>(mut req: Request<B>, name: &'static str, value: &str) -> Request<B> {
+    req.headers_mut().insert(name, value.parse().unwrap());
+    req
+}
+
+/// Every response has an ETag and a Last-Modified; a request whose copy is
+/// current gets a 304 without a body over each protocol, If-None-Match
+/// deciding when both are sent; `--cache` sets the Cache-Control.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn conditional_requests_get_304_over_h1_h2_and_h3() {
+    let mut f = start_with("conditional", "1000000", &["--cache", "revalidate"]);
+    tokio::time::timeout(T, async {
+        let tcp = tokio::net::TcpStream::connect(f.http).await.unwrap();
+        let (r, _) = fetch_h1(tcp, request("GET", "/style.css")).await;
+        assert_eq!(r.status(), StatusCode::OK);
+        assert_eq!(header(&r, "cache-control"), "no-cache");
+        let etag = header(&r, "etag").to_string();
+        let modified = header(&r, "last-modified").to_string();
+        assert!(etag.starts_with('"') && etag.len() == 34, "{etag}");
+        assert!(modified.ends_with(" GMT"), "{modified}");
+
+        // h1: the tag, the date, and a stale tag with a current date
+        let tcp = tokio::net::TcpStream::connect(f.http).await.unwrap();
+        let req = with(request("GET", "/style.css"), "if-none-match", &etag);
+        let (r, body) = fetch_h1(tcp, req).await;
+        assert_eq!(r.status(), StatusCode::NOT_MODIFIED);
+        assert_eq!(
+            (header(&r, "etag"), header(&r, "cache-control")),
+            (etag.as_str(), "no-cache")
+        );
+        assert!(body.is_empty());
+        let tcp = tokio::net::TcpStream::connect(f.http).await.unwrap();
+        let req = with(request("GET", "/style.css"), "if-modified-since", &modified);
+        assert_eq!(
+            fetch_h1(tcp, req).await.0.status(),
+            StatusCode::NOT_MODIFIED
+        );
+        let tcp = tokio::net::TcpStream::connect(f.http).await.unwrap();
+        let req = with(request("GET", "/style.css"), "if-none-match", "\"old\"");
+        let req = with(req, "if-modified-since", &modified);
+        let (r, body) = fetch_h1(tcp, req).await;
+        assert_eq!(r.status(), StatusCode::OK, "If-None-Match decides");
+        assert_eq!(body, b"body { color: red }\n");
+
+        // h1 over TLS, h2
+        let tls = tls_connect(&f, &[b"http/1.1"]).await;
+        let req = with(request("GET", "/style.css"), "if-none-match", &etag);
+        assert_eq!(
+            fetch_h1(tls, req).await.0.status(),
+            StatusCode::NOT_MODIFIED
+        );
+        let mut send = common::h2(tls_connect(&f, &[b"h2"]).await).await;
+        let uri = format!("https://localhost:{}/style.css", f.https.port());
+        let req = with(request("GET", &uri), "if-none-match", &etag);
+        let (r, body) = collect(send.send_request(req).await.unwrap()).await;
+        assert_eq!(
+            (r.status(), r.version()),
+            (StatusCode::NOT_MODIFIED, Version::HTTP_2)
+        );
+        assert!(body.is_empty());
+
+        // h3
+        let socket = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+        let mut h3 = H3::connect(client_tls(&f.dir, &[]), socket, f.https, "localhost").await;
+        let req = Request::get(&uri).header("if-none-match", &etag).body(());
+        let (r, body) = h3.fetch(req.unwrap()).await;
+        assert_eq!(
+            (r.status(), r.version()),
+            (StatusCode::NOT_MODIFIED, Version::HTTP_3)
+        );
+        assert_eq!(header(&r, "etag"), etag);
+        assert!(body.is_empty());
+        h3.close();
+    })
+    .await
+    .expect("fetches took over 10 s");
+    assert_eq!(terminate(&mut f).code(), Some(0));
+    let log = std::fs::read_to_string(f.dir.join("requests.log")).unwrap();
+    let not_modified: Vec<&str> = log
+        .lines()
+        .filter(|l| l.ends_with(" GET /style.css 304 0"))
+        .map(|l| l.split(' ').nth(1).unwrap())
+        .collect();
+    assert_eq!(
+        not_modified,
+        ["http/1.1", "http/1.1", "http/1.1", "h2", "h3"],
+        "{log}"
+    );
+}
+
 fn serve_error(args: &[&str]) -> (Option<i32>, String) {
     let out = Command::new(BIN).arg("serve").args(args).output().unwrap();
     assert!(out.stdout.is_empty());
