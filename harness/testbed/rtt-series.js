@@ -149,19 +149,59 @@ export function analyzeRttSeries(series, intervalMs, { minPeriodMs = 1000, windo
   };
 }
 
+// Pure: the RTT spike and the loss of the echoes sent around a boundary,
+// in the probe's terms: the echo crosses the return link's slot stage as
+// it is sent, and its reply the forward link's after the way up, the
+// ground links and the way back to the satellite link (the return link's
+// spike included when the echo was sent inside it). The two bursts
+// therefore do not cover the same echoes: the forward one takes echoes
+// sent before the boundary and fewer after it, and where they overlap a
+// request lost on the way up leaves no reply to lose. Returns the expected
+// number of lost echoes per boundary times the echo interval (ms of
+// echoes) in the `windowMs` from the first, from the mean delays; jitter
+// moves the edges both ways.
+export function boundaryLossMs(profile, { windowMs = 500, stepMs = 0.1 } = {}) {
+  const links = Object.entries(profile.links);
+  const sat = profile.links.satellite;
+  const [f, r] = [sat.forward.slots, sat.return.slots];
+  const mean = (s) => (s ? (s.delay_min_ms + s.delay_max_ms) / 2 : 0);
+  // from the send to the forward slot stage, spike aside
+  const toForwardMs =
+    links.reduce((a, [, l]) => a + l.return.delay_ms, 0) +
+    mean(r) +
+    links.filter(([name]) => name !== 'satellite').reduce((a, [, l]) => a + l.forward.delay_ms, 0);
+  const inBurst = (s, t) => (s && t >= 0 && t < s.loss_s * 1000 ? s.loss_p : 0);
+  const spikeAt = (s, t) => (s && t >= 0 && t < s.spike_s * 1000 ? s.spike_ms : 0);
+  // the forward burst takes echoes sent from toForwardMs before the boundary
+  const start = -toForwardMs - 1;
+  const span = Math.max(f?.loss_s ?? 0, r?.loss_s ?? 0) * 1000 - start + 1;
+  const lossAt = Array.from({ length: Math.ceil(span / stepMs) }, (_, k) => {
+    const t = start + k * stepMs;
+    const up = inBurst(r, t);
+    const down = inBurst(f, t + toForwardMs + spikeAt(r, t));
+    return 1 - (1 - up) * (1 - down);
+  });
+  // the probe's window starts at the first loss (or step) it sees
+  const first = Math.max(
+    0,
+    lossAt.findIndex((p) => p > 0),
+  );
+  return lossAt.slice(first, first + Math.round(windowMs / stepMs)).reduce((a, p) => a + p * stepMs, 0);
+}
+
 // Pure: what a profile's slot process should show in the same terms (null
 // without one): the period, the RTT spike (both directions' spikes), and
-// the loss expected in the first `windowMs` after a boundary.
+// the share of the echoes lost in the first `windowMs` after a boundary
+// (boundaryLossMs over the window).
 export function configuredSlots(profile, { windowMs = 500 } = {}) {
   const f = profile.links.satellite.forward.slots;
   const r = profile.links.satellite.return.slots;
   const s = f ?? r;
   if (!s) return null;
-  const lossIn = (x) => (x ? x.loss_p * Math.min(1, (x.loss_s * 1000) / windowMs) : 0);
   return {
     period_s: s.period_s,
     spike_ms: round((f?.spike_ms ?? 0) + (r?.spike_ms ?? 0)),
-    boundary_loss_pct: round(100 * (1 - (1 - lossIn(f)) * (1 - lossIn(r))), 3),
+    boundary_loss_pct: round((100 * boundaryLossMs(profile, { windowMs })) / windowMs, 2),
     window_ms: windowMs,
   };
 }

@@ -298,7 +298,7 @@ describe('probe: access model figures', () => {
     const text = formatProbe(r);
     assert.match(text, /handover period s +15 +2\n/);
     assert.match(text, /boundary spike ms +30 +\d/);
-    assert.match(text, /loss % 500 ms after +11\.64 +1[12](\.\d+)? +\(elsewhere 0\)/);
+    assert.match(text, /loss % 500 ms after +10\.04 +1[12](\.\d+)? +\(elsewhere 0\)/);
     // without --duration no series summary
     assert.equal(
       summarizeProbe({ profile: 'starlink', configured, backend: 'linkem', raw }).measured.rtt_series,
