@@ -83,10 +83,19 @@ export function periodLag(events, minLag, spread) {
   return first.lag;
 }
 
+// Pure: the mean difference between successive RTTs (Huston's jitter),
+// over the pairs of echoes both received; null without one.
+export function successiveJitter(series) {
+  const d = series.slice(1).flatMap((x, i) => (present(x) && present(series[i]) ? [Math.abs(x - series[i])] : []));
+  return d.length ? d.reduce((a, b) => a + b, 0) / d.length : null;
+}
+
 // Pure: the series' summary. `windowMs`: how long after a boundary counts
 // as "at the boundary" for the loss and the spike; the spike is the highest
 // median of SPIKE_RUN successive echoes in that window over the median of
-// the rest of the slot.
+// the rest of the slot; each slot's RTT is the median of that rest, and the
+// largest step between successive slots is the one Huston's worst case
+// (30 -> 80 ms) is compared with.
 export function analyzeRttSeries(series, intervalMs, { minPeriodMs = 1000, windowMs = 500 } = {}) {
   const rtts = series.filter(present);
   const lost = series.length - rtts.length;
@@ -97,6 +106,7 @@ export function analyzeRttSeries(series, intervalMs, { minPeriodMs = 1000, windo
     p5_ms: round(quantile(rtts, 0.05)),
     p95_ms: round(quantile(rtts, 0.95)),
     loss_pct: series.length ? round((100 * lost) / series.length, 3) : null,
+    successive_jitter_ms: round(successiveJitter(series)),
     period_s: null,
   };
   const events = changeEvents(series);
@@ -118,6 +128,7 @@ export function analyzeRttSeries(series, intervalMs, { minPeriodMs = 1000, windo
   }
   let [atN, atLost] = [0, 0];
   const spikes = [];
+  const slotMedians = [];
   // From the period before the first whole one: a boundary's window may
   // reach into the series' start.
   const clip = (i) => Math.max(0, i);
@@ -135,8 +146,13 @@ export function analyzeRttSeries(series, intervalMs, { minPeriodMs = 1000, windo
       .map((_, j) => median(head.slice(j, j + SPIKE_RUN)));
     if (start >= 0 && runs.length && settled.length && rest.length === lag - win)
       spikes.push(Math.max(...runs) - median(settled));
+    // a slot's RTT, from as long a stretch as the window at least (the
+    // series' first and last slots may be cut)
+    if (settled.length >= win) slotMedians.push(median(settled));
   }
   const [otherN, otherLost] = [series.length - atN, lost - atLost];
+  const steps = slotMedians.slice(1).map((to, i) => ({ from: round(slotMedians[i]), to: round(to) }));
+  const largest = steps.reduce((a, x) => (a && Math.abs(a.to - a.from) >= Math.abs(x.to - x.from) ? a : x), null);
   return {
     ...out,
     period_s: round((lag * intervalMs) / 1000, 3),
@@ -146,6 +162,8 @@ export function analyzeRttSeries(series, intervalMs, { minPeriodMs = 1000, windo
     spike_ms: spikes.length ? round(median(spikes)) : null,
     boundary_loss_pct: atN ? round((100 * atLost) / atN, 3) : null,
     other_loss_pct: otherN ? round((100 * otherLost) / otherN, 3) : null,
+    slot_medians_ms: slotMedians.map((x) => round(x)),
+    largest_slot_step_ms: largest,
   };
 }
 
@@ -190,7 +208,9 @@ export function boundaryLossMs(profile, { windowMs = 500, stepMs = 0.1 } = {}) {
 }
 
 // Pure: what a profile's slot process should show in the same terms (null
-// without one): the period, the RTT spike (both directions' spikes), and
+// without one): the period (and the boundary's offset in the minute when
+// the wall clock sets the phase), the range of a slot's RTT, the RTT spike
+// (both directions' spikes), and
 // the share of the echoes lost in the first `windowMs` after a boundary
 // (boundaryLossMs over the window).
 export function configuredSlots(profile, { windowMs = 500 } = {}) {
@@ -198,8 +218,13 @@ export function configuredSlots(profile, { windowMs = 500 } = {}) {
   const r = profile.links.satellite.return.slots;
   const s = f ?? r;
   if (!s) return null;
+  // the RTT between handovers: the fixed delays and each direction's slot draw
+  const fixed = Object.values(profile.links).reduce((a, l) => a + l.forward.delay_ms + l.return.delay_ms, 0);
+  const draw = (k) => (f?.[k] ?? 0) + (r?.[k] ?? 0);
   return {
     period_s: s.period_s,
+    ...(s.boundary_at_s !== undefined && { boundary_at_s: s.boundary_at_s }),
+    slot_rtt_ms: [round(fixed + draw('delay_min_ms')), round(fixed + draw('delay_max_ms'))],
     spike_ms: round((f?.spike_ms ?? 0) + (r?.spike_ms ?? 0)),
     boundary_loss_pct: round((100 * boundaryLossMs(profile, { windowMs })) / windowMs, 2),
     window_ms: windowMs,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { analyzeRttSeries, changeEvents, configuredSlots } from '../../harness/testbed/rtt-series.js';
+import { analyzeRttSeries, changeEvents, configuredSlots, successiveJitter } from '../../harness/testbed/rtt-series.js';
 import { loadProfile } from '../../harness/testbed/profiles.js';
 import { rng } from '../../harness/core/stats.js';
 
@@ -105,6 +105,17 @@ describe('RTT series of a slot process', () => {
     assert.equal(a.period_s, null);
     assert.equal(a.median_ms !== null, true);
     assert.ok(!('spike_ms' in a));
+  });
+
+  it("reads the jitter between successive RTTs (Huston's) and each slot's RTT with the largest step between two", () => {
+    assert.equal(successiveJitter([10, 12, null, 15, 11]), 3);
+    assert.equal(successiveJitter([10, null]), null);
+    // slots of 40, 60 and 45 ms, a boundary every 2 s with a lost echo
+    const series = Array.from({ length: 300 }, (_, i) => (i % 100 === 0 ? null : [40, 60, 45][Math.floor(i / 100)]));
+    const a = analyzeRttSeries(series, 20);
+    assert.equal(a.period_s, 2);
+    assert.deepEqual(a.slot_medians_ms, [40, 60, 45]);
+    assert.deepEqual(a.largest_slot_step_ms, { from: 40, to: 60 });
   });
 
   it('marks losses and steps of the running median, not the jitter', () => {
