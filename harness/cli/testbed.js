@@ -245,9 +245,9 @@ export function formatProbe(r) {
         [
           `loss % ${ser.window_ms} ms after`,
           cs?.boundary_loss_pct ?? '-',
-          `${ser.boundary_loss_pct}  (elsewhere ${ser.other_loss_pct})`,
-          'boundary_loss_pct',
+          `${ser.boundary_loss_pct}  (${ser.boundary_lost} of ${ser.boundary_echoes}; elsewhere ${ser.other_loss_pct})`,
         ],
+        ['peak loss % in 100 ms', cs?.peak_loss_pct ?? '-', ser.peak_loss_pct ?? '-', 'peak_loss_pct'],
       );
   }
   rows.push(

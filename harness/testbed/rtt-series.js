@@ -25,6 +25,9 @@ const PEAK_FRACTION = 0.8;
 const MIN_CORRELATION = 0.2;
 // Echoes whose median makes one reading of the spike.
 const SPIKE_RUN = 5;
+// The stretch after a boundary whose loss is its peak: as long as the
+// handover's burst (Kassem et al.'s "up to 50 %" is a burst's loss).
+const PEAK_MS = 100;
 
 const present = (x) => x !== null && x !== undefined;
 
@@ -90,12 +93,26 @@ export function successiveJitter(series) {
   return d.length ? d.reduce((a, b) => a + b, 0) / d.length : null;
 }
 
+// Pure: the loss of the worst `run` successive echoes of the window, all
+// boundaries pooled (`seen[j]`, `lost[j]`: the echoes j after a boundary's
+// window start); null when none was seen.
+export function peakLossPct(seen, lost, run) {
+  let best = null;
+  for (let j = 0; j + run <= seen.length; j++) {
+    const n = seen.slice(j, j + run).reduce((a, b) => a + b, 0);
+    const k = lost.slice(j, j + run).reduce((a, b) => a + b, 0);
+    if (n && (best === null || k / n > best)) best = k / n;
+  }
+  return best === null ? null : round(100 * best, 3);
+}
+
 // Pure: the series' summary. `windowMs`: how long after a boundary counts
 // as "at the boundary" for the loss and the spike; the spike is the highest
 // median of SPIKE_RUN successive echoes in that window over the median of
 // the rest of the slot; each slot's RTT is the median of that rest, and the
 // largest step between successive slots is the one Huston's worst case
-// (30 -> 80 ms) is compared with.
+// (30 -> 80 ms) is compared with; the peak loss is that of the worst
+// PEAK_MS of the window, the boundaries pooled.
 export function analyzeRttSeries(series, intervalMs, { minPeriodMs = 1000, windowMs = 500 } = {}) {
   const rtts = series.filter(present);
   const lost = series.length - rtts.length;
@@ -127,6 +144,8 @@ export function analyzeRttSeries(series, intervalMs, { minPeriodMs = 1000, windo
     if (here[0] > most[0] || (here[0] === most[0] && here[1] && !most[1])) [most, phase] = [here, b];
   }
   let [atN, atLost] = [0, 0];
+  // per echo of the window, over the boundaries: echoes seen and lost
+  const [seenAt, lostAt] = [new Array(win).fill(0), new Array(win).fill(0)];
   const spikes = [];
   const slotMedians = [];
   // From the period before the first whole one: a boundary's window may
@@ -137,6 +156,11 @@ export function analyzeRttSeries(series, intervalMs, { minPeriodMs = 1000, windo
     const rest = series.slice(clip(start + win), clip(start + lag));
     atN += at.length;
     atLost += at.filter((x) => !present(x)).length;
+    for (let j = 0; j < win; j++)
+      if (start + j >= 0 && start + j < series.length) {
+        seenAt[j] += 1;
+        lostAt[j] += present(series[start + j]) ? 0 : 1;
+      }
     // The spike: the highest median of SPIKE_RUN echoes in the window, so
     // that a boundary placed a few echoes off still sees it whole.
     const head = at.filter(present);
@@ -161,6 +185,9 @@ export function analyzeRttSeries(series, intervalMs, { minPeriodMs = 1000, windo
     window_ms: win * intervalMs,
     spike_ms: spikes.length ? round(median(spikes)) : null,
     boundary_loss_pct: atN ? round((100 * atLost) / atN, 3) : null,
+    boundary_lost: atLost,
+    boundary_echoes: atN,
+    peak_loss_pct: peakLossPct(seenAt, lostAt, Math.max(1, Math.round(PEAK_MS / intervalMs))),
     other_loss_pct: otherN ? round((100 * otherLost) / otherN, 3) : null,
     slot_medians_ms: slotMedians.map((x) => round(x)),
     largest_slot_step_ms: largest,
@@ -176,8 +203,9 @@ export function analyzeRttSeries(series, intervalMs, { minPeriodMs = 1000, windo
 // sent before the boundary and fewer after it, and where they overlap a
 // request lost on the way up leaves no reply to lose. Returns the expected
 // number of lost echoes per boundary times the echo interval (ms of
-// echoes) in the `windowMs` from the first, from the mean delays; jitter
-// moves the edges both ways.
+// echoes) in the `windowMs` from the first (`windowMs`) and in the worst
+// PEAK_MS (`peakMs`), from the mean delays; jitter moves the edges both
+// ways.
 export function boundaryLossMs(profile, { windowMs = 500, stepMs = 0.1 } = {}) {
   const links = Object.entries(profile.links);
   const sat = profile.links.satellite;
@@ -204,15 +232,18 @@ export function boundaryLossMs(profile, { windowMs = 500, stepMs = 0.1 } = {}) {
     0,
     lossAt.findIndex((p) => p > 0),
   );
-  return lossAt.slice(first, first + Math.round(windowMs / stepMs)).reduce((a, p) => a + p * stepMs, 0);
+  const sum = (from, ms) => lossAt.slice(from, from + Math.round(ms / stepMs)).reduce((a, p) => a + p * stepMs, 0);
+  const peakRun = Math.round(PEAK_MS / stepMs);
+  let peak = 0;
+  for (let k = 0; k + peakRun <= lossAt.length; k += 10) peak = Math.max(peak, sum(k, PEAK_MS));
+  return { windowMs: sum(first, windowMs), peakMs: peak };
 }
 
 // Pure: what a profile's slot process should show in the same terms (null
 // without one): the period (and the boundary's offset in the minute when
 // the wall clock sets the phase), the range of a slot's RTT, the RTT spike
-// (both directions' spikes), and
-// the share of the echoes lost in the first `windowMs` after a boundary
-// (boundaryLossMs over the window).
+// (both directions' spikes), the share of the echoes lost in the first
+// `windowMs` after a boundary and in its worst PEAK_MS (boundaryLossMs).
 export function configuredSlots(profile, { windowMs = 500 } = {}) {
   const f = profile.links.satellite.forward.slots;
   const r = profile.links.satellite.return.slots;
@@ -221,12 +252,14 @@ export function configuredSlots(profile, { windowMs = 500 } = {}) {
   // the RTT between handovers: the fixed delays and each direction's slot draw
   const fixed = Object.values(profile.links).reduce((a, l) => a + l.forward.delay_ms + l.return.delay_ms, 0);
   const draw = (k) => (f?.[k] ?? 0) + (r?.[k] ?? 0);
+  const lossMs = boundaryLossMs(profile, { windowMs });
   return {
     period_s: s.period_s,
     ...(s.boundary_at_s !== undefined && { boundary_at_s: s.boundary_at_s }),
     slot_rtt_ms: [round(fixed + draw('delay_min_ms')), round(fixed + draw('delay_max_ms'))],
     spike_ms: round((f?.spike_ms ?? 0) + (r?.spike_ms ?? 0)),
-    boundary_loss_pct: round((100 * boundaryLossMs(profile, { windowMs })) / windowMs, 2),
+    boundary_loss_pct: round((100 * lossMs.windowMs) / windowMs, 2),
+    peak_loss_pct: round((100 * lossMs.peakMs) / PEAK_MS, 2),
     window_ms: windowMs,
   };
 }

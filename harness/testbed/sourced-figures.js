@@ -18,7 +18,7 @@ const FIGURE_ROWS = {
   slot_period_s: { row: 'period_s', reads: 'value' },
   boundary_offsets_in_minute_s: { row: 'boundary', reads: 'offsets' },
   handover_spike_rtt_ms: { row: 'spike_ms', reads: 'at_least' },
-  handover_loss_max: { row: 'boundary_loss_pct', reads: 'at_most', scale: 100 },
+  handover_loss_max: { row: 'peak_loss_pct', reads: 'at_most', scale: 100 },
   mean_successive_rtt_jitter_ms: { row: 'successive_jitter_ms', reads: 'value' },
   worst_slot_step_rtt_ms: { row: 'slot_step_ms', reads: 'step' },
   download_mbit: { row: 'forward_mbps', reads: 'range' },

@@ -139,7 +139,8 @@ describe('testbed (integration, real namespaces)', function () {
       period_s: 2,
       slot_rtt_ms: [20, 40],
       spike_ms: 30,
-      boundary_loss_pct: 22.77,
+      boundary_loss_pct: 22.75,
+      peak_loss_pct: 75,
       window_ms: 500,
     });
     assert.ok(Math.abs(s.period_s - 2) <= 0.06, JSON.stringify(s));

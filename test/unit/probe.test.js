@@ -299,7 +299,7 @@ describe('probe: access model figures', () => {
     const text = formatProbe(r);
     assert.match(text, /handover period s +15 +2\n/);
     assert.match(text, /boundary spike ms +30 +\d/);
-    assert.match(text, /loss % 500 ms after +10\.04 +1[12](\.\d+)? +\(elsewhere 0\)/);
+    assert.match(text, /loss % 500 ms after +10\.04 +1[12](\.\d+)? +\(\d+ of \d+; elsewhere 0\)/);
     // the slot's RTT and the successive jitter beside what the profile configures
     assert.match(text, /slot RTT ms +30–54 +41–41, largest step 41 → 41\n/);
     assert.match(text, /successive jitter ms +\d/);
@@ -326,7 +326,8 @@ describe('probe: access model figures', () => {
     assert.match(text, /configured +sourced +measured\n/);
     assert.match(text, /handover period s +15 +15 \[huston2024\] +15\n/);
     assert.match(text, /boundary spike ms +30 +≥ 30 \[huston2024\] +\d/);
-    assert.match(text, /loss % 500 ms after +10\.04 +≤ 50 \[kassem2022\] +\d/);
+    assert.match(text, /loss % 500 ms after +10\.04 +\d+(\.\d+)?  \(\d+ of \d+; elsewhere 0\)\n/);
+    assert.match(text, /peak loss % in 100 ms +42\.39 +≤ 50 \[kassem2022\] +\d/);
     assert.match(text, /forward Mbit\/s +100 +10–370 \[huston2024\] +99\.8\n/);
     assert.match(text, /successive jitter ms +6\.7 \[huston2024\] +\d/);
     assert.match(text, /boundary at s +12 past min +12, 27, 42, 57 past min \[tanveer2023\] \*/);

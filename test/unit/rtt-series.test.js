@@ -1,5 +1,11 @@
 import assert from 'node:assert/strict';
-import { analyzeRttSeries, changeEvents, configuredSlots, successiveJitter } from '../../harness/testbed/rtt-series.js';
+import {
+  analyzeRttSeries,
+  changeEvents,
+  configuredSlots,
+  peakLossPct,
+  successiveJitter,
+} from '../../harness/testbed/rtt-series.js';
 import { loadProfile } from '../../harness/testbed/profiles.js';
 import { rng } from '../../harness/core/stats.js';
 
@@ -116,6 +122,14 @@ describe('RTT series of a slot process', () => {
     assert.equal(a.period_s, 2);
     assert.deepEqual(a.slot_medians_ms, [40, 60, 45]);
     assert.deepEqual(a.largest_slot_step_ms, { from: 40, to: 60 });
+    // one lost echo per boundary: the worst 100 ms (5 echoes) holds it
+    assert.equal(a.peak_loss_pct, 20);
+    assert.equal(a.boundary_lost, 3);
+  });
+
+  it('pools the peak loss over the boundaries: the worst run of echoes after a window start', () => {
+    assert.equal(peakLossPct([2, 2, 2, 2], [0, 2, 1, 0], 2), 75);
+    assert.equal(peakLossPct([0, 0], [0, 0], 1), null);
   });
 
   it('marks losses and steps of the running median, not the jitter', () => {
@@ -145,6 +159,8 @@ describe('RTT series of a slot process', () => {
     // before the boundary to 59 ms after it (26 ms up and the 15 ms spike):
     // (0.3 × 100 + 0.3 × 85 - 0.09 × 59) / 500
     assert.equal(c.boundary_loss_pct, 10.04);
+    // the worst 100 ms: the 59 ms both bursts take (0.51) and 41 ms of the return one's
+    assert.equal(c.peak_loss_pct, 42.39);
     assert.equal(configuredSlots(loadProfile('leo')), null);
   });
 });

@@ -21,7 +21,7 @@ describe('sourced figures beside the probe', () => {
     }
     assert.equal(s.figures.period_s.text, '15');
     assert.equal(s.figures.spike_ms.text, '≥ 30');
-    assert.equal(s.figures.boundary_loss_pct.text, '≤ 50');
+    assert.equal(s.figures.peak_loss_pct.text, '≤ 50');
     assert.equal(s.figures.slot_step_ms.text, '30 → 80 worst');
     assert.equal(s.figures.forward_mbps.text, '10–370');
     assert.match(s.figures.boundary.status, /not confirmed/);
