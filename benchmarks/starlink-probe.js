@@ -126,7 +126,7 @@ async function main() {
       const stats = await tb.linkStats();
       probes.push({
         seed,
-        started: new Date().toISOString(),
+        ended: new Date().toISOString(),
         load,
         series: r.measured.rtt_series,
         configured: r.configured.slots,
@@ -204,6 +204,14 @@ async function main() {
     `median of the medians ${pooled.median_of_medians_ms} ms, of the p95s ${pooled.median_of_p95_ms} ms;` +
       ` boundary loss pooled: ${pooled.boundary_lost} of ${pooled.boundary_echoes} echoes, ${pooled.boundary_loss_pct} %` +
       ` (99 % interval ${pooled.interval99_pct?.join('–')}), configured ${pooled.configured_pct} %`,
+  );
+  const jitters = probes.map((p) => p.series.successive_jitter_ms).filter((x) => x !== null);
+  const steps = probes.map((p) => p.series.largest_slot_step_ms).filter(Boolean);
+  const widest = steps.reduce((a, x) => (a && Math.abs(a.to - a.from) >= Math.abs(x.to - x.from) ? a : x), null);
+  console.log(
+    `successive-RTT jitter: median ${round(median(jitters))} ms, sourced ${sourced.figures.successive_jitter_ms.text} [${sourced.figures.successive_jitter_ms.source}];` +
+      ` largest slot step seen ${widest ? `${widest.from} → ${widest.to}` : '-'} ms, sourced ${sourced.figures.slot_step_ms.text} [${sourced.figures.slot_step_ms.source}]` +
+      ` (configured slot RTT ${configured?.slot_rtt_ms?.join('–') ?? '-'} ms)`,
   );
   if (decisions) console.log(`existing profiles, linkem against ${o.against}: ${decisionsLine(decisions)}`);
   else
