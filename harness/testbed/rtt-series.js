@@ -235,7 +235,7 @@ export function boundaryLossMs(profile, { windowMs = 500, stepMs = 0.1 } = {}) {
   const sum = (from, ms) => lossAt.slice(from, from + Math.round(ms / stepMs)).reduce((a, p) => a + p * stepMs, 0);
   const peakRun = Math.round(PEAK_MS / stepMs);
   let peak = 0;
-  for (let k = 0; k + peakRun <= lossAt.length; k += 10) peak = Math.max(peak, sum(k, PEAK_MS));
+  for (let k = 0; k + peakRun <= lossAt.length; k++) peak = Math.max(peak, sum(k, PEAK_MS));
   return { windowMs: sum(first, windowMs), peakMs: peak };
 }
 
