@@ -19,8 +19,10 @@
 // --against BIN names the `verdicts` example built from a commit before it
 // (e.g. 520dfec); --verdicts BIN takes this tree's example already built.
 //
-// The machine's load average is printed with each probe: other work on it
-// delays echoes (the p95) and linkem's decisions.
+// The machine's load average is printed with each probe, and a probe
+// started with it above the core count is named: other work on the
+// machine delays the echoes (the p95, the successive jitter) until the
+// slot process is lost in it.
 // Usage: node benchmarks/starlink-probe.js [--probes 10] [--duration 120] [--seed 1]
 //          [--against BIN] [--verdicts BIN] [--packets 200000] [--json]
 import os from 'node:os';
@@ -213,6 +215,13 @@ async function main() {
       ` largest slot step seen ${widest ? `${widest.from} → ${widest.to}` : '-'} ms, sourced ${sourced.figures.slot_step_ms.text} [${sourced.figures.slot_step_ms.source}]` +
       ` (configured slot RTT ${configured?.slot_rtt_ms?.join('–') ?? '-'} ms)`,
   );
+  // A loaded machine delays the echoes in linkem and satprobe: its jitter
+  // then hides the slot process (steps everywhere, the period lost).
+  const busy = judged.rows.filter((r) => r.load[0] > os.cpus().length);
+  if (busy.length)
+    console.log(
+      `warning: ${busy.length} of ${n} probes started with a 1-minute load above the ${os.cpus().length} cores (seeds ${busy.map((r) => r.seed).join(', ')}): their RTTs are the machine's as much as the link's`,
+    );
   if (decisions) console.log(`existing profiles, linkem against ${o.against}: ${decisionsLine(decisions)}`);
   else
     console.log(
