@@ -19,7 +19,8 @@
 // --against BIN names the `verdicts` example built from a commit before it
 // (e.g. 520dfec); --verdicts BIN takes this tree's example already built.
 //
-// The machine's load average is printed with each probe, and a probe
+// The machine's 1-minute load at each probe's start and end is printed
+// with it, and a probe
 // started with it above the core count is named: other work on the
 // machine delays the echoes (the p95, the successive jitter) until the
 // slot process is lost in it.
@@ -133,6 +134,7 @@ async function main() {
         series: r.measured.rtt_series,
         configured: r.configured.slots,
         forward_mbps: r.measured.forward_mbps,
+        load_end: os.loadavg().map((x) => round(x, 2)),
         slot_phase_s: stats?.sat?.slot_phase_s ?? null,
       });
     } finally {
@@ -177,14 +179,14 @@ async function main() {
       ` loss at a handover ${sourced.figures.peak_loss_pct.text} % [${sourced.figures.peak_loss_pct.source}] (set beside the peak loss, the worst 100 ms after a boundary); 10 % tolerance throughout`,
   );
   console.log(
-    'seed  load (1/5/15 min)    median    p95      period  boundaries  spike    peak loss  loss 500 ms     jitter',
+    'seed  load 1 min     median      p95         period    boundaries  spike       peak loss   loss 500 ms     jitter',
   );
   for (const r of judged.rows) {
     const s = r.series;
     console.log(
       [
         String(r.seed).padEnd(6),
-        r.load.join(' ').padEnd(21),
+        `${r.load[0]} → ${r.load_end[0]}`.padEnd(15),
         `${s.median_ms}${mark(r.ok.median)}`.padEnd(12),
         `${s.p95_ms}${mark(r.ok.p95)}`.padEnd(12),
         `${s.period_s ?? 'none'}${mark(r.ok.period)}`.padEnd(10),
