@@ -31,9 +31,12 @@ export const HELP = `Usage: satbench bench [--preset NAME] [--profile LIST] [--l
 
 Options:
   --preset NAME     quick (the default: kepler, leo and geo, loss 0, h1, h1-pep, h1-qpep, h3,
-                    h3-pep, 5 runs) or ifip2022 (the paper's matrix on its set-up: geo-dvb and
+                    h3-pep, 5 runs), ifip2022 (the paper's matrix on its set-up: geo-dvb and
                     leo-dvb, --pep-tunnel per-connection, --origin h2o-patched where built,
-                    --alt-svc tcp); the options below override its parts
+                    --alt-svc tcp) or starlink (kepler, deutschmann-small and -large over
+                    starlink, h1, h2, h3 and each -pep, ${BENCH_PRESETS.starlink.runs} runs: enough to split kepler's
+                    by a handover during the load; BBR: --cc bbr --quic cc=bbr); the options
+                    below override its parts
   --profile LIST    link profiles, comma-separated (see \`satbench profiles\`)
   --loss LIST       satellite-link loss in percent, comma-separated (0,0.01,0.1,1); both
                     directions, or those of the profile's satellite.loss_on (geo-dvb: return)

@@ -174,8 +174,9 @@ async function probe(opts, probeOptions, v) {
   }
 }
 
-// Pure: `testbed probe`'s table, configured beside measured. The
-// configured side adds, after "+", what the satellite access model would
+// Pure: `testbed probe`'s table, configured beside measured (and, for a
+// profile built from published figures, those figures between them, with
+// their citations after the table). The configured side adds, after "+", what the satellite access model would
 // add to the ideal link (a range: the wait for a frame boundary).
 export function formatProbe(r) {
   const c = r.configured;
@@ -212,29 +213,45 @@ export function formatProbe(r) {
     );
   }
   const ser = m.rtt_series;
+  // A row's third element names it for the sourced figure it goes beside.
   if (ser) {
     const cs = c.slots;
+    const step = ser.largest_slot_step_ms;
     rows.push(
       [
         'RTT series ms',
         '',
         `median ${ser.median_ms}  p5 ${ser.p5_ms}  p95 ${ser.p95_ms}  (${ser.received} of ${ser.n})`,
       ],
-      ['handover period s', cs?.period_s ?? 'none', ser.period_s ?? 'none found'],
+      ['successive jitter ms', '', ser.successive_jitter_ms ?? '-', 'successive_jitter_ms'],
+      ['handover period s', cs?.period_s ?? 'none', ser.period_s ?? 'none found', 'period_s'],
     );
     if (ser.period_s !== null)
       rows.push(
-        ['boundary at s', '', `${ser.boundary_phase_s} into the series (${ser.boundaries} boundaries)`],
-        ['boundary spike ms', cs?.spike_ms ?? '-', ser.spike_ms ?? '-'],
+        [
+          'boundary at s',
+          cs?.boundary_at_s !== undefined ? `${cs.boundary_at_s} past min` : '',
+          `${ser.boundary_phase_s} into the series (${ser.boundaries} boundaries)`,
+          'boundary',
+        ],
+        [
+          'slot RTT ms',
+          cs ? cs.slot_rtt_ms.join('–') : '-',
+          `${Math.min(...ser.slot_medians_ms)}–${Math.max(...ser.slot_medians_ms)}` +
+            (step ? `, largest step ${step.from} → ${step.to}` : ''),
+          'slot_step_ms',
+        ],
+        ['boundary spike ms', cs?.spike_ms ?? '-', ser.spike_ms ?? '-', 'spike_ms'],
         [
           `loss % ${ser.window_ms} ms after`,
           cs?.boundary_loss_pct ?? '-',
-          `${ser.boundary_loss_pct}  (elsewhere ${ser.other_loss_pct})`,
+          `${ser.boundary_loss_pct}  (${ser.boundary_lost} of ${ser.boundary_echoes}; elsewhere ${ser.other_loss_pct})`,
         ],
+        ['peak loss % in 100 ms', cs?.peak_loss_pct ?? '-', ser.peak_loss_pct ?? '-', 'peak_loss_pct'],
       );
   }
   rows.push(
-    ['forward Mbit/s', c.forward_mbps ?? 'unlimited', m.forward_mbps ?? '-'],
+    ['forward Mbit/s', c.forward_mbps ?? 'unlimited', m.forward_mbps ?? '-', 'forward_mbps'],
     ['return Mbit/s', c.return_mbps ?? 'unlimited', m.return_mbps ?? '-'],
     ['loss % forward', c.loss_pct, `${m.loss_pct} (of ${m.loss_samples.forward})`],
     ['loss % return', c.return_loss_pct, `${m.return_loss_pct} (of ${m.loss_samples.return})`],
@@ -245,9 +262,28 @@ export function formatProbe(r) {
       const b = c.burst[dir];
       return `burst ${dir}: ${b.packets} × ${b.packet_bytes} B after ${b.idle_ms} ms idle, against an ideal link (one-way delay + the bytes at the rate)`;
     });
+  // With sourced figures, a column of them between configured and
+  // measured, and their citations after the table.
+  const src = r.sourced;
+  const sourcedText = (id) => {
+    const f = id && src?.figures[id];
+    return f ? `${f.text} [${f.source}]${f.status ? ' *' : ''}` : '';
+  };
+  const width = src ? Math.max(8, ...rows.map(([, , , id]) => sourcedText(id).length)) + 2 : 0;
+  const line = ([a, b, d, id], i) =>
+    `  ${String(a).padEnd(24)}${String(b).padEnd(18)}${src ? (i ? sourcedText(id) : 'sourced').padEnd(width) : ''}${d}`;
+  const cited = src
+    ? [
+        `sourced: ${src.file} (published measurements, not the operator's data):`,
+        ...Object.entries(src.sources).map(([k, cite]) => `  [${k}] ${cite}`),
+        ...Object.values(src.figures)
+          .filter((f) => f.status)
+          .map((f) => `  * ${f.figure}: ${f.status}`),
+      ]
+    : [];
   return (
     `profile ${r.profile}, link ${r.link}\n` +
-    rows.map(([a, b, d]) => `  ${String(a).padEnd(24)}${String(b).padEnd(18)}${d}`).join('\n') +
-    notes.map((n) => `\n  ${n}`).join('')
+    rows.map(line).join('\n') +
+    [...notes, ...cited].map((n) => `\n  ${n}`).join('')
   );
 }

@@ -7,6 +7,7 @@ import { ADDRESSES } from './addressing.js';
 import { configuredSummary } from './profiles.js';
 import { median, quantile, round } from '../core/stats.js';
 import { analyzeRttSeries, configuredSlots } from './rtt-series.js';
+import { loadSourcedFigures } from './sourced-figures.js';
 
 // A rate probe sends this much faster than the link so the link's queue,
 // not the sender, sets the pace.
@@ -253,7 +254,9 @@ function configuredExtras(profile, configured, bursts) {
 
 // Pure: the probe's JSON from satprobe's raw outputs. `profile` (the
 // loaded profile) and `bursts` (burstPlan) give the configured side of the
-// connect and burst figures; without them those are left out.
+// connect and burst figures; without them those are left out. `sourced`:
+// the published figures the profile is built from (sourced-figures.js), or
+// null.
 export function summarizeProbe({
   profile,
   configured,
@@ -262,6 +265,7 @@ export function summarizeProbe({
   linkProfile = null,
   bursts = null,
   series = false,
+  sourced = null,
 }) {
   const lossPct = (o) => (o.sent ? round((100 * (o.sent - o.received)) / o.sent, 3) : null);
   const dist = (xs) => ({ median: round(median(xs)), p99: round(quantile(xs, 0.99)), n: xs.length });
@@ -301,6 +305,7 @@ export function summarizeProbe({
       ...(extra ?? {}),
       ...(slots ? { slots } : {}),
     },
+    ...(sourced ? { sourced } : {}),
     measured: {
       rtt_ms: { ...dist(raw.rtt.rtt_ms), sent: raw.rtt.sent, received: raw.rtt.received },
       one_way_ms: { forward: spread(raw.owdForward.owd_ms), return: spread(raw.owdReturn.owd_ms) },
@@ -382,5 +387,6 @@ export async function probeTestbed(tb, options = {}, onStep = () => {}) {
     linkProfile: tb.profile,
     bursts,
     series: Boolean(options.durationS),
+    sourced: loadSourcedFigures(tb.profile.name),
   });
 }

@@ -25,6 +25,9 @@ const PEAK_FRACTION = 0.8;
 const MIN_CORRELATION = 0.2;
 // Echoes whose median makes one reading of the spike.
 const SPIKE_RUN = 5;
+// The stretch after a boundary whose loss is its peak: as long as the
+// handover's burst (Kassem et al.'s "up to 50 %" is a burst's loss).
+const PEAK_MS = 100;
 
 const present = (x) => x !== null && x !== undefined;
 
@@ -83,10 +86,33 @@ export function periodLag(events, minLag, spread) {
   return first.lag;
 }
 
+// Pure: the mean difference between successive RTTs (Huston's jitter),
+// over the pairs of echoes both received; null without one.
+export function successiveJitter(series) {
+  const d = series.slice(1).flatMap((x, i) => (present(x) && present(series[i]) ? [Math.abs(x - series[i])] : []));
+  return d.length ? d.reduce((a, b) => a + b, 0) / d.length : null;
+}
+
+// Pure: the loss of the worst `run` successive echoes of the window, all
+// boundaries pooled (`seen[j]`, `lost[j]`: the echoes j after a boundary's
+// window start); null when none was seen.
+export function peakLossPct(seen, lost, run) {
+  let best = null;
+  for (let j = 0; j + run <= seen.length; j++) {
+    const n = seen.slice(j, j + run).reduce((a, b) => a + b, 0);
+    const k = lost.slice(j, j + run).reduce((a, b) => a + b, 0);
+    if (n && (best === null || k / n > best)) best = k / n;
+  }
+  return best === null ? null : round(100 * best, 3);
+}
+
 // Pure: the series' summary. `windowMs`: how long after a boundary counts
 // as "at the boundary" for the loss and the spike; the spike is the highest
 // median of SPIKE_RUN successive echoes in that window over the median of
-// the rest of the slot.
+// the rest of the slot; each slot's RTT is the median of that rest, and the
+// largest step between successive slots is the one Huston's worst case
+// (30 -> 80 ms) is compared with; the peak loss is that of the worst
+// PEAK_MS of the window, the boundaries pooled.
 export function analyzeRttSeries(series, intervalMs, { minPeriodMs = 1000, windowMs = 500 } = {}) {
   const rtts = series.filter(present);
   const lost = series.length - rtts.length;
@@ -97,6 +123,7 @@ export function analyzeRttSeries(series, intervalMs, { minPeriodMs = 1000, windo
     p5_ms: round(quantile(rtts, 0.05)),
     p95_ms: round(quantile(rtts, 0.95)),
     loss_pct: series.length ? round((100 * lost) / series.length, 3) : null,
+    successive_jitter_ms: round(successiveJitter(series)),
     period_s: null,
   };
   const events = changeEvents(series);
@@ -117,7 +144,10 @@ export function analyzeRttSeries(series, intervalMs, { minPeriodMs = 1000, windo
     if (here[0] > most[0] || (here[0] === most[0] && here[1] && !most[1])) [most, phase] = [here, b];
   }
   let [atN, atLost] = [0, 0];
+  // per echo of the window, over the boundaries: echoes seen and lost
+  const [seenAt, lostAt] = [new Array(win).fill(0), new Array(win).fill(0)];
   const spikes = [];
+  const slotMedians = [];
   // From the period before the first whole one: a boundary's window may
   // reach into the series' start.
   const clip = (i) => Math.max(0, i);
@@ -126,6 +156,11 @@ export function analyzeRttSeries(series, intervalMs, { minPeriodMs = 1000, windo
     const rest = series.slice(clip(start + win), clip(start + lag));
     atN += at.length;
     atLost += at.filter((x) => !present(x)).length;
+    for (let j = 0; j < win; j++)
+      if (start + j >= 0 && start + j < series.length) {
+        seenAt[j] += 1;
+        lostAt[j] += present(series[start + j]) ? 0 : 1;
+      }
     // The spike: the highest median of SPIKE_RUN echoes in the window, so
     // that a boundary placed a few echoes off still sees it whole.
     const head = at.filter(present);
@@ -135,8 +170,13 @@ export function analyzeRttSeries(series, intervalMs, { minPeriodMs = 1000, windo
       .map((_, j) => median(head.slice(j, j + SPIKE_RUN)));
     if (start >= 0 && runs.length && settled.length && rest.length === lag - win)
       spikes.push(Math.max(...runs) - median(settled));
+    // a slot's RTT, from as long a stretch as the window at least (the
+    // series' first and last slots may be cut)
+    if (settled.length >= win) slotMedians.push(median(settled));
   }
   const [otherN, otherLost] = [series.length - atN, lost - atLost];
+  const steps = slotMedians.slice(1).map((to, i) => ({ from: round(slotMedians[i]), to: round(to) }));
+  const largest = steps.reduce((a, x) => (a && Math.abs(a.to - a.from) >= Math.abs(x.to - x.from) ? a : x), null);
   return {
     ...out,
     period_s: round((lag * intervalMs) / 1000, 3),
@@ -145,23 +185,81 @@ export function analyzeRttSeries(series, intervalMs, { minPeriodMs = 1000, windo
     window_ms: win * intervalMs,
     spike_ms: spikes.length ? round(median(spikes)) : null,
     boundary_loss_pct: atN ? round((100 * atLost) / atN, 3) : null,
+    boundary_lost: atLost,
+    boundary_echoes: atN,
+    peak_loss_pct: peakLossPct(seenAt, lostAt, Math.max(1, Math.round(PEAK_MS / intervalMs))),
     other_loss_pct: otherN ? round((100 * otherLost) / otherN, 3) : null,
+    slot_medians_ms: slotMedians.map((x) => round(x)),
+    largest_slot_step_ms: largest,
   };
 }
 
+// Pure: the RTT spike and the loss of the echoes sent around a boundary,
+// in the probe's terms: the echo crosses the return link's slot stage as
+// it is sent, and its reply the forward link's after the way up, the
+// ground links and the way back to the satellite link (the return link's
+// spike included when the echo was sent inside it). The two bursts
+// therefore do not cover the same echoes: the forward one takes echoes
+// sent before the boundary and fewer after it, and where they overlap a
+// request lost on the way up leaves no reply to lose. Returns the expected
+// number of lost echoes per boundary times the echo interval (ms of
+// echoes) in the `windowMs` from the first (`windowMs`) and in the worst
+// PEAK_MS (`peakMs`), from the mean delays; jitter moves the edges both
+// ways.
+export function boundaryLossMs(profile, { windowMs = 500, stepMs = 0.1 } = {}) {
+  const links = Object.entries(profile.links);
+  const sat = profile.links.satellite;
+  const [f, r] = [sat.forward.slots, sat.return.slots];
+  const mean = (s) => (s ? (s.delay_min_ms + s.delay_max_ms) / 2 : 0);
+  // from the send to the forward slot stage, spike aside
+  const toForwardMs =
+    links.reduce((a, [, l]) => a + l.return.delay_ms, 0) +
+    mean(r) +
+    links.filter(([name]) => name !== 'satellite').reduce((a, [, l]) => a + l.forward.delay_ms, 0);
+  const inBurst = (s, t) => (s && t >= 0 && t < s.loss_s * 1000 ? s.loss_p : 0);
+  const spikeAt = (s, t) => (s && t >= 0 && t < s.spike_s * 1000 ? s.spike_ms : 0);
+  // the forward burst takes echoes sent from toForwardMs before the boundary
+  const start = -toForwardMs - 1;
+  const span = Math.max(f?.loss_s ?? 0, r?.loss_s ?? 0) * 1000 - start + 1;
+  const lossAt = Array.from({ length: Math.ceil(span / stepMs) }, (_, k) => {
+    const t = start + k * stepMs;
+    const up = inBurst(r, t);
+    const down = inBurst(f, t + toForwardMs + spikeAt(r, t));
+    return 1 - (1 - up) * (1 - down);
+  });
+  // the probe's window starts at the first loss (or step) it sees
+  const first = Math.max(
+    0,
+    lossAt.findIndex((p) => p > 0),
+  );
+  const sum = (from, ms) => lossAt.slice(from, from + Math.round(ms / stepMs)).reduce((a, p) => a + p * stepMs, 0);
+  const peakRun = Math.round(PEAK_MS / stepMs);
+  let peak = 0;
+  for (let k = 0; k + peakRun <= lossAt.length; k++) peak = Math.max(peak, sum(k, PEAK_MS));
+  return { windowMs: sum(first, windowMs), peakMs: peak };
+}
+
 // Pure: what a profile's slot process should show in the same terms (null
-// without one): the period, the RTT spike (both directions' spikes), and
-// the loss expected in the first `windowMs` after a boundary.
+// without one): the period (and the boundary's offset in the minute when
+// the wall clock sets the phase), the range of a slot's RTT, the RTT spike
+// (both directions' spikes), the share of the echoes lost in the first
+// `windowMs` after a boundary and in its worst PEAK_MS (boundaryLossMs).
 export function configuredSlots(profile, { windowMs = 500 } = {}) {
   const f = profile.links.satellite.forward.slots;
   const r = profile.links.satellite.return.slots;
   const s = f ?? r;
   if (!s) return null;
-  const lossIn = (x) => (x ? x.loss_p * Math.min(1, (x.loss_s * 1000) / windowMs) : 0);
+  // the RTT between handovers: the fixed delays and each direction's slot draw
+  const fixed = Object.values(profile.links).reduce((a, l) => a + l.forward.delay_ms + l.return.delay_ms, 0);
+  const draw = (k) => (f?.[k] ?? 0) + (r?.[k] ?? 0);
+  const lossMs = boundaryLossMs(profile, { windowMs });
   return {
     period_s: s.period_s,
+    ...(s.boundary_at_s !== undefined && { boundary_at_s: s.boundary_at_s }),
+    slot_rtt_ms: [round(fixed + draw('delay_min_ms')), round(fixed + draw('delay_max_ms'))],
     spike_ms: round((f?.spike_ms ?? 0) + (r?.spike_ms ?? 0)),
-    boundary_loss_pct: round(100 * (1 - (1 - lossIn(f)) * (1 - lossIn(r))), 3),
+    boundary_loss_pct: round((100 * lossMs.windowMs) / windowMs, 2),
+    peak_loss_pct: round((100 * lossMs.peakMs) / PEAK_MS, 2),
     window_ms: windowMs,
   };
 }

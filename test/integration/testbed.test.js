@@ -135,7 +135,14 @@ describe('testbed (integration, real namespaces)', function () {
       '12',
     );
     const s = p.measured.rtt_series;
-    assert.deepEqual(p.configured.slots, { period_s: 2, spike_ms: 30, boundary_loss_pct: 27.75, window_ms: 500 });
+    assert.deepEqual(p.configured.slots, {
+      period_s: 2,
+      slot_rtt_ms: [20, 40],
+      spike_ms: 30,
+      boundary_loss_pct: 22.75,
+      peak_loss_pct: 75,
+      window_ms: 500,
+    });
     assert.ok(Math.abs(s.period_s - 2) <= 0.06, JSON.stringify(s));
     assert.ok(s.boundary_loss_pct > 8 && s.boundary_loss_pct < 40, JSON.stringify(s));
     assert.ok(s.other_loss_pct < 2, JSON.stringify(s));

@@ -13,6 +13,7 @@ import { profileCache, scenarioResolver } from '../../harness/campaign/scenario.
 import { expandMatrix } from '../../harness/kinds/pageload.js';
 import { pepKind } from '../../harness/core/protocols.js';
 import { benchInput } from '../../harness/cli/bench.js';
+import { BENCH_PRESETS, runsForBoundarySplit } from '../../harness/pageload/presets.js';
 import { loadProfile, pathBdpBytes, configuredSummary } from '../../harness/testbed/profiles.js';
 
 const BENCH = { profiles: ['geo'], losses: [0], protocols: ['h1', 'h3-pep'], sites: ['kepler'], runs: 2 };
@@ -90,6 +91,29 @@ describe('bench: matrix validation', () => {
     assert.equal(ours.settings.origin, 'rust');
     // the quick preset keeps the standing tunnel
     assert.equal(benchInput({ ...values, preset: 'quick' }).settings.pep.tunnel, 'warm');
+  });
+
+  it('the starlink preset: three sites over starlink, h1, h2, h3 and their PEPs, Cubic unless --cc and --quic say BBR; it passes the checks', async () => {
+    const values = { seed: '1', link: 'auto', timeout: '120' };
+    const cubic = benchInput({ ...values, preset: 'starlink' });
+    assert.deepEqual(cubic.matrix.profiles, ['starlink']);
+    assert.deepEqual(cubic.matrix.sites, ['kepler', 'deutschmann-small', 'deutschmann-large']);
+    assert.deepEqual(cubic.matrix.protocols, ['h1', 'h1-pep', 'h2', 'h2-pep', 'h3', 'h3-pep']);
+    // the kernel's and our origin's QUIC default, Cubic, unless the options say otherwise
+    assert.deepEqual([cubic.settings.tcp, cubic.settings.quic, cubic.settings.origin], [{}, {}, 'rust']);
+    const bbr = benchInput({ ...values, preset: 'starlink', cc: 'bbr', quic: 'cc=bbr' });
+    assert.deepEqual([bbr.settings.tcp.cc, bbr.settings.quic.cc], ['bbr', 'bbr']);
+    assert.deepEqual(bbr.matrix, cubic.matrix, 'the same scenarios: satbench compare pairs them');
+    await checkBench(cubic.matrix, cubic.settings, { given: { preset: 'starlink' } });
+  });
+
+  it('gives the starlink preset runs enough for 10 loads with a handover inside, on average', () => {
+    // a 1.5 s load over 15 s slots: 1 in 10 has one
+    assert.equal(runsForBoundarySplit({ loadS: 1.5, periodS: 15 }), 100);
+    assert.equal(runsForBoundarySplit({ loadS: 1.5, periodS: 15, smaller: 5 }), 50);
+    // a load as long as a slot or longer always holds a boundary
+    assert.equal(runsForBoundarySplit({ loadS: 20, periodS: 15 }), 10);
+    assert.ok(BENCH_PRESETS.starlink.runs >= 10);
   });
 
   it('refuses settings that would fail only in the middle of the campaign', async () => {

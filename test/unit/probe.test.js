@@ -11,6 +11,7 @@ import {
 } from '../../harness/testbed/probe.js';
 import { configuredSummary, loadProfile, parseProfile, withDefaultLimits } from '../../harness/testbed/profiles.js';
 import { formatProbe } from '../../harness/cli/testbed.js';
+import { loadSourcedFigures } from '../../harness/testbed/sourced-figures.js';
 
 describe('probe summary', () => {
   const configured = configuredSummary(loadProfile('geo', { lossPct: 1 }));
@@ -298,11 +299,43 @@ describe('probe: access model figures', () => {
     const text = formatProbe(r);
     assert.match(text, /handover period s +15 +2\n/);
     assert.match(text, /boundary spike ms +30 +\d/);
-    assert.match(text, /loss % 500 ms after +11\.64 +1[12](\.\d+)? +\(elsewhere 0\)/);
+    assert.match(text, /loss % 500 ms after +10\.04 +1[12](\.\d+)? +\(\d+ of \d+; elsewhere 0\)/);
+    // the slot's RTT and the successive jitter beside what the profile configures
+    assert.match(text, /slot RTT ms +30–54 +41–41, largest step 41 → 41\n/);
+    assert.match(text, /successive jitter ms +\d/);
     // without --duration no series summary
     assert.equal(
       summarizeProbe({ profile: 'starlink', configured, backend: 'linkem', raw }).measured.rtt_series,
       undefined,
     );
+  });
+
+  it('sets the published figures of a profile built from them between configured and measured, with their citations', () => {
+    const sl = loadProfile('starlink');
+    const series = Array.from({ length: 3000 }, (_, i) => (i % 750 < 3 ? null : i % 750 < 13 ? 70 : 40 + (i % 3)));
+    const raw = {
+      rtt: { sent: 3000, received: 2988, rtt_ms: series.filter((x) => x !== null), series_ms: series, interval_ms: 20 },
+      owdForward: { sent: 1, received: 1, owd_ms: [21] },
+      owdReturn: { sent: 1, received: 1, owd_ms: [21] },
+      rateForward: { mbps: 99.8 },
+    };
+    const args = { profile: 'starlink', configured: configuredSummary(sl), backend: 'linkem', raw, linkProfile: sl };
+    const r = summarizeProbe({ ...args, series: true, sourced: loadSourcedFigures('starlink') });
+    assert.equal(r.sourced.file, 'reference/starlink-measurements.json');
+    const text = formatProbe(r);
+    assert.match(text, /configured +sourced +measured\n/);
+    assert.match(text, /handover period s +15 +15 \[huston2024\] +15\n/);
+    assert.match(text, /boundary spike ms +30 +≥ 30 \[huston2024\] +\d/);
+    assert.match(text, /loss % 500 ms after +10\.04 +\d+(\.\d+)?  \(\d+ of \d+; elsewhere 0\)\n/);
+    assert.match(text, /peak loss % in 100 ms +42\.39 +≤ 50 \[kassem2022\] +\d/);
+    assert.match(text, /forward Mbit\/s +100 +10–370 \[huston2024\] +99\.8\n/);
+    assert.match(text, /successive jitter ms +6\.7 \[huston2024\] +\d/);
+    assert.match(text, /boundary at s +12 past min +12, 27, 42, 57 past min \[tanveer2023\] \*/);
+    // each source cited once, after the table; the unconfirmed figure says so
+    assert.match(text, /\n {4}\[huston2024\] G\. Huston, "A transport protocol's view of Starlink", APNIC Blog/);
+    assert.match(text, /\n {4}\[kassem2022\] M\. M\. Kassem/);
+    assert.match(text, /\* boundary_offsets_in_minute_s: not confirmed/);
+    // a profile without published figures: no such column
+    assert.doesNotMatch(formatProbe(summarizeProbe({ ...args, series: true })), /sourced/);
   });
 });

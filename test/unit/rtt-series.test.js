@@ -1,5 +1,11 @@
 import assert from 'node:assert/strict';
-import { analyzeRttSeries, changeEvents, configuredSlots } from '../../harness/testbed/rtt-series.js';
+import {
+  analyzeRttSeries,
+  changeEvents,
+  configuredSlots,
+  peakLossPct,
+  successiveJitter,
+} from '../../harness/testbed/rtt-series.js';
 import { loadProfile } from '../../harness/testbed/profiles.js';
 import { rng } from '../../harness/core/stats.js';
 
@@ -22,7 +28,62 @@ function slotSeries({ seed, periodS = 15, phaseS = 3.2, durationS = 120, spikeMs
   return out;
 }
 
+// Echoes over the starlink profile as linkem treats them: the request
+// meets the return link's slot stage as it is sent (loss burst 0.3 for
+// 100 ms after a boundary, base delay 10-22 ms per slot, +15 ms for 300 ms,
+// normal jitter 4 ms), the reply the forward link's after the way up and
+// 5 + 5 ms of ground links; each direction delivers in order.
+function twoWaySeries({ seed, phaseS, durationS = 120 }) {
+  const r = rng(seed);
+  const normal = () => Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
+  const base = {
+    up: Array.from({ length: 12 }, () => 10 + 12 * r()),
+    down: Array.from({ length: 12 }, () => 10 + 12 * r()),
+  };
+  const slotAt = (ms) => [Math.floor((ms + (15 - phaseS) * 1000) / 15000), (ms + (15 - phaseS) * 1000) % 15000];
+  // the stage at `ms`: lost, or the delay it adds
+  const stage = (dir, ms) => {
+    const [n, into] = slotAt(ms);
+    if (into < 100 && r() < 0.3) return null;
+    return base[dir][n] + (into < 300 ? 15 : 0) + 4 * normal();
+  };
+  const last = { up: 0, down: 0 };
+  const out = [];
+  for (let i = 0; i < (durationS * 1000) / 20; i++) {
+    const sent = i * 20;
+    const up = stage('up', sent);
+    if (up === null) {
+      out.push(null);
+      continue;
+    }
+    last.up = Math.max(last.up, sent + up);
+    const atForward = last.up + 10;
+    const down = stage('down', atForward);
+    if (down === null) {
+      out.push(null);
+      continue;
+    }
+    last.down = Math.max(last.down, atForward + down);
+    out.push(last.down - sent);
+  }
+  return out;
+}
+
 describe('RTT series of a slot process', () => {
+  it("expects the boundary loss a probe of the starlink profile finds: the two directions' bursts fall on different echoes", () => {
+    const c = configuredSlots(loadProfile('starlink'));
+    const found = [];
+    for (let seed = 1; seed <= 20; seed++) {
+      const a = analyzeRttSeries(twoWaySeries({ seed, phaseS: (seed * 1.37) % 15 }), 20);
+      assert.equal(a.period_s, 15, `seed ${seed}`);
+      assert.equal(a.other_loss_pct, 0, `seed ${seed}: every loss is counted at its boundary`);
+      found.push(a.boundary_loss_pct);
+    }
+    const mean = found.reduce((a, b) => a + b) / found.length;
+    // 20 probes of ~200 echoes at the boundaries: the mean's standard error is about 0.4 points
+    assert.ok(Math.abs(mean - c.boundary_loss_pct) < 0.8, `found ${mean} %, configured ${c.boundary_loss_pct} %`);
+  });
+
   it('finds the period, the boundaries, the spike and the boundary loss for 10 seeds', () => {
     for (let seed = 1; seed <= 10; seed++) {
       const a = analyzeRttSeries(slotSeries({ seed }), 20);
@@ -52,6 +113,25 @@ describe('RTT series of a slot process', () => {
     assert.ok(!('spike_ms' in a));
   });
 
+  it("reads the jitter between successive RTTs (Huston's) and each slot's RTT with the largest step between two", () => {
+    assert.equal(successiveJitter([10, 12, null, 15, 11]), 3);
+    assert.equal(successiveJitter([10, null]), null);
+    // slots of 40, 60 and 45 ms, a boundary every 2 s with a lost echo
+    const series = Array.from({ length: 300 }, (_, i) => (i % 100 === 0 ? null : [40, 60, 45][Math.floor(i / 100)]));
+    const a = analyzeRttSeries(series, 20);
+    assert.equal(a.period_s, 2);
+    assert.deepEqual(a.slot_medians_ms, [40, 60, 45]);
+    assert.deepEqual(a.largest_slot_step_ms, { from: 40, to: 60 });
+    // one lost echo per boundary: the worst 100 ms (5 echoes) holds it
+    assert.equal(a.peak_loss_pct, 20);
+    assert.equal(a.boundary_lost, 3);
+  });
+
+  it('pools the peak loss over the boundaries: the worst run of echoes after a window start', () => {
+    assert.equal(peakLossPct([2, 2, 2, 2], [0, 2, 1, 0], 2), 75);
+    assert.equal(peakLossPct([0, 0], [0, 0], 1), null);
+  });
+
   it('marks losses and steps of the running median, not the jitter', () => {
     const s = [10, 11, 10, 11, 10, 11, 10, 11, 10, null, 50, 51, 50, 51, 50, 51, 50, 51, 50, 51];
     const e = changeEvents(s);
@@ -74,8 +154,13 @@ describe('RTT series of a slot process', () => {
     const c = configuredSlots(loadProfile('starlink'));
     assert.equal(c.period_s, 15);
     assert.equal(c.spike_ms, 30);
-    // 0.3 per direction over 100 of the 500 ms: 1 - 0.94^2
-    assert.equal(c.boundary_loss_pct, 11.64);
+    // 0.3 per direction for 100 ms: the return burst takes the echoes sent
+    // in its 100 ms; the forward one those that reach it, sent from 26 ms
+    // before the boundary to 59 ms after it (26 ms up and the 15 ms spike):
+    // (0.3 × 100 + 0.3 × 85 - 0.09 × 59) / 500
+    assert.equal(c.boundary_loss_pct, 10.04);
+    // the worst 100 ms: the 59 ms both bursts take (0.51) and 41 ms of the return one's
+    assert.equal(c.peak_loss_pct, 42.39);
     assert.equal(configuredSlots(loadProfile('leo')), null);
   });
 });
