@@ -61,8 +61,9 @@ Options:
                     (linkem, the origin, both proxies) are kept in DIR/logs/SCENARIO-runN/
   --resume DIR      continue an interrupted matrix in DIR without repeating finished runs
   --seed N          seed of the link emulator's random loss and jitter; run i uses N + i (default ${DEFAULTS.seed})
-  --link BACKEND    link emulation: auto (the default: the kernel's netem when it has it, else
-                    linkem), linkem (ours, userspace) or netem
+  --link BACKEND    link emulation: auto (the default: the kernel's netem when it has it and
+                    the profile needs nothing netem lacks, else linkem), linkem (ours,
+                    userspace) or netem
   --timeout S       a page load taking longer fails that run (default ${DEFAULTS.timeoutMs / 1000})
   --origin NAME     rust (ours: h1, h1s, h2, h3; the default, but ifip2022's is h2o-patched where built),
                     h2o (H2O 2.3.0-DEV with HTTP/3 over quicly, built by the set-up into

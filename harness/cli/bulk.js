@@ -47,8 +47,8 @@ Options:
   --loss LIST       satellite-link loss in percent; default: the profile's own
   --bin-ms MS       bin length of the goodput curve (default ${DEFAULTS.binMs})
   --seed N          seed of the link emulator's random loss and jitter; run i uses N + i (default ${DEFAULTS.seed})
-  --link BACKEND    link emulation: auto (the default: the kernel's netem when it has it, else
-                    linkem), linkem or netem
+  --link BACKEND    link emulation: auto (the default: the kernel's netem when it has it and
+                    the profile needs nothing netem lacks, else linkem), linkem or netem
   --quic LIST       the sender's QUIC (satbulk, and the origin for browser-h3), KEY=VALUE
                     comma-separated: cc=cubic|newreno|bbr|sat, initial-window=PACKETS,
                     initial-mtu=BYTES, ack-frequency, ack-eliciting-threshold=N, max-ack-delay-ms=MS,

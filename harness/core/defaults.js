@@ -2,7 +2,7 @@
 // options and help, the plan a campaign's check returns, and the runs
 // read them here, so that a default is written once.
 export const DEFAULTS = Object.freeze({
-  link: 'auto', // the link emulation backend: the kernel's netem when it has it, else linkem
+  link: 'auto', // the link emulation backend: the kernel's netem when it has it and the profile needs nothing netem lacks, else linkem
   seed: 1, // the link emulator's seed; run i uses seed + i
   timeoutMs: 120_000, // a page load taking longer fails its run
   origin: 'rust', // the origin server (bench)

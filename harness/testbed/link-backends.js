@@ -17,8 +17,29 @@ export function checkLinkBackend(requested) {
   return requested;
 }
 
-// Pure: which backend to use given what the machine has.
-export function resolveLinkBackend(requested, { kernelNetem, tun }) {
+// Pure: what of one direction's impairments (a normalised profile's) the
+// kernel's netem cannot do, or null.
+export function netemLacks(imp) {
+  if (imp.schedule) return 'a delay or rate schedule';
+  if (imp.access) return 'the access model (frames, encapsulation, demand assignment)';
+  if (imp.slots) return 'a slot process (per-slot delay, handover spikes and loss)';
+  return null;
+}
+
+// Pure: why a normalised profile's links need linkem (the first of its
+// directions netem cannot do, named), or null.
+export function linkemOnly(profile) {
+  for (const [link, dirs] of Object.entries(profile?.links ?? {}))
+    for (const [dir, imp] of Object.entries(dirs ?? {})) {
+      const lacks = imp && netemLacks(imp);
+      if (lacks) return `${profile.name ?? 'the profile'}'s ${link} ${dir} link has ${lacks}`;
+    }
+  return null;
+}
+
+// Pure: which backend to use given what the machine has; `needsLinkem`
+// (linkemOnly's reason) makes auto pick linkem even where netem exists.
+export function resolveLinkBackend(requested, { kernelNetem, tun, needsLinkem = null }) {
   checkLinkBackend(requested);
   if (requested === 'netem' && !kernelNetem) {
     throw new UsageError(
@@ -31,6 +52,10 @@ export function resolveLinkBackend(requested, { kernelNetem, tun }) {
     );
   }
   if (requested === 'auto') {
+    if (needsLinkem) {
+      if (tun) return 'linkem';
+      throw new UsageError(`${needsLinkem}, which needs linkem, and /dev/net/tun is missing; see \`satbench doctor\``);
+    }
     if (kernelNetem) return 'netem';
     if (tun) return 'linkem';
     throw new UsageError(
@@ -78,21 +103,8 @@ const fmt = (n) => String(Math.round(n * 1000) / 1000);
 
 // Pure: `tc qdisc add dev DEV root netem …` arguments for one direction.
 export function netemArgs(imp, where) {
-  if (imp.schedule) {
-    throw new UsageError(
-      `${where}: delay and rate schedules need the linkem backend (kernel netem has no schedule); use --link linkem`,
-    );
-  }
-  if (imp.access) {
-    throw new UsageError(
-      `${where}: the access model (frames, encapsulation, demand assignment) needs the linkem backend; use --link linkem`,
-    );
-  }
-  if (imp.slots) {
-    throw new UsageError(
-      `${where}: a slot process (per-slot delay, handover spikes and loss) needs the linkem backend; use --link linkem`,
-    );
-  }
+  const lacks = netemLacks(imp);
+  if (lacks) throw new UsageError(`${where}: ${lacks}: kernel netem cannot emulate it; use --link linkem or auto`);
   const args = ['delay', `${fmt(imp.delay_ms)}ms`];
   if (imp.jitter_ms > 0) args.push(`${fmt(imp.jitter_ms)}ms`, 'distribution', imp.jitter_distribution);
   if (imp.loss?.model === 'random') args.push('loss', 'random', `${fmt(imp.loss.pct)}%`);

@@ -24,7 +24,7 @@ import {
 } from './addressing.js';
 import { pathBdpBytes } from './profiles.js';
 import { setResolver, removeResolver, leftoverResolvers } from './resolver.js';
-import { resolveLinkBackend, kernelHasNetem, hasTun, netemArgs, linkemConfig } from './link-backends.js';
+import { resolveLinkBackend, kernelHasNetem, hasTun, netemArgs, linkemConfig, linkemOnly } from './link-backends.js';
 
 export { STATE_DIR, readState } from './state.js';
 export { alive } from './processes.js';
@@ -236,9 +236,11 @@ export async function createTestbed({
   id = validateId(id ?? randomId());
   const plan = tcpPlan(tcp);
   for (const n of Object.values(plan)) allowedCongestionControl(n.cc);
+  const needsLinkem = linkemOnly(profile);
   const backend = resolveLinkBackend(link, {
-    kernelNetem: link === 'linkem' ? false : await kernelHasNetem(),
+    kernelNetem: link === 'linkem' || (link === 'auto' && needsLinkem) ? false : await kernelHasNetem(),
     tun: hasTun(),
+    needsLinkem,
   });
   const ns = namespacesOf(id);
   const existing = await listNamespaces();

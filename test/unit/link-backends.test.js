@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { resolveLinkBackend, netemArgs, linkemConfig } from '../../harness/testbed/link-backends.js';
+import { resolveLinkBackend, netemArgs, linkemConfig, linkemOnly } from '../../harness/testbed/link-backends.js';
 import { loadProfile } from '../../harness/testbed/profiles.js';
 
 // linkem's config for one link of a loaded profile.
@@ -31,6 +31,19 @@ describe('link backends', () => {
     );
   });
 
+  it('auto picks linkem for a profile netem cannot emulate, even where the kernel has netem', () => {
+    for (const name of ['starlink', 'starlink-motion', 'iridium', 'geo-dvb']) {
+      const why = linkemOnly(loadProfile(name));
+      assert.match(why, new RegExp(`^${name}'s satellite (forward|return) link has `), name);
+      assert.equal(resolveLinkBackend('auto', { kernelNetem: true, tun: true, needsLinkem: why }), 'linkem');
+      assert.throws(
+        () => resolveLinkBackend('auto', { kernelNetem: true, tun: false, needsLinkem: why }),
+        new RegExp(`^UsageError: ${name}'s .*needs linkem, and /dev/net/tun is missing`),
+      );
+    }
+    for (const name of ['geo', 'leo', 'geo-hts', 'geo-jitter']) assert.equal(linkemOnly(loadProfile(name)), null, name);
+  });
+
   it('writes netem arguments from the same profiles', () => {
     const geo = loadProfile('geo').links.satellite.forward;
     assert.deepEqual(netemArgs(geo, 'w'), [
@@ -49,7 +62,7 @@ describe('link backends', () => {
     assert.deepEqual(netemArgs(lossy, 'w').slice(2, 5), ['loss', 'random', '0.01%']);
     assert.throws(
       () => netemArgs(loadProfile('iridium').links.satellite.forward, 'iridium.yaml: satellite.forward'),
-      /iridium\.yaml: satellite\.forward: delay and rate schedules need the linkem backend/,
+      /iridium\.yaml: satellite\.forward: a delay or rate schedule: kernel netem cannot emulate it; use --link linkem or auto/,
     );
   });
 
@@ -78,7 +91,7 @@ describe('link backends', () => {
     const internet = configOf(p.links.internet);
     assert.ok(!('slots' in internet.forward) && !('slots' in internet.return));
     assert.ok(!('slots' in configOf(loadProfile('leo').links.satellite).forward));
-    assert.throws(() => netemArgs(p.links.satellite.forward, 'w'), /slot process .* needs the linkem backend/);
+    assert.throws(() => netemArgs(p.links.satellite.forward, 'w'), /slot process .*: kernel netem cannot emulate it/);
   });
 
   it('passes an access model to linkem only where the profile has one; netem refuses it', () => {
@@ -88,6 +101,6 @@ describe('link backends', () => {
     assert.deepEqual(cfg.return.access.dama, { cra_mbit: 1, request_grant_ms: 540, idle_release_ms: 640 });
     const internet = configOf(p.links.internet);
     assert.ok(!('access' in internet.forward) && !('access' in internet.return));
-    assert.throws(() => netemArgs(p.links.satellite.forward, 'w'), /access model .* needs the linkem backend/);
+    assert.throws(() => netemArgs(p.links.satellite.forward, 'w'), /access model .*: kernel netem cannot emulate it/);
   });
 });
