@@ -34,7 +34,8 @@ Options:
                     h3-pep, 5 runs), ifip2022 (the paper's matrix on its set-up: geo-dvb and
                     leo-dvb, --pep-tunnel per-connection, --origin h2o-patched where built,
                     --alt-svc tcp) or starlink (kepler, deutschmann-small and -large over
-                    starlink, h1, h2, h3 and each -pep, ${BENCH_PRESETS.starlink.runs} runs: enough to split kepler's
+                    starlink, starlink-motion and geo-hts, h1, h2, h3 and each -pep,
+                    ${BENCH_PRESETS.starlink.runs} runs: enough to split kepler's
                     by a handover during the load; BBR: --cc bbr --quic cc=bbr); the options
                     below override its parts
   --profile LIST    link profiles, comma-separated (see \`satbench profiles\`)

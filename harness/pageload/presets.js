@@ -51,8 +51,9 @@ export const BENCH_PRESETS = {
   },
   starlink: {
     description:
-      "Huston's question on a Starlink-like link: kepler, deutschmann-small and deutschmann-large over starlink, h1, h2, h3 and each through its PEP (h1-pep, h2-pep, h3-pep), runs enough for 10 kepler loads with a handover inside, or more; the end hosts' congestion control is the campaign's (Cubic; BBR: --cc bbr --quic cc=bbr, then satbench compare)",
-    profiles: ['starlink'],
+      "today's satellite access: kepler, deutschmann-small and deutschmann-large over starlink, starlink-motion and geo-hts, h1, h2, h3 and each through its PEP (h1-pep, h2-pep, h3-pep), runs enough for 10 kepler loads with a handover inside, or more; the end hosts' congestion control is the campaign's (Cubic; BBR: --cc bbr --quic cc=bbr, then satbench compare: Huston's question)",
+    // the Starlink-like link, it in motion, and a current GEO service beside them
+    profiles: ['starlink', 'starlink-motion', 'geo-hts'],
     losses: [0],
     protocols: ['h1', 'h1-pep', 'h2', 'h2-pep', 'h3', 'h3-pep'],
     sites: ['kepler', 'deutschmann-small', 'deutschmann-large'],

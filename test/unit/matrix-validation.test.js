@@ -93,10 +93,10 @@ describe('bench: matrix validation', () => {
     assert.equal(benchInput({ ...values, preset: 'quick' }).settings.pep.tunnel, 'warm');
   });
 
-  it('the starlink preset: three sites over starlink, h1, h2, h3 and their PEPs, Cubic unless --cc and --quic say BBR; it passes the checks', async () => {
+  it('the starlink preset: three sites over starlink, starlink-motion and geo-hts, h1, h2, h3 and their PEPs, Cubic unless --cc and --quic say BBR; it passes the checks', async () => {
     const values = { seed: '1', link: 'auto', timeout: '120' };
     const cubic = benchInput({ ...values, preset: 'starlink' });
-    assert.deepEqual(cubic.matrix.profiles, ['starlink']);
+    assert.deepEqual(cubic.matrix.profiles, ['starlink', 'starlink-motion', 'geo-hts']);
     assert.deepEqual(cubic.matrix.sites, ['kepler', 'deutschmann-small', 'deutschmann-large']);
     assert.deepEqual(cubic.matrix.protocols, ['h1', 'h1-pep', 'h2', 'h2-pep', 'h3', 'h3-pep']);
     // the kernel's and our origin's QUIC default, Cubic, unless the options say otherwise
