@@ -551,7 +551,8 @@ function pathOf(profile, dir) {
     (acc, i) => acc * (1 - stationaryLossPct(i.loss) / 100) * (1 - slotLossTotalPct(i.slots) / 100),
     1,
   );
-  return { mbps: rates.length ? Math.min(...rates) : null, loss_pct: (1 - survive) * 100 };
+  // to a millionth of a percent: the float products print as 0.20000000000000018 otherwise
+  return { mbps: rates.length ? Math.min(...rates) : null, loss_pct: Math.round((1 - survive) * 1e8) / 1e6 };
 }
 
 // What the profile promises, in the shape `testbed probe` prints beside
