@@ -198,7 +198,7 @@ describe('report', () => {
     ];
     const other = [{ kind: 'probe', scenario: { profile: 'geo' }, run: 1, ok: true, metrics: { rtt_ms: 581 } }];
     const html = renderReport({ meta: {}, groups: summarize([...records.slice(0, 8), ...bulk, ...other]) });
-    assert.match(html, /Built from summary\.json alone/);
+    assert.match(html, /Built from summary\.json alone: no distributions, the comparisons&#39; p-values/);
     // a bulk group without curve or known metrics still shows, with every median
     assert.match(html, /bulk tcp-pep · geo · the profile&#39;s loss/);
     assert.match(html, /goodput_mbps 17\.5/);

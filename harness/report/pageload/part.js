@@ -323,7 +323,7 @@ export const pageloadReport = {
   build,
   warnings,
   lead: { subject: 'page loads in Chromium', unit: 'ms' },
-  withoutRecords: ['distributions', 'p-values'],
+  withoutRecords: ['distributions', "the comparisons' p-values"],
   nav: (part) => SECTIONS.map((s) => s.nav(part)).join(''),
   // shown for page loads, and for an empty report (they say there is nothing)
   sections: (part) =>
