@@ -115,7 +115,13 @@
   function rowTip(r, i, wf) {
     var lines = [
       '#' + (i + 1) + ' ' + r.method + ' ' + r.url,
-      'status ' + r.status + ', ' + (r.protocol || 'protocol unknown') + ', connection ' + (r.connection || 'none'),
+      'status ' +
+        r.status +
+        (r.error ? ' (' + r.error + ')' : '') +
+        ', ' +
+        (r.protocol || 'protocol unknown') +
+        ', connection ' +
+        (r.connection || 'none'),
       'priority ' + (r.priority || '–') + ', ' + (r.type || '') + ', ' + (r.bytes === null ? '?' : r.bytes) + ' bytes',
       'start ' + ms(r.start) + (wf.rtt ? ' (round trip ' + (Math.floor(r.start / wf.rtt) + 1) + ')' : ''),
     ];

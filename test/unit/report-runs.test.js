@@ -88,6 +88,10 @@ describe('report: a HAR as a waterfall', () => {
     e.connection = '0';
     assert.equal(rowOf(e, 0).connection, null, 'connection 0: none (a cached response)');
     assert.equal(rowOf({ ...e, startedDateTime: 'yesterday' }, 0), null);
+    // a failed request, as the run's HAR keeps it: status 0 and DevTools' error
+    assert.equal(row.error, null);
+    const failed = { ...e, response: { ...e.response, status: 0, _error: 'net::ERR_UNSAFE_PORT' } };
+    assert.deepEqual([rowOf(failed, 0).status, rowOf(failed, 0).error], [0, 'net::ERR_UNSAFE_PORT']);
   });
 
   it('without page timings the events come from the record; the RTT from the profile; entries without a start are counted', () => {

@@ -53,6 +53,8 @@ export function rowOf(e, t0) {
     url: String(e.request?.url ?? ''),
     method: String(e.request?.method ?? ''),
     status: finite(res.status) ? res.status : null,
+    // a failed request's (status 0): DevTools' error, e.g. net::ERR_UNSAFE_PORT
+    error: typeof res._error === 'string' && res._error ? res._error : null,
     protocol: e._protocol ?? res.httpVersion ?? null,
     connection: connectionOf(e),
     priority: e._priority ?? null,
