@@ -95,12 +95,14 @@ describe('views (integration, real Chromium)', function () {
       // none of the second load's connections is one of the first load's
       assert.ok(second.connection_reuse.connections >= 1, JSON.stringify(second.connection_reuse));
       assert.equal(second.connection_reuse.reused, 0, `${protocol}: ${JSON.stringify(second.connection_reuse)}`);
-      // the document's request waited for a new connection: at least a round
-      // trip (30 ms) after navigation start (over a reused one it goes within
-      // a few ms). Navigation Timing's connect times cannot tell: over h2
-      // Chromium's preconnect at navigation start opened the connection, and
-      // the request that took it over shows connectStart = connectEnd.
-      assert.ok(second.navigation.requestStart >= 30, `${protocol}: requestStart ${second.navigation.requestStart}`);
+      // the document's request waited for a new connection's handshake: most
+      // of a round trip (30 ms) after navigation start, more than half of one
+      // (Chromium may start the handshake a little before navigation start:
+      // 28.3 ms over h3 once); over a reused one it goes within a few ms.
+      // Navigation Timing's connect times cannot tell: over h2 Chromium's
+      // preconnect at navigation start opened the connection, and the request
+      // that took it over shows connectStart = connectEnd.
+      assert.ok(second.navigation.requestStart >= 15, `${protocol}: requestStart ${second.navigation.requestStart}`);
       // our origin says no-store: the second load asks for everything again
       assert.ok(second.origin_log.requests >= 3, JSON.stringify(second.origin_log));
     }

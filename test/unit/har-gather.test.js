@@ -324,11 +324,11 @@ describe('the HAR of a run (gather/har.js)', () => {
   it('is gathered only when asked (a run with a results folder), and records from before the navigation', async () => {
     assert.deepEqual(
       gatherersFor().map((g) => g.key),
-      ['connections', 'machine'],
+      ['connections', 'cache_use', 'machine'],
     );
     assert.deepEqual(
       gatherersFor({ har: { satbench: SATBENCH } }).map((g) => g.key),
-      ['connections', 'machine', 'har'],
+      ['connections', 'cache_use', 'machine', 'har'],
     );
     const listened = [];
     const sent = [];

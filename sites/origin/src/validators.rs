@@ -47,6 +47,32 @@ pub fn etag_of_file(path: &Path) -> std::io::Result<String> {
     Ok(quoted_hex(ctx.finish().as_ref()))
 }
 
+/// Files larger than this are not read for their ETag: a bulk download's
+/// file is sparse and up to 64 GiB, which hashing before `ready` would take
+/// minutes to read. Their tag is weak and made from the file's length and
+/// modification time, as H2O's and nginx's are; `If-None-Match` compares
+/// weakly (RFC 9110 §13.1.2), so they are revalidated all the same.
+pub const HASHED_MAX_BYTES: u64 = 64 << 20;
+
+/// The weak entity tag of a file too large to hash.
+pub fn weak_etag(len: u64, modified: SystemTime) -> String {
+    let ns = modified
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("W/\"{len:x}-{ns:x}\"")
+}
+
+/// The ETag of the file at `path` whose metadata says `len` and
+/// `modified`: its bytes' hash, or its weak tag when it is too large.
+fn etag_for(path: &Path, len: u64, modified: SystemTime) -> std::io::Result<String> {
+    if len > HASHED_MAX_BYTES {
+        Ok(weak_etag(len, modified))
+    } else {
+        etag_of_file(path)
+    }
+}
+
 /// An HTTP-date (IMF-fixdate), as `Last-Modified` carries it.
 pub fn http_date(t: SystemTime) -> String {
     httpdate::fmt_http_date(t)
@@ -61,9 +87,10 @@ pub struct Validators {
 
 /// The validators of a file, or None if it cannot be read.
 pub fn of_file(path: &Path) -> Option<Validators> {
-    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+    let meta = std::fs::metadata(path).ok()?;
+    let modified = meta.modified().ok()?;
     Some(Validators {
-        etag: etag_of_file(path).ok()?,
+        etag: etag_for(path, meta.len(), modified).ok()?,
         last_modified: http_date(modified),
     })
 }
@@ -90,7 +117,7 @@ impl Memo {
         }
         // hashed without the lock: other requests go on meanwhile
         let v = Validators {
-            etag: etag_of_file(path).ok()?,
+            etag: etag_for(path, len, modified).ok()?,
             last_modified: http_date(modified),
         };
         known().insert(path.to_path_buf(), (len, modified, v.clone()));
@@ -131,6 +158,32 @@ mod tests {
     use super::*;
     use satbench_transport::testkit::temp_dir;
     use std::time::Duration;
+
+    #[test]
+    fn a_file_too_large_to_hash_gets_a_weak_tag_without_being_read() {
+        let dir = temp_dir("origin-validators-large");
+        let path = dir.join("timed.bin");
+        // sparse: 64 GiB that reading would take minutes for
+        std::fs::File::create(&path)
+            .unwrap()
+            .set_len(64 << 30)
+            .unwrap();
+        let started = std::time::Instant::now();
+        let v = of_file(&path).unwrap();
+        assert!(started.elapsed() < Duration::from_secs(1), "read it");
+        let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+        assert_eq!(v.etag, weak_etag(64 << 30, modified));
+        assert!(v.etag.starts_with("W/\"1000000000-"), "{}", v.etag);
+        assert_eq!(Memo::default().of(&path).unwrap(), v);
+        // at the limit it is still hashed
+        let small = dir.join("limit.bin");
+        std::fs::File::create(&small)
+            .unwrap()
+            .set_len(HASHED_MAX_BYTES)
+            .unwrap();
+        assert!(!of_file(&small).unwrap().etag.starts_with("W/"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn etags_are_strong_quoted_and_follow_the_bytes() {
