@@ -91,6 +91,23 @@ export function checkArchiveScenarios(
 }
 
 /**
+ * Pure: a warning per site archive recorded as another device than the
+ * one bench emulates (`archives` as checkBench makes them): the page may
+ * ask that device for other images, styles or a page of its own, which
+ * the archive lacks. An archive that does not say its device is not warned
+ * about.
+ */
+export function archiveDeviceWarnings(archives, device) {
+  return Object.entries(archives)
+    .filter(([, site]) => site.device !== null && site.device !== device)
+    .map(
+      ([name, site]) =>
+        `--site ${name}: recorded as device ${site.device}, replayed as ${device}: requests the archive lacks ` +
+        `go unanswered; record it again with \`satbench record --device ${device}\` or run with --device ${site.device}`,
+    );
+}
+
+/**
  * The matrix and the settings together: the origin can serve the
  * protocols, the PEP options suit the chains the protocols use, the HTTP/3
  * priorities are known, the kernel has the end hosts' --cc, a site archive
@@ -99,7 +116,8 @@ export function checkArchiveScenarios(
  * takes its default. Returns the plan: {kind, matrix, settings (complete),
  * pepChains ({tcp, quic, qpep, vpn}: the typed sides of each chain the
  * protocols use), archives ({[site]: archiveSite}), profiles (the reader
- * that parsed each profile once)}.
+ * that parsed each profile once), warnings (lines to print before the runs
+ * and keep in summary.json's meta)}.
  */
 export async function checkBench(matrix, settings = {}, options = {}) {
   const profiles = options.profiles ?? profileCache();
@@ -142,6 +160,7 @@ export async function checkBench(matrix, settings = {}, options = {}) {
   const archiveDns = dns ?? DEFAULTS.archiveDns;
   for (const site of sites)
     checkArchiveScenarios(site, matrix.protocols, archiveDns, { tunnel: pep.tunnel, tunnelFrom });
+  const checkedEmulation = checkEmulation(emulation);
   return {
     kind: 'pageload',
     matrix,
@@ -160,11 +179,12 @@ export async function checkBench(matrix, settings = {}, options = {}) {
       shard,
       lighthouse,
       harContent,
-      emulation: checkEmulation(emulation),
+      emulation: checkedEmulation,
       visual,
     },
     pepChains,
     archives,
     profiles,
+    warnings: archiveDeviceWarnings(archives, checkedEmulation.device),
   };
 }

@@ -77,7 +77,8 @@ export function campaignInput(argv, { given, v }, { name, config, input }) {
  * `input(values)` → {matrix, settings} (throws on a bad option);
  * `check(matrix, settings, {profiles, given})` → the campaign's plan,
  * refusing what would fail later (`given`: the options as campaign.json
- * saves them, for errors that name where a setting came from); `run(plan,
+ * saves them, for errors that name where a setting came from), and its
+ * `warnings` printed before the runs and kept in summary.json's meta; `run(plan,
  * io)` is the campaign and returns the summary, `show(summary)` prints its
  * table without --json, before the line saying where the results are.
  */
@@ -90,12 +91,19 @@ export async function campaignCommand(argv, { name, help, options, input, check,
   const { outDir, matrix, settings, manifest } = campaignInput(argv, { given, v }, { name, config, input });
   const plan = await check(matrix, settings, { profiles: profileCache(), given: manifest.options });
   requireNetAdmin(name);
+  const warnings = plan.warnings ?? [];
+  for (const w of warnings) note(`warning: ${w}`);
   const summary = await run(plan, {
     outDir,
     resume: Boolean(v.resume),
     manifest,
     onProgress: note,
-    meta: { preset: manifest.options.preset ?? null, argv: manifest.argv, ...(v.resume ? { resumed: argv } : {}) },
+    meta: {
+      preset: manifest.options.preset ?? null,
+      argv: manifest.argv,
+      ...(v.resume ? { resumed: argv } : {}),
+      ...(warnings.length ? { warnings } : {}),
+    },
   });
   const failed = summary.groups.reduce((a, g) => a + g.failed, 0);
   // the medians first, then where the rest is (as sitespeed.io ends)

@@ -8,7 +8,7 @@ import { archiveOrigins, pageChain } from '../archive/match.js';
 import { originAddress } from '../testbed/addressing.js';
 
 /**
- * The archive in `dir` as a bench site: {dir, page, hosts: [{name,
+ * The archive in `dir` as a bench site: {dir, page, device, hosts: [{name,
  * address}]}; `page` is the document the recorded page ended at (an
  * http → https redirect before it is not replayed: the run's protocol
  * decides the scheme). Throws a UsageError for a bad archive.
@@ -19,6 +19,8 @@ export function archiveSite(dir) {
   return {
     dir,
     page: pageChain(archive).chain.at(-1).url,
+    // the device `satbench record --device` loaded it as (null: not recorded)
+    device: archive.source.device ?? null,
     hosts: hosts.map((name, i) => ({ name, address: originAddress(i) })),
   };
 }

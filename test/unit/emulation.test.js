@@ -2,6 +2,9 @@
 // recorded in the plan (a resume refuses another value), applied to the
 // page before its navigation and given to Lighthouse as its own settings.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { execFile } from 'node:child_process';
 import {
   screenEmulationMetrics,
@@ -176,6 +179,39 @@ describe('CPU and device emulation (bench --cpu-slowdown, --device)', function (
       touch: true,
       user_agent: DEVICES.mobile.userAgent,
     });
+  });
+
+  it('bench warns when a site archive was recorded as another device than it emulates', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-device-'));
+    const archive = (name, device) => {
+      const dir = path.join(root, name);
+      fs.mkdirSync(path.join(dir, 'bodies'), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'bodies/0001'), '<p>a</p>');
+      const source = { tool: 'record', from: 'https://a.test/', ...(device ? { device } : {}) };
+      const entry = { method: 'GET', url: 'https://a.test/', status: 200, headers: [], body: 'bodies/0001' };
+      const doc = { format: 'satbench-archive', version: 1, page: 'https://a.test/', created: '2026-11-24T00:00:00Z' };
+      fs.writeFileSync(
+        path.join(dir, 'archive.json'),
+        JSON.stringify({ ...doc, source, entries: [entry], missing: [] }),
+      );
+      return dir;
+    };
+    try {
+      const [phone, unsaid] = [archive('phone', 'mobile'), archive('unsaid', null)];
+      const plan = (device) =>
+        checkBench(
+          { ...BENCH, protocols: ['h1s'], sites: [phone, unsaid] },
+          { emulation: { device } },
+          { congestionControls: ['cubic'] },
+        );
+      const { warnings } = await plan('desktop');
+      assert.equal(warnings.length, 1, 'an archive that does not say its device is not warned about');
+      assert.match(warnings[0], new RegExp(`^--site ${phone}: recorded as device mobile, replayed as desktop: `));
+      assert.match(warnings[0], /satbench record --device desktop` or run with --device mobile$/);
+      assert.deepEqual((await plan('mobile')).warnings, []);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('--resume refuses another CPU slowdown or device, not the same one written otherwise', () => {
