@@ -10,6 +10,8 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import har, {
   buildHar,
+  closePending,
+  PENDING,
   addContent,
   navigationStart,
   failureText,
@@ -234,6 +236,21 @@ describe('the HAR of a run (gather/har.js)', () => {
 
     it('passes the HAR 1.2 schema check', () => {
       checkHar(built, 'a HAR with failed requests');
+    });
+
+    it('a request still in flight when the HAR is built is kept as DevTools keeps it: status 0, pending, blocked until then', () => {
+      const STUCK = 'https://satbench.test/stuck.js';
+      const last = Math.max(...withFailures.map((e) => e.params.timestamp ?? -Infinity));
+      const har = buildHar([...withFailures, asked('p.1', STUCK, 'Script', 0.003)], {
+        navigation: record.navigation,
+      });
+      assert.equal(har.log.entries.length, built.log.entries.length + 1, 'chrome-har alone drops it');
+      const stuck = har.log.entries.find((e) => e.request.url === STUCK);
+      assert.deepEqual([stuck.response.status, stuck.response._error, stuck.connection], [0, PENDING, undefined]);
+      close(stuck.timings.blocked, (last - image.timestamp - 0.003) * 1000, 0.01, 'blocked until the last event');
+      checkHar(har, 'a HAR with a pending request');
+      // a request that ended is not pending, and nothing is added without one
+      assert.equal(closePending(withFailures), withFailures);
     });
 
     it('import-har lists it under missing with its error (there is no body to replay), and keeps the rest', () => {

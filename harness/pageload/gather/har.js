@@ -154,6 +154,35 @@ export function keepFailed(events) {
   return { events: kept, failed };
 }
 
+// A request still waiting for its response when the HAR was built, in the
+// words DevTools' Network panel has for it.
+export const PENDING = 'pending: no response when the HAR was built';
+
+/**
+ * Pure: `events` with a Network.loadingFailed (errorText PENDING) at the
+ * last event's time for each http(s) request asked for that had neither
+ * its response nor its end: chrome-har drops such a request, where DevTools
+ * keeps it, and one that never came back is part of why a load was slow.
+ */
+export function closePending(events) {
+  const open = new Map();
+  let last = -Infinity;
+  for (const { method, params } of events) {
+    if (typeof params?.timestamp === 'number') last = Math.max(last, params.timestamp);
+    if (method === 'Network.requestWillBeSent' && isHttp({ params })) open.set(params.requestId, params.type);
+    else if (
+      ['Network.responseReceived', 'Network.loadingFinished', 'Network.loadingFailed'].includes(method) &&
+      params.requestId !== undefined
+    )
+      open.delete(params.requestId);
+  }
+  const ends = [...open].map(([requestId, type]) => ({
+    method: 'Network.loadingFailed',
+    params: { requestId, timestamp: last, type, errorText: PENDING, canceled: false },
+  }));
+  return ends.length ? [...events, ...ends] : events;
+}
+
 /**
  * Pure: the HAR timings of a request that failed before its response,
  * `ms` after the page asked for it: all of it blocked, as DevTools counts
@@ -179,9 +208,11 @@ export const noResponseTimings = (ms) => ({
  * count from it; entries are in
  * the order the page asked for them, each with harTimings, `_protocol`,
  * `_connectionId` and `_priority`; a failed request's (keepFailed) with
- * DevTools' error in response._error.
+ * DevTools' error in response._error, one still pending (closePending)
+ * likewise, with PENDING.
  */
-export function buildHar(events, { navigation = null, satbench = null } = {}) {
+export function buildHar(allEvents, { navigation = null, satbench = null } = {}) {
+  const events = closePending(allEvents);
   const { events: forChromeHar, failed } = keepFailed(events);
   // a repeat view's objects come from the disk cache: chrome-har leaves
   // them out unless asked (and a page of only those, out with them)
