@@ -94,6 +94,9 @@ describe('report', () => {
     assert.doesNotMatch(renderReport(withAltSvc('tcp'), { records }), note);
     assert.doesNotMatch(renderReport(summary, { records }), note, 'older summaries do not say');
     assert.equal(altSvcSentence(['h1', 'h1-pep'], 'all'), null, 'no HTTP/3, nothing to say');
+    // a group of a kind without protocols (or a hand-made summary) among them
+    assert.equal(altSvcSentence([undefined, 'h1'], 'all'), null);
+    assert.match(altSvcSentence([undefined, 'h3'], 'all'), /^HTTP\/3 here/);
   });
 
   it("the matrix shows summary.json's medians, with intervals and the paper's values", () => {

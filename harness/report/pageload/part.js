@@ -264,7 +264,7 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
  * or null when no h3 protocol ran or Alt-Svc was tcp (or not recorded).
  */
 export function altSvcSentence(protocols, altSvc) {
-  if (altSvc !== 'all' || !protocols.some((p) => p.startsWith('h3'))) return null;
+  if (altSvc !== 'all' || !protocols.some((p) => typeof p === 'string' && p.startsWith('h3'))) return null;
   return "HTTP/3 here: our origin sent Alt-Svc on every response (--alt-svc all), so Chromium requested every image at once. Kosek et al.'s testbed matches --alt-svc tcp (Chromium keeps 6 images in flight over h3), so beside their HTTP/3 medians ours are expected to be faster.";
 }
 
