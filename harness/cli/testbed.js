@@ -226,6 +226,18 @@ export function formatProbe(r) {
       ['successive jitter ms', '', ser.successive_jitter_ms ?? '-', 'successive_jitter_ms'],
       ['handover period s', cs?.period_s ?? 'none', ser.period_s ?? 'none found', 'period_s'],
     );
+    const [co, so] = [cs?.outages, ser.outages];
+    // runs of lost echoes of 200 ms and more (rtt-series.js outageRuns)
+    if (co || so?.count)
+      rows.push(
+        ['outages per min', co?.per_minute ?? 'none', `${so.per_minute}  (${so.count} seen)`],
+        [
+          'outage ms median / max',
+          co ? `${co.median_ms} / ${co.longest_ms}` : '-',
+          so.count ? `${so.median_ms} / ${so.longest_ms}` : '-',
+        ],
+        ['outage loss %', co?.loss_pct ?? '-', so.loss_pct],
+      );
     if (ser.period_s !== null)
       rows.push(
         [

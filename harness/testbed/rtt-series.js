@@ -1,8 +1,9 @@
 // An RTT time series read as a LEO slot process would shape it: the
 // spread of the RTT, the period of its handovers found from the series
 // itself, where in that period the boundaries fall, the delay spike and the
-// loss at a boundary. The series is satprobe rtt's `series_ms`: one entry
-// per probe, `intervalMs` apart, null where the probe was lost.
+// loss at a boundary, and the outages (an in-motion link's obstructions).
+// The series is satprobe rtt's `series_ms`: one entry per probe,
+// `intervalMs` apart, null where the probe was lost.
 import { median, quantile, round } from '../core/stats.js';
 
 // Probes either side of a probe in the running median that estimates the
@@ -29,7 +30,31 @@ const SPIKE_RUN = 5;
 // handover's burst (Kassem et al.'s "up to 50 %" is a burst's loss).
 const PEAK_MS = 100;
 
+// A run of lost echoes at least this long is an outage, not a handover's
+// burst (which the slot process keeps within its first 100 ms, PEAK_MS):
+// starlink-motion's outages last 0.2 s and more.
+const OUTAGE_MS = 200;
+
 const present = (x) => x !== null && x !== undefined;
+
+/**
+ * Pure: the runs of `series` lost for at least `outageMs`, as [{from, to}]
+ * (probe indexes, `to` past the last lost one).
+ */
+export function outageRuns(series, intervalMs, outageMs = OUTAGE_MS) {
+  const need = Math.ceil(outageMs / intervalMs);
+  const runs = [];
+  let from = null;
+  series.forEach((x, i) => {
+    if (!present(x)) from ??= i;
+    else if (from !== null) {
+      if (i - from >= need) runs.push({ from, to: i });
+      from = null;
+    }
+  });
+  if (from !== null && series.length - from >= need) runs.push({ from, to: series.length });
+  return runs;
+}
 
 // Pure: a running median of the received RTTs, null where a window holds none.
 function runningMedian(series) {
@@ -40,8 +65,13 @@ function runningMedian(series) {
 }
 
 // Pure: 1 where something changed at probe i (it was lost, or the median
-// of the probes before it and of those from it on differ by a step), else 0.
-export function changeEvents(series) {
+// of the probes before it and of those from it on differ by a step), else 0;
+// an outage (`outages`, outageRuns) is one change where it starts: its
+// hundreds of lost echoes, at random times, would drown the boundaries.
+export function changeEvents(series, outages = []) {
+  const inside = new Set(
+    outages.flatMap(({ from, to }) => Array.from({ length: to - from - 1 }, (_, k) => from + 1 + k)),
+  );
   const run = runningMedian(series);
   const dev = series.flatMap((x, i) => (present(x) && present(run[i]) ? [Math.abs(x - run[i])] : []));
   // 1.4826 × MAD: the standard deviation of normal jitter
@@ -49,6 +79,7 @@ export function changeEvents(series) {
   const threshold = Math.max(MIN_STEP_MS, STEP_FACTOR * jitterSd);
   const side = (from, to) => median(series.slice(Math.max(0, from), to).filter(present));
   return series.map((x, i) => {
+    if (inside.has(i)) return 0;
     if (!present(x)) return 1;
     const [before, after] = [side(i - STEP_SIDE, i), side(i, i + STEP_SIDE)];
     return present(before) && present(after) && Math.abs(after - before) > threshold ? 1 : 0;
@@ -86,6 +117,21 @@ export function periodLag(events, minLag, spread) {
   return first.lag;
 }
 
+// Pure: the outages of a series of `n` probes (outageRuns) in figures:
+// how many, their median and longest length, their share of the probes and
+// how often one began.
+function outageSummary(runs, n, intervalMs) {
+  const ms = runs.map(({ from, to }) => (to - from) * intervalMs);
+  const lost = runs.reduce((a, { from, to }) => a + to - from, 0);
+  return {
+    count: runs.length,
+    median_ms: runs.length ? round(median(ms)) : null,
+    longest_ms: runs.length ? Math.max(...ms) : null,
+    loss_pct: n ? round((100 * lost) / n, 3) : null,
+    per_minute: n ? round((runs.length * 60000) / (n * intervalMs), 3) : null,
+  };
+}
+
 // Pure: the mean difference between successive RTTs (Huston's jitter),
 // over the pairs of echoes both received; null without one.
 export function successiveJitter(series) {
@@ -115,18 +161,24 @@ export function peakLossPct(seen, lost, run) {
 // PEAK_MS of the window, the boundaries pooled.
 export function analyzeRttSeries(series, intervalMs, { minPeriodMs = 1000, windowMs = 500 } = {}) {
   const rtts = series.filter(present);
-  const lost = series.length - rtts.length;
+  const outages = outageRuns(series, intervalMs);
+  const inOutage = new Array(series.length).fill(false);
+  for (const { from, to } of outages) inOutage.fill(true, from, to);
+  const outageLost = inOutage.filter(Boolean).length;
+  // the loss at and away from boundaries leaves the outages' echoes out
+  const lost = series.length - rtts.length - outageLost;
   const out = {
     n: series.length,
     received: rtts.length,
     median_ms: round(median(rtts)),
     p5_ms: round(quantile(rtts, 0.05)),
     p95_ms: round(quantile(rtts, 0.95)),
-    loss_pct: series.length ? round((100 * lost) / series.length, 3) : null,
+    loss_pct: series.length ? round((100 * (series.length - rtts.length)) / series.length, 3) : null,
     successive_jitter_ms: round(successiveJitter(series)),
+    outages: outageSummary(outages, series.length, intervalMs),
     period_s: null,
   };
-  const events = changeEvents(series);
+  const events = changeEvents(series, outages);
   const lag = periodLag(events, Math.ceil(minPeriodMs / intervalMs), Math.round(SPREAD_MS / intervalMs));
   if (lag === null) return out;
   // Where in the period the boundaries are: fold the events over every
@@ -154,10 +206,11 @@ export function analyzeRttSeries(series, intervalMs, { minPeriodMs = 1000, windo
   for (let start = phase - lag; start < series.length; start += lag) {
     const at = series.slice(clip(start), clip(start + win));
     const rest = series.slice(clip(start + win), clip(start + lag));
-    atN += at.length;
-    atLost += at.filter((x) => !present(x)).length;
+    const counted = at.filter((_, j) => !inOutage[clip(start) + j]);
+    atN += counted.length;
+    atLost += counted.filter((x) => !present(x)).length;
     for (let j = 0; j < win; j++)
-      if (start + j >= 0 && start + j < series.length) {
+      if (start + j >= 0 && start + j < series.length && !inOutage[start + j]) {
         seenAt[j] += 1;
         lostAt[j] += present(series[start + j]) ? 0 : 1;
       }
@@ -174,7 +227,7 @@ export function analyzeRttSeries(series, intervalMs, { minPeriodMs = 1000, windo
     // series' first and last slots may be cut)
     if (settled.length >= win) slotMedians.push(median(settled));
   }
-  const [otherN, otherLost] = [series.length - atN, lost - atLost];
+  const [otherN, otherLost] = [series.length - outageLost - atN, lost - atLost];
   const steps = slotMedians.slice(1).map((to, i) => ({ from: round(slotMedians[i]), to: round(to) }));
   const largest = steps.reduce((a, x) => (a && Math.abs(a.to - a.from) >= Math.abs(x.to - x.from) ? a : x), null);
   return {
@@ -261,5 +314,19 @@ export function configuredSlots(profile, { windowMs = 500 } = {}) {
     boundary_loss_pct: round((100 * lossMs.windowMs) / windowMs, 2),
     peak_loss_pct: round((100 * lossMs.peakMs) / PEAK_MS, 2),
     window_ms: windowMs,
+    ...(s.outages && { outages: configuredOutages(s.outages) }),
+  };
+}
+
+// Pure: a slot process's outages (profiles.js's {mean_gap_s, min_s,
+// max_s}) in the probe's terms (outageSummary): how often one begins, its
+// median length and longest, and the share of the time out.
+function configuredOutages({ mean_gap_s: gap, min_s: min, max_s: max }) {
+  const mean = (min + max) / 2;
+  return {
+    median_ms: round(1000 * mean),
+    longest_ms: round(1000 * max),
+    loss_pct: round((100 * mean) / (gap + mean), 3),
+    per_minute: round(60 / (gap + mean), 3),
   };
 }

@@ -298,6 +298,7 @@ describe('probe: access model figures', () => {
     assert.ok(Math.min(phase, 2 - phase) <= 0.06, `${phase}`);
     const text = formatProbe(r);
     assert.match(text, /handover period s +15 +2\n/);
+    assert.doesNotMatch(text, /outages/, 'starlink has none configured, and none were seen');
     assert.match(text, /boundary spike ms +30 +\d/);
     assert.match(text, /loss % 500 ms after +10\.04 +1[12](\.\d+)? +\(\d+ of \d+; elsewhere 0\)/);
     // the slot's RTT and the successive jitter beside what the profile configures
@@ -308,6 +309,26 @@ describe('probe: access model figures', () => {
       summarizeProbe({ profile: 'starlink', configured, backend: 'linkem', raw }).measured.rtt_series,
       undefined,
     );
+  });
+
+  it("an in-motion profile's outages beside those the series shows", () => {
+    const motion = loadProfile('starlink-motion');
+    // a boundary every 15 s (750 echoes) losing 3 echoes, and an outage of 0.5 s at 40 s
+    const series = Array.from({ length: 6000 }, (_, i) =>
+      i % 750 < 3 || (i >= 2000 && i < 2025) ? null : i % 750 < 13 ? 70 : 40 + (i % 3),
+    );
+    const raw = {
+      rtt: { sent: 6000, received: 5944, rtt_ms: series.filter((x) => x !== null), series_ms: series, interval_ms: 20 },
+      owdForward: { sent: 1, received: 1, owd_ms: [21] },
+      owdReturn: { sent: 1, received: 1, owd_ms: [21] },
+    };
+    const args = { profile: 'starlink-motion', configured: configuredSummary(motion), backend: 'linkem', raw };
+    const r = summarizeProbe({ ...args, linkProfile: motion, series: true });
+    assert.equal(r.measured.rtt_series.period_s, 15);
+    const text = formatProbe(r);
+    assert.match(text, /outages per min +1\.929 +0\.5  \(1 seen\)\n/);
+    assert.match(text, /outage ms median \/ max +1100 \/ 2000 +500 \/ 500\n/);
+    assert.match(text, /outage loss % +3\.537 +0\.417\n/);
   });
 
   it('sets the published figures of a profile built from them between configured and measured, with their citations', () => {

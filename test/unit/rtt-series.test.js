@@ -3,7 +3,9 @@ import {
   analyzeRttSeries,
   changeEvents,
   configuredSlots,
+  outageRuns,
   peakLossPct,
+  periodLag,
   successiveJitter,
 } from '../../harness/testbed/rtt-series.js';
 import { loadProfile } from '../../harness/testbed/profiles.js';
@@ -12,8 +14,18 @@ import { rng } from '../../harness/core/stats.js';
 // A synthetic probe series of a slot process: every `periodS` a new base
 // RTT, `spikeMs` more for 300 ms after each boundary, each probe lost with
 // `lossP` in the first 100 ms, normal jitter of `jitterMs`, one probe every
-// 20 ms for `durationS`; the first boundary at `phaseS`.
-function slotSeries({ seed, periodS = 15, phaseS = 3.2, durationS = 120, spikeMs = 30, lossP = 0.51, jitterMs = 5.6 }) {
+// 20 ms for `durationS`; the first boundary at `phaseS`; every probe lost
+// in `outages` ([[fromS, lengthS], …]).
+function slotSeries({
+  seed,
+  periodS = 15,
+  phaseS = 3.2,
+  durationS = 120,
+  spikeMs = 30,
+  lossP = 0.51,
+  jitterMs = 5.6,
+  outages = [],
+}) {
   const r = rng(seed);
   const normal = () => Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
   const bases = Array.from({ length: 100 }, () => 30 + 24 * r());
@@ -23,6 +35,7 @@ function slotSeries({ seed, periodS = 15, phaseS = 3.2, durationS = 120, spikeMs
     const slot = Math.floor((t - phaseS) / periodS) + 1;
     const into = t - phaseS - (slot - 1) * periodS;
     if (into < 0.1 && r() < lossP) out.push(null);
+    else if (outages.some(([from, length]) => t >= from && t < from + length)) out.push(null);
     else out.push(bases[slot] + (into < 0.3 ? spikeMs : 0) + jitterMs * normal());
   }
   return out;
@@ -97,6 +110,55 @@ describe('RTT series of a slot process', () => {
     }
   });
 
+  it("sees an in-motion link's outages as such and still finds the 15 s period behind them", () => {
+    // starlink-motion's outages: exponential gaps of 30 s on average, 0.2-2 s each
+    const outagesOf = (seed) => {
+      const r = rng(seed + 100);
+      const list = [];
+      for (let t = -30 * Math.log(1 - r()); t < 120; t += -30 * Math.log(1 - r())) list.push([t, 0.2 + 1.8 * r()]);
+      return list;
+    };
+    let periods = 0;
+    for (let seed = 1; seed <= 10; seed++) {
+      const outages = outagesOf(seed);
+      const series = slotSeries({ seed, outages });
+      const a = analyzeRttSeries(series, 20);
+      assert.equal(a.outages.count, outageRuns(series, 20).length);
+      // an outage may merge with a boundary's burst or another outage: not more than were made
+      assert.ok(a.outages.count <= outages.length, `seed ${seed}: ${a.outages.count} of ${outages.length}`);
+      assert.equal(a.outages.count > 0, outages.length > 0, `seed ${seed}`);
+      if (outages.length)
+        assert.ok(a.outages.longest_ms <= 2100 && a.outages.median_ms >= 200, JSON.stringify(a.outages));
+      if (Math.abs(a.period_s - 15) <= 0.1) periods += 1;
+      // the outages' echoes are not the boundaries' loss
+      assert.ok(a.boundary_loss_pct < 16, `seed ${seed}: ${a.boundary_loss_pct}`);
+    }
+    assert.equal(periods, 10);
+    // each lost echo an event, as before: the outages drown the period
+    const drowned = [1, 2, 3, 4, 5].filter((seed) => {
+      const series = slotSeries({ seed, outages: outagesOf(seed) });
+      return periodLag(changeEvents(series), 50, 5) !== 750;
+    });
+    assert.ok(drowned.length >= 3, `without telling outages apart the period is lost for ${drowned}`);
+  });
+
+  it('an outage is a run of at least 200 ms of lost echoes; a short burst is not', () => {
+    const series = [1, null, null, 1, ...Array(10).fill(null), 1, null, null];
+    assert.deepEqual(outageRuns(series, 20), [{ from: 4, to: 14 }]);
+    assert.deepEqual(outageRuns(series, 20, 40), [
+      { from: 1, to: 3 },
+      { from: 4, to: 14 },
+      { from: 15, to: 17 },
+    ]);
+    assert.deepEqual(analyzeRttSeries([...Array(50).fill(40), ...Array(20).fill(null)], 20).outages, {
+      count: 1,
+      median_ms: 400,
+      longest_ms: 400,
+      loss_pct: 28.571,
+      per_minute: 42.857,
+    });
+  });
+
   it('finds a short period too (the integration test: 2 s)', () => {
     const a = analyzeRttSeries(slotSeries({ seed: 3, periodS: 2, phaseS: 0.7, durationS: 14 }), 20);
     assert.equal(a.period_s, 2);
@@ -162,5 +224,13 @@ describe('RTT series of a slot process', () => {
     // the worst 100 ms: the 59 ms both bursts take (0.51) and 41 ms of the return one's
     assert.equal(c.peak_loss_pct, 42.39);
     assert.equal(configuredSlots(loadProfile('leo')), null);
+    assert.equal(c.outages, undefined);
+    // starlink-motion: an outage 0.2-2 s (1.1 s on average) after a gap of 30 s on average
+    assert.deepEqual(configuredSlots(loadProfile('starlink-motion')).outages, {
+      median_ms: 1100,
+      longest_ms: 2000,
+      loss_pct: 3.537,
+      per_minute: 1.929,
+    });
   });
 });
