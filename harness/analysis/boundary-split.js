@@ -28,8 +28,20 @@ export function splitByBoundary(records, metric) {
 }
 
 /**
+ * Pure: how many runs with a `slot` failed, with a boundary between
+ * navigation start and the failure and without: a handover that makes a
+ * load fail is a Starlink user's worst load, and no metric shows it.
+ */
+export function failedByBoundary(records) {
+  const failed = records.filter((r) => r.slot && !r.ok);
+  const withBoundary = failed.filter((r) => r.slot.boundary_in_load).length;
+  return { with: withBoundary, without: failed.length - withBoundary };
+}
+
+/**
  * Pure: what summary.json keeps of the split per scenario, or null without
- * a slot process: the slot period and, for each of `metrics` that has a
+ * a slot process: the slot period, the failed runs on each side
+ * (failedByBoundary) and, for each of `metrics` that has a
  * value on either side, each group's n and median and the p-value (the
  * values themselves are in results.jsonl).
  */
@@ -46,5 +58,5 @@ export function boundarySummary(records, metrics) {
       p: s.p,
     };
   }
-  return { period_s: period, metrics: out };
+  return { period_s: period, failed: failedByBoundary(records), metrics: out };
 }

@@ -240,6 +240,9 @@ async function attempt(record, measure) {
     await measure();
   } catch (e) {
     fail(record, e);
+    // how long after navigation start it failed (slot-phase.js: did a handover fall in it?)
+    if (record.nav_unix_ms !== undefined && record.load_wall_ms === undefined)
+      record.failed_after_ms = Date.now() - record.nav_unix_ms;
   } finally {
     record.wall_ms = Date.now() - started;
   }

@@ -181,12 +181,12 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
           link_stats: c.link_stats,
         };
         // a LEO slot process: the slot's phase at navigation start, and
-        // whether a handover fell inside the load
+        // whether a handover fell inside the load (a failed one: before it failed)
         const slot = slotAtLoad(
           rec.link_stats.sat,
           profile.links.satellite.forward.slots?.period_s ?? profile.links.satellite.return.slots?.period_s,
           page.nav_unix_ms,
-          page.load_wall_ms,
+          page.load_wall_ms ?? page.failed_after_ms,
         );
         if (slot) rec.slot = slot;
         // the HAR goes to its own file, which the record names

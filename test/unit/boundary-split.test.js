@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { splitByBoundary, boundarySummary } from '../../harness/analysis/boundary-split.js';
+import { splitByBoundary, boundarySummary, failedByBoundary } from '../../harness/analysis/boundary-split.js';
+import { slotAtLoad } from '../../harness/pageload/slot-phase.js';
 import { summarize } from '../../harness/analysis/summary.js';
 
 // A page load over a slot process: its PLT and FCP, whether a boundary fell
@@ -48,6 +49,26 @@ describe('page loads split by a slot boundary inside the load', () => {
     assert.deepEqual(s.without.values, [100]);
   });
 
+  it('counts the failed runs on each side: a handover that made a load fail shows in no metric', () => {
+    const records = [
+      load(1, 100, false),
+      load(2, 900, true, { ok: false, error: 'timeout', metrics: null }),
+      load(3, 900, true, { ok: false, error: 'net::ERR_QUIC_PROTOCOL_ERROR', metrics: null }),
+      load(4, 900, false, { ok: false, error: 'timeout', metrics: null }),
+      load(5, 900, null, { ok: false, error: 'no slot', metrics: null }),
+    ];
+    assert.deepEqual(failedByBoundary(records), { with: 2, without: 1 });
+    assert.deepEqual(boundarySummary(records, ['plt_ms']).failed, { with: 2, without: 1 });
+  });
+
+  it('places a failed load by the time it failed, a finished one by its length', () => {
+    const sat = { slot_phase_s: 10, slot_t0_unix_ms: 1_000_000 };
+    // navigation 2 s after time 0: 12 s into the slot; a boundary 3 s later
+    assert.equal(slotAtLoad(sat, 15, 1_002_000, 2_500).boundary_in_load, false);
+    assert.equal(slotAtLoad(sat, 15, 1_002_000, 3_500).boundary_in_load, true);
+    assert.equal(slotAtLoad(sat, 15, 1_002_000, undefined), null);
+  });
+
   it('has no p and no median for an empty group, and is null without a slot process', () => {
     const s = splitByBoundary([load(1, 100, false), load(2, 120, false)], 'plt_ms');
     assert.deepEqual(s.with, { n: 0, median: null, values: [] });
@@ -61,6 +82,7 @@ describe('page loads split by a slot boundary inside the load', () => {
     const records = [load(1, 100, false), load(2, 300, true), load(3, 120, false)];
     assert.deepEqual(boundarySummary(records, ['plt_ms', 'lcp_ms', 'fcp_ms']), {
       period_s: 15,
+      failed: { with: 0, without: 0 },
       metrics: {
         plt_ms: { with: { n: 1, median: 300 }, without: { n: 2, median: 110 }, p: 2 / 3 },
         fcp_ms: { with: { n: 1, median: 150 }, without: { n: 2, median: 55 }, p: 2 / 3 },

@@ -229,10 +229,11 @@ describe('report: runs split by a slot boundary inside the load', () => {
   const list = scenarios({ profiles: ['starlink', 'leo'], protocols: ['h1', 'h3'] });
   const records = makeRecords(list, { runs: 12, fail: [[0, 3, 'timeout']] });
   // over starlink a boundary in every third load, which takes 40 % longer
-  for (const r of records.filter((x) => x.scenario.profile === 'starlink' && x.ok)) {
+  // (the failed run 3 of the first scenario too: a handover before it failed)
+  for (const r of records.filter((x) => x.scenario.profile === 'starlink')) {
     const boundary = r.run % 3 === 0;
     r.slot = { period_s: 15, phase_s: boundary ? 14.2 : 3.1, boundary_in_load: boundary };
-    if (boundary) r.metrics.plt_ms = Math.round(r.metrics.plt_ms * 1.4);
+    if (boundary && r.ok) r.metrics.plt_ms = Math.round(r.metrics.plt_ms * 1.4);
   }
   const summary = { meta: { seed: 1, generated: 'now' }, groups: summarize(records) };
   const dataOf = (html) =>
@@ -256,7 +257,12 @@ describe('report: runs split by a slot boundary inside the load', () => {
       const plt = splitByBoundary(recs, 'plt_ms');
       // Response Start, FCP, PLT: boundary, none, p each; PLT last
       const tds = [...cells.matchAll(/<td class="num[^"]*">([^<]*)(?:<span class="n">n (\d+)<\/span>)?/g)];
-      const [w, wo, p] = tds.slice(-3);
+      const [w, wo, p, failedWith, failedWithout] = tds.slice(-5);
+      const failed = recs.filter((r) => !r.ok);
+      assert.deepEqual(
+        [Number(failedWith[1]), Number(failedWithout[1])],
+        [failed.filter((r) => r.run % 3 === 0).length, failed.filter((r) => r.run % 3 !== 0).length],
+      );
       assert.equal(w[1].trim(), String(Math.round(plt.with.median)));
       assert.equal(Number(w[2]), plt.with.n);
       assert.equal(wo[1].trim(), String(Math.round(plt.without.median)));
@@ -266,6 +272,7 @@ describe('report: runs split by a slot boundary inside the load', () => {
       assert.equal(plt.with.n, recs.filter((r) => r.ok && r.run % 3 === 0).length);
       assert.equal(plt.with.n + plt.without.n, g.metrics.plt_ms.n);
     }
+    assert.equal(records.filter((r) => r.slot && !r.ok).length, 1, 'the failed run is split too');
     assert.match(section, /<td class="num sig">/, 'a 40 % slower group is significant');
     assert.match(section, /⚠/, 'fewer than 10 runs with a boundary');
   });

@@ -225,6 +225,7 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
       index: g.index,
       scenario: g.scenario,
       period_s: g.boundary_split.period_s,
+      failed: g.boundary_split.failed ?? null,
       metrics: KEY_METRICS.map((km) => ({ metric: km, split: g.boundary_split.metrics?.[km.key] ?? null })),
     }));
 
