@@ -25,23 +25,32 @@ import { afterLoadMs, gatherersFor, runGatherers } from './gather/index.js';
 // that a cross-origin fetch then fails (CORS), which Resource Timing lists
 // without a protocol: such network errors are not held against it (they
 // are in the record's errors and unmatched requests).
-export function checkProtocol(protocol, nav, allResources, { failedOk = false } = {}) {
+// A second view (`cached`) over h1: Chromium keeps no protocol with an
+// HTTP/1.1 response it cached, so one served from its cache or revalidated
+// (304) has none; over an http: URL it can only have been HTTP/1.1 (no
+// h2 or QUIC without TLS, and an upgrade to https would name its protocol),
+// so there it counts as http/1.1, while `seen` still says none.
+export function checkProtocol(protocol, nav, allResources, { failedOk = false, cached = false } = {}) {
   const resourceList = failedOk ? allResources.filter((r) => r.nextHopProtocol) : allResources;
   const p = baseProtocol(protocol);
   const want = NEXT_HOP[p];
   const scheme = p === 'h1' ? 'http:' : 'https:';
+  const hopOf = (entry) =>
+    cached && p === 'h1' && !entry.nextHopProtocol && new URL(entry.name).protocol === scheme
+      ? want
+      : entry.nextHopProtocol;
   const seen = { document: nav?.nextHopProtocol ?? null, resources: {} };
   for (const r of resourceList)
     seen.resources[r.nextHopProtocol || '(none)'] = (seen.resources[r.nextHopProtocol || '(none)'] ?? 0) + 1;
   const problems = [];
   if (!nav) problems.push('no navigation entry');
   else {
-    if (nav.nextHopProtocol !== want)
+    if (hopOf(nav) !== want)
       problems.push(`document over ${nav.nextHopProtocol || 'an unknown protocol'}, not ${want}`);
     if (new URL(nav.name).protocol !== scheme)
       problems.push(`document loaded from ${nav.name}, not over ${scheme.slice(0, -1)}`);
   }
-  const wrong = resourceList.filter((r) => r.nextHopProtocol !== want || new URL(r.name).protocol !== scheme);
+  const wrong = resourceList.filter((r) => hopOf(r) !== want || new URL(r.name).protocol !== scheme);
   if (wrong.length) {
     const ex = wrong[0];
     problems.push(
@@ -175,12 +184,14 @@ export async function loadPair({
   gatherers: [firstGatherers, secondGatherers] = [gatherersFor(), gatherersFor()],
   between = async () => {},
 }) {
-  const loads = [firstGatherers, secondGatherers].map((gatherers) => ({
+  const loads = [firstGatherers, secondGatherers].map((gatherers, i) => ({
     protocol,
     target,
     timeoutMs,
     emulation,
     gatherers,
+    // the second load finds the first's responses in the browser's cache
+    cached: i === 1,
   }));
   const records = [noLoad(null), noLoad(null)];
   const browser = { clientNs, protocol, spki, target, timeoutMs, signal };
@@ -278,8 +289,11 @@ async function measureLoad(browser, load, record) {
 // A measured record judged, in place (no I/O): the protocols seen, its
 // metrics (with the visual gatherer's), the status of what the server
 // answered; ok or why not.
-function judgeLoad(record, { protocol, target }) {
-  const check = checkProtocol(protocol, record.navigation, record.resources, { failedOk: Boolean(target.replay) });
+function judgeLoad(record, { protocol, target, cached }) {
+  const check = checkProtocol(protocol, record.navigation, record.resources, {
+    failedOk: Boolean(target.replay),
+    cached: Boolean(cached),
+  });
   record.protocol_seen = check.seen;
   // the visual gatherer's metrics (Speed Index, CLS, …) join the load's
   const { metrics: visualMetrics, ...visual } = record.visual ?? {};

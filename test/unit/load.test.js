@@ -112,6 +112,19 @@ describe('page-load runner decisions', () => {
     assert.equal(cleartext.ok, true);
   });
 
+  it('a second view over h1: a response from the cache or revalidated has no protocol, and counts as http/1.1 over http:', () => {
+    const doc = nav({ name: 'http://satbench.test/', nextHopProtocol: '' });
+    const cached = [...res(2, '', 'http'), ...res(1, 'http/1.1', 'http')];
+    const second = checkProtocol('h1', doc, cached, { cached: true });
+    assert.equal(second.ok, true, second.error);
+    assert.deepEqual(second.seen, { document: '', resources: { '(none)': 2, 'http/1.1': 1 } });
+    // not in a first view, not over https, not for another protocol
+    assert.match(checkProtocol('h1', doc, cached).error, /document over an unknown protocol, not http\/1\.1/);
+    assert.equal(checkProtocol('h1', nav({ nextHopProtocol: '' }), res(1, ''), { cached: true }).ok, false);
+    assert.equal(checkProtocol('h3', nav({ nextHopProtocol: '' }), res(1, ''), { cached: true }).ok, false);
+    assert.equal(checkProtocol('h1', doc, res(1, 'h2', 'http'), { cached: true }).ok, false);
+  });
+
   it("derives the paper's metrics from the raw entries", () => {
     const m = deriveMetrics(
       nav(),
