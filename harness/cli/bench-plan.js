@@ -17,7 +17,7 @@ import {
   pepKind,
   refuseQuicOverQpep,
 } from '../core/protocols.js';
-import { checkOrigin } from '../servers/origin.js';
+import { checkOrigin, originQuicCcs } from '../servers/origin.js';
 import { checkCongestionControl, availableCongestionControls } from '../testbed/congestion-control.js';
 import { profileCache } from '../campaign/scenario.js';
 import { archiveSite } from '../pageload/archive-site.js';
@@ -26,6 +26,7 @@ import { isArchive } from '../archive/format.js';
 import { listSites } from '../../sites/generate.js';
 import { checkEmulation } from '../browser/emulation.js';
 import { checkViews, DEFAULT_VIEWS } from '../core/views.js';
+import { ccAxisSource, checkCcAxis } from '../core/cc-axis.js';
 import { parseCachePolicy } from '../core/cache-policy.js';
 import { checkPepOptions, parsePepOptions, tunnelSource } from './pep-options.js';
 
@@ -110,7 +111,8 @@ export function archiveDeviceWarnings(archives, device) {
 /**
  * The matrix and the settings together: the origin can serve the
  * protocols, the PEP options suit the chains the protocols use, the HTTP/3
- * priorities are known, the kernel has the end hosts' --cc, a site archive
+ * priorities are known, the kernel has the end hosts' --cc (each of
+ * --cc-axis, which the origin's QUIC has too), a site archive
  * can be replayed as asked, the CPU slowdown and device are ones we emulate. Asks H2O about HTTP/3 when it is the origin;
  * needs no privileges. `settings` as benchInput makes them; a key left out
  * takes its default. Returns the plan: {kind, matrix, settings (complete),
@@ -140,7 +142,15 @@ export async function checkBench(matrix, settings = {}, options = {}) {
     visual = DEFAULTS.visual,
   } = settings;
   validateBenchMatrix(matrix, { profiles });
-  checkCongestionControl(tcp.cc, options.congestionControls ?? availableCongestionControls());
+  const available = options.congestionControls ?? availableCongestionControls();
+  checkCongestionControl(tcp.cc, available);
+  if (matrix.ccs)
+    checkCcAxis(matrix.ccs, {
+      available,
+      origin,
+      originCcs: originQuicCcs(origin),
+      from: ccAxisSource(matrix.ccs, options.given),
+    });
   if (h3Priorities !== null && !H3_PRIORITIES.includes(h3Priorities))
     throw new UsageError(`--h3-priorities: expected ${H3_PRIORITIES.join(', ')}, got ${JSON.stringify(h3Priorities)}`);
   if (altSvc !== null && !ALT_SVC.includes(altSvc))

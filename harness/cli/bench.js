@@ -15,17 +15,19 @@ import { CONTENT_MS } from '../pageload/gather/har.js';
 import { PAGE_COMPLETE } from '../pageload/gather/visual.js';
 import { deviceLines, integer, tcpOptions, uniqueList, LIMITS } from './args.js';
 import { DEFAULT_VIEWS } from '../core/views.js';
+import { refuseCcBeside } from '../core/cc-axis.js';
 import { pepOptions } from './pep-options.js';
 import { campaignCommand, matrixAxes } from './campaign.js';
 
 export const HELP = `Usage: satbench bench [--preset NAME] [--profile LIST] [--loss LIST] [--protocol LIST]
                       [--site NAME|DIR] [--view LIST] [-n RUNS] [--out DIR] [--resume DIR] [--seed N]
                       [--link auto|linkem|netem] [--timeout SECONDS] [--origin rust|h2o|h2o-patched]
-                      [--quic LIST] [--h3-priorities P] [--alt-svc WHERE] [--cache POLICY] [--dns WHERE] [--cc NAME] [--initcwnd N] [--pep-preset NAME]
+                      [--quic LIST] [--h3-priorities P] [--alt-svc WHERE] [--cache POLICY] [--dns WHERE]
+                      [--cc NAME | --cc-axis LIST] [--initcwnd N] [--pep-preset NAME]
                       [--pep-sat LIST] [--pep-ground LIST] [--pep-tunnel MODE] [--qlog] [--shard I/N]
                       [--cpu-slowdown N] [--device NAME] [--lighthouse] [--visual] [--har-content] [--json]
   Load a page in a fresh Chromium over every scenario of the matrix (profiles × losses ×
-  protocols × sites × views), RUNS times each, a fresh testbed and origin per run. Writes
+  protocols × sites × views × --cc-axis), RUNS times each, a fresh testbed and origin per run. Writes
   DIR/results.jsonl (a line per run, flushed as it ends), DIR/summary.json, DIR/index.html,
   and each run's HAR 1.2, gzipped, as DIR/har/SCENARIO-runN.har.gz (its record's "har").
 
@@ -36,8 +38,9 @@ Options:
                     --alt-svc tcp) or starlink (kepler, deutschmann-small and -large over
                     starlink, starlink-motion and geo-hts, h1, h2, h3 and each -pep,
                     ${BENCH_PRESETS.starlink.runs} runs: enough to split kepler's
-                    by a handover during the load; BBR: --cc bbr --quic cc=bbr); the options
-                    below override its parts
+                    by a handover during the load, each with --cc-axis ${BENCH_PRESETS.starlink.ccs.join(',')}:
+                    twice the runs of one; --cc-axis cubic halves them); the options below
+                    override its parts
   --profile LIST    link profiles, comma-separated (see \`satbench profiles\`)
   --loss LIST       satellite-link loss in percent, comma-separated (0,0.01,0.1,1); both
                     directions, or those of the profile's satellite.loss_on (geo-dvb: return)
@@ -96,6 +99,9 @@ Options:
                     satellite link), st (a resolver on the terminal's side) or none (Chromium
                     maps the names itself, no lookups)
   --cc NAME         TCP congestion control of the end hosts (default cubic; newreno = reno)
+  --cc-axis LIST    the end hosts' congestion control as a matrix axis: cubic, newreno, bbr,
+                    comma-separated; each sets, for its scenarios, the end hosts' TCP (as --cc)
+                    and our origin's QUIC (as --quic cc=), so not with either of them
   --initcwnd N      TCP initial congestion and receive window of the end hosts (default 10)
   --pep-preset NAME for the -pep protocols over TCP, the split-TCP PEP's preset: paper (the
                     default: satellite hop NewReno, initial window 100; ground hops Cubic, 10)
@@ -134,6 +140,7 @@ const OPTIONS = {
   preset: { type: 'string', default: 'quick' },
   site: { type: 'string' },
   view: { type: 'string' },
+  'cc-axis': { type: 'string' },
   timeout: { type: 'string', default: String(DEFAULTS.timeoutMs / 1000) },
   origin: { type: 'string' },
   shard: { type: 'string' },
@@ -158,13 +165,24 @@ export function benchInput(v) {
     );
   checkLinkBackend(v.link);
   const { profiles, losses, protocols, runs } = matrixAxes(v, preset);
-  // in summary.json's key order of old, views added before runs
+  const quic = v.quic ? parseQuicOptions(v.quic, '--quic') : {};
+  const tcp = tcpOptions(v);
+  // --cc-axis, else the preset's unless --cc or --quic cc= names the campaign's one
+  const ccs =
+    v['cc-axis'] !== undefined
+      ? uniqueList(v['cc-axis'], '--cc-axis')
+      : tcp.cc === undefined && quic.cc === undefined
+        ? (preset.ccs ?? null)
+        : null;
+  refuseCcBeside(v['cc-axis'] !== undefined ? ccs : null, { tcp, quic });
+  // in summary.json's key order of old, views (and ccs, only with the axis) added before runs
   const matrix = {
     profiles,
     losses,
     protocols,
     sites: v.site ? [v.site] : preset.sites,
     views: v.view !== undefined ? uniqueList(v.view, '--view') : (preset.views ?? DEFAULT_VIEWS),
+    ...(ccs ? { ccs } : {}),
     runs,
   };
   const settings = {
@@ -172,8 +190,8 @@ export function benchInput(v) {
     seed: integer(v.seed, '--seed', 0, LIMITS.seed),
     timeoutMs: integer(v.timeout, '--timeout', 1, LIMITS.timeoutS) * 1000,
     origin: v.origin ?? presetOrigin(preset),
-    quic: v.quic ? parseQuicOptions(v.quic, '--quic') : {},
-    tcp: tcpOptions(v),
+    quic,
+    tcp,
     pep: { ...pepOptions({ ...v, 'pep-tunnel': v['pep-tunnel'] ?? preset.pepTunnel }), qlog: Boolean(v.qlog) },
     h3Priorities: v['h3-priorities'] ?? null,
     altSvc: v['alt-svc'] ?? preset.altSvc ?? null,

@@ -1,5 +1,5 @@
 // `satbench bench`: a matrix of page loads (profiles × losses × protocols ×
-// sites × runs), a fresh testbed and origin per run (pageload/run.js), run
+// sites × views × congestion controls × runs), a fresh testbed and origin per run (pageload/run.js), run
 // by the campaign loop (every record appended and flushed to results.jsonl
 // as its run ends), then summary.json and index.html.
 import path from 'node:path';
@@ -14,6 +14,7 @@ import { pageloadRun, describeRun } from './run.js';
 import { presetSetup } from './presets.js';
 import { emulationSettings } from '../browser/emulation.js';
 import { sitePolicy } from '../core/cache-policy.js';
+import { ccSettings } from '../core/cc-axis.js';
 
 /**
  * Runs `plan` (cli/bench-plan.js checkBench: the checked matrix, settings
@@ -36,6 +37,8 @@ export async function bench(plan, { run = pageloadRun, ...io }) {
       archive: archives[s.site] ?? null,
       cache: cacheOf(s.site),
       dns: archives[s.site] ? settings.dns : null,
+      // --cc-axis: the scenario's own end-host TCP and QUIC congestion control
+      ...ccSettings(s, settings),
     }),
   });
   const { origin, quic, h3Priorities, altSvc, dns, tcp, pep, lighthouse, harContent, emulation, visual } = settings;

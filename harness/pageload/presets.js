@@ -51,12 +51,14 @@ export const BENCH_PRESETS = {
   },
   starlink: {
     description:
-      "today's satellite access: kepler, deutschmann-small and deutschmann-large over starlink, starlink-motion and geo-hts, h1, h2, h3 and each through its PEP (h1-pep, h2-pep, h3-pep), runs enough for 10 kepler loads with a handover inside, or more; the end hosts' congestion control is the campaign's (Cubic; BBR: --cc bbr --quic cc=bbr, then satbench compare: Huston's question)",
+      "today's satellite access: kepler, deutschmann-small and deutschmann-large over starlink, starlink-motion and geo-hts, h1, h2, h3 and each through its PEP (h1-pep, h2-pep, h3-pep), runs enough for 10 kepler loads with a handover inside, or more, each with the end hosts on Cubic and on BBR (Huston's question: why does BBR fare better there)",
     // the Starlink-like link, it in motion, and a current GEO service beside them
     profiles: ['starlink', 'starlink-motion', 'geo-hts'],
     losses: [0],
     protocols: ['h1', 'h1-pep', 'h2', 'h2-pep', 'h3', 'h3-pep'],
     sites: ['kepler', 'deutschmann-small', 'deutschmann-large'],
+    // the end hosts' TCP and our QUIC senders on each (core/cc-axis.js): twice the runs
+    ccs: ['cubic', 'bbr'],
     runs: runsForBoundarySplit({ loadS: STARLINK_KEPLER_LOAD_S, periodS: STARLINK_PERIOD_S }),
   },
 };

@@ -13,7 +13,7 @@ import { loadLabel, loadScenarios, viewOf } from '../core/views.js';
 import { archiveTarget } from './archive-site.js';
 import { startDns } from '../servers/dns.js';
 import { siteTarget, browserBoundMs, KILL_GRACE_MS } from '../browser/chromium.js';
-import { ADDRESSES } from '../testbed/addressing.js';
+import { ADDRESSES, namespacesOf, randomId } from '../testbed/addressing.js';
 import { runLighthouse, lighthouseKillAfterMs } from './lighthouse.js';
 import { afterLoadMs, gatherersFor } from './gather/index.js';
 import { storeRunHar } from './har-file.js';
@@ -75,6 +75,9 @@ export function linkPair(records) {
  */
 export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = false, interrupt } = {}) {
   const { scenario, profile, seed } = plan;
+  // the testbed's id, chosen here so that the gatherers know its end hosts' namespaces
+  const id = randomId();
+  const ns = namespacesOf(id);
   const t = [Date.now()];
   const lap = () => t.push(Date.now()) && t[t.length - 1] - t[t.length - 2];
   const phases = {};
@@ -100,10 +103,12 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
       outDir,
       scenario: s,
       runNo,
+      endHosts: { client: ns.client, server: ns.server },
     }),
   }));
   const records = await guardedRun({
     testbed: {
+      id,
       profile,
       link: plan.link,
       seed: seed + runNo,

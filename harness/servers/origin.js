@@ -54,6 +54,9 @@ const h2oEnv = (bin) => ['env', `H2O_ROOT=${path.resolve(path.dirname(bin), '..'
 // Our --quic congestion controllers under quicly's names; bbr and sat it lacks.
 const H2O_CC = { newreno: 'reno', cubic: 'cubic' };
 
+/** Pure: the QUIC congestion controllers `origin` takes, or null for ours (every --quic cc=). */
+export const originQuicCcs = (origin) => (isH2o(origin) ? Object.keys(H2O_CC) : null);
+
 /**
  * Pure: the `--quic` options (user's) as keys of H2O's QUIC listener, or a
  * UsageError naming what H2O cannot take: quicly has reno, cubic (and

@@ -134,6 +134,16 @@ describe('satbench checks input before privileges', function () {
     // checked only when a run needed them, or after the output folder was made
     ['bench', ['--cc', 'vegas'], /^satbench: --cc: "vegas" is not available in this kernel; available: /],
     ['bulk', ['--cc', 'vegas'], /^satbench: --cc: "vegas" is not available in this kernel/],
+    [
+      'bench',
+      ['--cc-axis', 'cubic,vegas'],
+      /^satbench: --cc-axis: unknown congestion control "vegas"; expected cubic, /,
+    ],
+    [
+      'bench',
+      ['--cc-axis', 'cubic,bbr', '--cc', 'bbr'],
+      /^satbench: --cc-axis sets the end hosts' TCP and our QUIC senders' congestion control per scenario; leave out --cc$/m,
+    ],
     ['bulk', ['--pep-preset', 'Z'], /^satbench: --pep-preset: TCP PEP preset "Z": expected one of paper, A/],
     [
       'bench',

@@ -68,11 +68,11 @@ describe('compare budget', () => {
     rejects({ scenarios: [{ match: {}, metric: {} }] }, 'b: scenarios[0].metric: unknown key; expected match, metrics');
     rejects(
       { scenarios: [{ match: [1], metrics: { plt_ms: { max_median: 1 } } }] },
-      'b: scenarios[0].match: expected a mapping of kind, profile, loss_pct, protocol, site, view',
+      'b: scenarios[0].match: expected a mapping of kind, profile, loss_pct, protocol, site, view, cc',
     );
     rejects(
       { scenarios: [{ match: { host: 'x' }, metrics: { plt_ms: { max_median: 1 } } }] },
-      'b: scenarios[0].match.host: unknown key; expected kind, profile, loss_pct, protocol, site, view',
+      'b: scenarios[0].match.host: unknown key; expected kind, profile, loss_pct, protocol, site, view, cc',
     );
     rejects(
       { scenarios: [{ match: {}, metrics: { plt_ms: { max_median: 'fast' } } }] },

@@ -93,18 +93,27 @@ describe('bench: matrix validation', () => {
     assert.equal(benchInput({ ...values, preset: 'quick' }).settings.pep.tunnel, 'warm');
   });
 
-  it('the starlink preset: three sites over starlink, starlink-motion and geo-hts, h1, h2, h3 and their PEPs, Cubic unless --cc and --quic say BBR; it passes the checks', async () => {
+  it('the starlink preset: three sites over starlink, starlink-motion and geo-hts, h1, h2, h3 and their PEPs, each with the end hosts on Cubic and on BBR; it passes the checks', async () => {
     const values = { seed: '1', link: 'auto', timeout: '120' };
-    const cubic = benchInput({ ...values, preset: 'starlink' });
-    assert.deepEqual(cubic.matrix.profiles, ['starlink', 'starlink-motion', 'geo-hts']);
-    assert.deepEqual(cubic.matrix.sites, ['kepler', 'deutschmann-small', 'deutschmann-large']);
-    assert.deepEqual(cubic.matrix.protocols, ['h1', 'h1-pep', 'h2', 'h2-pep', 'h3', 'h3-pep']);
-    // the kernel's and our origin's QUIC default, Cubic, unless the options say otherwise
-    assert.deepEqual([cubic.settings.tcp, cubic.settings.quic, cubic.settings.origin], [{}, {}, 'rust']);
+    const both = benchInput({ ...values, preset: 'starlink' });
+    assert.deepEqual(both.matrix.profiles, ['starlink', 'starlink-motion', 'geo-hts']);
+    assert.deepEqual(both.matrix.sites, ['kepler', 'deutschmann-small', 'deutschmann-large']);
+    assert.deepEqual(both.matrix.protocols, ['h1', 'h1-pep', 'h2', 'h2-pep', 'h3', 'h3-pep']);
+    // Cubic and BBR per scenario (--cc-axis), the campaign's TCP and QUIC settings untouched
+    assert.deepEqual(both.matrix.ccs, ['cubic', 'bbr']);
+    assert.deepEqual([both.settings.tcp, both.settings.quic, both.settings.origin], [{}, {}, 'rust']);
+    // one congestion control for the whole campaign, as before the axis
     const bbr = benchInput({ ...values, preset: 'starlink', cc: 'bbr', quic: 'cc=bbr' });
-    assert.deepEqual([bbr.settings.tcp.cc, bbr.settings.quic.cc], ['bbr', 'bbr']);
-    assert.deepEqual(bbr.matrix, cubic.matrix, 'the same scenarios: satbench compare pairs them');
-    await checkBench(cubic.matrix, cubic.settings, { given: { preset: 'starlink' } });
+    assert.deepEqual([bbr.settings.tcp.cc, bbr.settings.quic.cc, bbr.matrix.ccs], ['bbr', 'bbr', undefined]);
+    const kernel = ['reno', 'cubic', 'bbr'];
+    const given = { preset: 'starlink' };
+    await checkBench(both.matrix, both.settings, { given, congestionControls: kernel });
+    // a kernel without BBR: the preset is named, not a --cc-axis nobody typed
+    await assert.rejects(checkBench(both.matrix, both.settings, { given, congestionControls: ['reno', 'cubic'] }), {
+      name: 'UsageError',
+      message:
+        '--preset starlink (its --cc-axis cubic,bbr): "bbr" is not available in this kernel; available: reno, cubic (newreno is reno)',
+    });
   });
 
   it('gives the starlink preset runs enough for 10 loads with a handover inside, on average', () => {

@@ -14,6 +14,7 @@ import cacheUse from './cache-use.js';
 import connections from './connections.js';
 import har from './har.js';
 import machine from './machine.js';
+import tcpCc from './tcp-cc.js';
 import visual from './visual.js';
 
 /**
@@ -23,7 +24,9 @@ import visual from './visual.js';
  * --visual), the screenshots and what the user saw, its filmstrip in
  * `outDir` (null: no file) as filmstrip/KEY-runN of `scenario`'s run
  * `runNo`; `har` ({satbench, content}, har.js) the HAR of the load, last,
- * since its stop may fetch the response bodies from Chromium.
+ * since its stop may fetch the response bodies from Chromium; `endHosts`
+ * (the testbed's {client, server} namespaces) the congestion control the
+ * kernel runs on their TCP connections (tcp-cc.js).
  */
 export function gatherersFor({
   har: harOptions = null,
@@ -31,6 +34,7 @@ export function gatherersFor({
   outDir = null,
   scenario,
   runNo,
+  endHosts = null,
 } = {}) {
   const frames =
     outDir && scenario ? path.relative(outDir, runFolder(outDir, 'filmstrip', scenarioKey(scenario), runNo)) : null;
@@ -38,6 +42,7 @@ export function gatherersFor({
     connections(),
     cacheUse(),
     machine(),
+    ...(endHosts ? [tcpCc(endHosts)] : []),
     ...(withVisual ? [visual({ outDir, frames })] : []),
     ...(harOptions ? [har(harOptions)] : []),
   ];

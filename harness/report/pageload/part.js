@@ -7,7 +7,8 @@
 // import of harness/kinds/pageload.js.
 import { compareSamples, MIN_RUNS_FOR_COMPARISON } from '../../core/stats.js';
 import { usesQuicPep } from '../../core/protocols.js';
-import { DEFAULT_VIEWS, loadLabel, loadLabels, opensPair, pairedScenario, viewOf } from '../../core/views.js';
+import { opensPair, pairedScenario, viewOf } from '../../core/views.js';
+import { baselineCc, ccOf, variantLabel, variantLabels, withCc } from '../../core/cc-axis.js';
 import { variantPairs, quicTunnelModes, tunnelSentence } from '../../kinds/pep-variants.js';
 import { campaignSettings } from '../../results/meta.js';
 import { paperMedian } from '../paper.js';
@@ -60,7 +61,8 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
     key: kind.key(g.scenario),
     recs: byKey.get(kind.key(g.scenario)) ?? [],
   }));
-  // `load`: which load of its view (core/views.js loadLabel; '' a first view alone)
+  // `load`: its congestion control and which load of its view (core/cc-axis.js
+  // variantLabel; '' a first view alone, without --cc-axis)
   const find = (s) =>
     gi.find(
       (g) =>
@@ -68,7 +70,7 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
         g.scenario.profile === s.profile &&
         String(g.scenario.loss_pct) === String(s.loss_pct) &&
         g.scenario.protocol === s.protocol &&
-        loadLabel(g.scenario) === (s.load ?? ''),
+        variantLabel(g.scenario) === (s.load ?? ''),
     );
 
   // a scenario field's values, in the matrix's order
@@ -82,20 +84,20 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
   const losses = axis('loss_pct', m.losses);
   const protocolsAll = axis('protocol', m.protocols);
   const loads = ordered(
-    gi.map((g) => loadLabel(g.scenario)),
-    loadLabels(m.views ?? DEFAULT_VIEWS),
+    gi.map((g) => variantLabel(g.scenario)),
+    variantLabels(m),
   );
   // how the QUIC PEP's satellite hop ran for h3-pep and the -qpep protocols
   const tunnelModes = quicTunnelModes({ protocols: protocolsAll, records, meta });
 
-  // a table set per site and load (a first view; a pair's first view and its repeat or revisit view)
+  // a table set per site and load (a first view; a pair's first view and its repeat or revisit view; each cc)
   const siteLoads = sites.flatMap((site) =>
     loads
-      .filter((load) => gi.some((g) => g.scenario.site === site && loadLabel(g.scenario) === load))
+      .filter((load) => gi.some((g) => g.scenario.site === site && variantLabel(g.scenario) === load))
       .map((load) => ({ site, load })),
   );
   const matrix = siteLoads.map(({ site, load }) => {
-    const here = (g) => g.scenario.site === site && loadLabel(g.scenario) === load;
+    const here = (g) => g.scenario.site === site && variantLabel(g.scenario) === load;
     const protocols = protocolsAll.filter((p) => gi.some((g) => here(g) && g.scenario.protocol === p));
     const rows = [];
     for (const profile of profiles)
@@ -180,8 +182,31 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
   for (const ga of gi.filter((g) => viewOf(g.scenario) !== 'first' && !opensPair(g.scenario))) {
     const gb = gi.find((g) => g.key === kind.key(pairedScenario(ga.scenario)));
     const { protocol } = ga.scenario;
-    const pair = { a: protocol, b: protocol, a_load: loadLabel(ga.scenario), b_load: loadLabel(gb?.scenario ?? {}) };
+    const pair = {
+      a: protocol,
+      b: protocol,
+      a_load: variantLabel(ga.scenario),
+      b_load: variantLabel(gb?.scenario ?? {}),
+    };
     if (gb) comparisons.push(compareGroups({ ...pair, kind: `${viewOf(ga.scenario)} view vs first view` }, ga, gb));
+  }
+  // --cc-axis: each congestion control against cubic (else the axis's first) over the same scenario
+  const base = baselineCc(
+    ordered(
+      gi.map((g) => ccOf(g.scenario)).filter((cc) => cc !== null),
+      m.ccs ?? [],
+    ),
+  );
+  for (const ga of gi.filter((g) => ![null, base].includes(ccOf(g.scenario)))) {
+    const gb = gi.find((g) => g.key === kind.key(withCc(ga.scenario, base)));
+    const { protocol } = ga.scenario;
+    const pair = {
+      a: protocol,
+      b: protocol,
+      a_load: variantLabel(ga.scenario),
+      b_load: variantLabel(gb?.scenario ?? {}),
+    };
+    if (gb) comparisons.push(compareGroups({ ...pair, kind: `${ccOf(ga.scenario)} vs ${base} (end hosts)` }, ga, gb));
   }
 
   const blocks = [];

@@ -11,7 +11,7 @@ import { h, fmtMs, isRelativePath } from '../render.js';
 import { waterfallOf, roundTripsAt, sendWaves, PHASES } from './waterfall.js';
 import { visualChanges, filmstripStep, filmstripCells, toInline } from './filmstrip.js';
 import { medianRun } from './median-run.js';
-import { loadLabel } from '../../core/views.js';
+import { variantLabel } from '../../core/cc-axis.js';
 import { comparisonSides } from './comparisons.js';
 
 const finite = (v) => typeof v === 'number' && Number.isFinite(v);
@@ -174,7 +174,7 @@ export function buildRunViews(groups, { comparisons = [], files = null, profileR
           x.scenario.profile === c.profile &&
           String(x.scenario.loss_pct) === String(c.loss_pct) &&
           x.scenario.protocol === protocol &&
-          loadLabel(x.scenario) === load,
+          variantLabel(x.scenario) === load,
       );
       const id = g ? medians.get(g.index) : undefined;
       return id ? runs.get(id) : null;
