@@ -15,6 +15,7 @@ import { h, fmtMs, ordered, runsTable, runFailures } from '../render.js';
 import { medians } from './medians.js';
 import { comparisons } from './comparisons.js';
 import { boundarySplit } from './boundary-split.js';
+import { firstAndRepeat } from './first-and-repeat.js';
 import { distributions } from './distributions.js';
 import { origins } from './origins.js';
 import { lighthouse } from './lighthouse.js';
@@ -136,14 +137,14 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
   });
 
   // one comparison of group `ga` against `gb` (`pair`: {a, b, kind} and
-  // the load of each side, `a_load` and `b_load`)
-  const compareGroups = (pair, ga, gb) => ({
+  // the load of each side, `a_load` and `b_load`) in `metrics`
+  const compareGroups = (pair, ga, gb, metrics = KEY_METRICS) => ({
     ...pair,
     tunnel: usesQuicPep(pair.a) || usesQuicPep(pair.b) ? tunnelModes.join(', ') || null : null,
     site: ga.scenario.site,
     profile: ga.scenario.profile,
     loss_pct: ga.scenario.loss_pct,
-    metrics: KEY_METRICS.map((km) => {
+    metrics: metrics.map((km) => {
       const ma = ga.metrics?.[km.key]?.median ?? null;
       const mb = gb.metrics?.[km.key]?.median ?? null;
       const pa = paperMedian(reference, ga.scenario, km.paper);
@@ -176,13 +177,33 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
             const gb = find({ site, profile, loss_pct, protocol: pair.b, load });
             if (ga && gb) comparisons.push(compareGroups({ ...pair, a_load: load, b_load: load }, ga, gb));
           }
-  // each repeat or revisit view against its pair's first view
-  for (const ga of gi.filter((g) => viewOf(g.scenario) !== 'first' && !opensPair(g.scenario))) {
-    const gb = gi.find((g) => g.key === kind.key(pairedScenario(ga.scenario)));
-    const { protocol } = ga.scenario;
-    const pair = { a: protocol, b: protocol, a_load: loadLabel(ga.scenario), b_load: loadLabel(gb?.scenario ?? {}) };
-    if (gb) comparisons.push(compareGroups({ ...pair, kind: `${viewOf(ga.scenario)} view vs first view` }, ga, gb));
-  }
+  // each repeat or revisit view against its pair's first view: among the
+  // comparisons in the key metrics, and for the First and repeat views
+  // section in every view metric some group of a pair measured
+  const pairs = gi
+    .filter((g) => viewOf(g.scenario) !== 'first' && !opensPair(g.scenario))
+    .map((second) => ({ second, first: gi.find((g) => g.key === kind.key(pairedScenario(second.scenario))) }))
+    .filter((p) => p.first);
+  const viewMetrics = kind.viewMetrics.filter((km) =>
+    pairs.some((p) => p.first.metrics?.[km.key] || p.second.metrics?.[km.key]),
+  );
+  const viewPairs = pairs.map(({ first, second }) => {
+    const { protocol } = second.scenario;
+    const pair = {
+      a: protocol,
+      b: protocol,
+      a_load: loadLabel(second.scenario),
+      b_load: loadLabel(first.scenario),
+      kind: `${viewOf(second.scenario)} view vs first view`,
+    };
+    comparisons.push(compareGroups(pair, second, first));
+    return {
+      view: viewOf(second.scenario),
+      first,
+      second,
+      comparison: compareGroups(pair, second, first, viewMetrics),
+    };
+  });
 
   const blocks = [];
   const series = {};
@@ -246,6 +267,8 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
     views,
     matrix,
     comparisons,
+    viewMetrics,
+    viewPairs,
     boundarySplits,
     blocks,
     series,
@@ -286,7 +309,7 @@ function warnings(part) {
 // audits), and optionally data(part) for the page's script; it reads the
 // part build() made (each group's records are its `recs`). A new section
 // is such a module and its line here.
-const SECTIONS = [medians, comparisons, boundarySplit, sideBySide, distributions, origins, lighthouse];
+const SECTIONS = [medians, comparisons, firstAndRepeat, boundarySplit, sideBySide, distributions, origins, lighthouse];
 
 function renderRuns(part) {
   const views = part.views.runs;
