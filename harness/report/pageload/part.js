@@ -1,10 +1,11 @@
 // The page-load part of the report: build() makes its plain data (pure):
 // the medians matrix (with the paper's values), the protocol comparisons,
-// the distributions, the origins of replayed archives, Lighthouse and the
+// each repeat or revisit view with its pair's first view, the
+// distributions, the origins of replayed archives, Lighthouse and the
 // runs; each section (a module beside this one) renders its share,
 // escaping every string that comes from input. The kind's facts (its key
-// metrics and labels) come in with the kind, so that this module needs no
-// import of harness/kinds/pageload.js.
+// and view metrics and labels) come in with the kind, so that this module
+// needs no import of harness/kinds/pageload.js.
 import { compareSamples, MIN_RUNS_FOR_COMPARISON } from '../../core/stats.js';
 import { usesQuicPep } from '../../core/protocols.js';
 import { DEFAULT_VIEWS, loadLabel, loadLabels, opensPair, pairedScenario, viewOf } from '../../core/views.js';
@@ -51,7 +52,9 @@ export const lighthouseEntries = (records) =>
 /**
  * Pure: the page-load part of the report from summary.json's page-load
  * groups and (optional) the records grouped by key: the matrix of medians
- * per site, the comparisons, and the distribution blocks and series.
+ * per site, the comparisons, the view pairs (a repeat or revisit view's
+ * group, its pair's first view's, and the comparison of the two in every
+ * view metric measured), and the distribution blocks and series.
  */
 function build(groups, { kind, byKey, matrix: m = {}, records = null, reference = null, meta = {}, files = null }) {
   const KEY_METRICS = kind.keyMetrics;
