@@ -8,53 +8,11 @@
 import assert from 'node:assert/strict';
 import { summarize } from '../../harness/analysis/summary.js';
 import { buildReport, renderReport } from '../../harness/report/html.js';
-import { linkPair } from '../../harness/pageload/run.js';
 import { formatBenchSummary } from '../../harness/pageload/summary-table.js';
+import { handshakeCounts as hs, makeViewPairs as pairs } from '../fixtures.js';
 
 const BASE = { profile: 'geo', loss_pct: 0, protocol: 'h3', site: 'kepler' };
 const HOSTILE = `"'><x-inj>`;
-
-// a server's handshake counts over one load, its connections all h3
-const hs = (connections, resumed, early = 0, earlyRequests = 0) => {
-  const counts = {
-    connections,
-    full: connections - resumed,
-    resumed,
-    early_offered: early,
-    early_accepted: early,
-    early_requests: earlyRequests,
-  };
-  return { ...counts, by_protocol: { h3: { ...counts } } };
-};
-
-// `runs` pairs of `view` over `protocol`: a first view of PLT about 2000 ms
-// (every object fetched, one full handshake) and a second of about `second`
-// ms (75 revalidated, one resumed handshake with 0-RTT); `extra(i)` adds to
-// both records of run i.
-function pairs(runs, { view = 'revisit', protocol = 'h3', second = 900, counts = true, extra = () => ({}) } = {}) {
-  const scenario = { ...BASE, protocol, view };
-  const rec = (s, run, plt, more) => ({
-    scenario: s,
-    run,
-    seed: run,
-    ok: true,
-    metrics: { plt_ms: plt, response_start_ms: plt / 4, fcp_ms: plt / 2 },
-    ...(counts ? more : {}),
-    ...extra(run),
-  });
-  return Array.from({ length: runs }, (_, i) =>
-    linkPair([
-      rec({ ...scenario, first_view: true }, i + 1, 2000 + ((i * 37) % 101), {
-        cache_use: { from_cache: 0, revalidated: 0, fetched: 76 },
-        handshakes: { origin: hs(1, 0) },
-      }),
-      rec(scenario, i + 1, second + ((i * 53) % 89), {
-        cache_use: { from_cache: 0, revalidated: 75, fetched: 1 },
-        handshakes: { origin: hs(1, 1, i % 2, 3 * (i % 2)) },
-      }),
-    ]),
-  ).flat();
-}
 
 const MATRIX = { profiles: ['geo'], losses: [0], protocols: ['h3'], sites: ['kepler'], views: ['revisit'], runs: 12 };
 const section = (html) => /<section id="first-and-repeat">[^]*?<\/section>/.exec(html)?.[0] ?? null;
@@ -175,7 +133,7 @@ describe('report: first and repeat views side by side', () => {
 
   it('LCP and Speed Index where a load measured them; Proxy-ST handshakes where the QUIC PEP ran', () => {
     const rs = pairs(3, {
-      protocol: 'h3-pep',
+      scenario: { ...BASE, protocol: 'h3-pep' },
       extra: () => ({ handshakes: { origin: hs(1, 0), proxy_st: hs(2, 1, 1, 4) } }),
     }).map((r) => ({ ...r, metrics: { ...r.metrics, lcp_ms: r.metrics.fcp_ms + 10 } }));
     const html = section(
