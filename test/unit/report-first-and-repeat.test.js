@@ -131,6 +131,16 @@ describe('report: first and repeat views side by side', () => {
     assert.match(ratio[4], /^×0\.\d\d p – δ –$/);
   });
 
+  it('a summary.json from before the counts, beside records with them: the counts from the records', () => {
+    const stale = summary.groups.map(({ cache_use: _, handshakes: __, ...g }) => g);
+    const [, , first, second] = rows(section(renderReport({ meta: {}, groups: stale }, { records })));
+    assert.equal(first[8], '76');
+    assert.equal(second[6], '75');
+    assert.equal(second.at(-1), '1.5');
+    // without the records there is nothing to count
+    assert.match(section(renderReport({ meta: {}, groups: stale })), /These records have no cache or handshake counts/);
+  });
+
   it('LCP and Speed Index where a load measured them; Proxy-ST handshakes where the QUIC PEP ran', () => {
     const rs = pairs(3, {
       scenario: { ...BASE, protocol: 'h3-pep' },

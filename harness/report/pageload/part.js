@@ -11,6 +11,7 @@ import { usesQuicPep } from '../../core/protocols.js';
 import { DEFAULT_VIEWS, loadLabel, loadLabels, opensPair, pairedScenario, viewOf } from '../../core/views.js';
 import { variantPairs, quicTunnelModes, tunnelSentence } from '../../kinds/pep-variants.js';
 import { campaignSettings } from '../../results/meta.js';
+import { countStats } from '../../kinds/pageload-counts.js';
 import { paperMedian } from '../paper.js';
 import { h, fmtMs, ordered, runsTable, runFailures } from '../render.js';
 import { medians } from './medians.js';
@@ -58,12 +59,12 @@ export const lighthouseEntries = (records) =>
  */
 function build(groups, { kind, byKey, matrix: m = {}, records = null, reference = null, meta = {}, files = null }) {
   const KEY_METRICS = kind.keyMetrics;
-  const gi = groups.map((g, i) => ({
-    ...g,
-    index: i,
-    key: kind.key(g.scenario),
-    recs: byKey.get(kind.key(g.scenario)) ?? [],
-  }));
+  const gi = groups.map((g, i) => {
+    const recs = byKey.get(kind.key(g.scenario)) ?? [];
+    // a summary.json from before it had the count medians, beside records that have the counts
+    const counts = records && !('cache_use' in g || 'handshakes' in g) ? countStats(recs.map((x) => x.record)) : {};
+    return { ...counts, ...g, index: i, key: kind.key(g.scenario), recs };
+  });
   // `load`: which load of its view (core/views.js loadLabel; '' a first view alone)
   const find = (s) =>
     gi.find(
