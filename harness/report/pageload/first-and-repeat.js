@@ -33,7 +33,7 @@ const SERVER_LABELS = { origin: 'origin', proxy_st: 'Proxy-ST' };
  * recorded them, and each server's handshake counts when some load
  * recorded that server's ([{title, counts: g → {name: median}|null, names}]).
  */
-export function countColumns(pairs) {
+function countColumns(pairs) {
   const groups = pairs.flatMap((p) => [p.first, p.second]);
   const cols = [];
   if (groups.some((g) => g.cache_use))
@@ -66,7 +66,8 @@ function loadRow(part, g, load, cols) {
 function comparisonCell(x) {
   const p = num(x.p);
   const warn = x.few ? ' <span class="warn" title="fewer than 10 runs a side">⚠</span>' : '';
-  return `<td class="num" data-ratio="${x.ratio ?? ''}">${fmtRatio(x.ratio)}${warn}<small class="${p !== null && p < 0.05 ? 'sig' : ''}">p ${h(fmtP(p))}</small><small title="${h(x.magnitude ?? '')}">δ ${fmtDelta(x.cliffs_delta)}${x.magnitude ? ` ${h(x.magnitude)}` : ''}</small></td>`;
+  const sig = p !== null && p < 0.05 ? ' class="sig"' : '';
+  return `<td class="num">${fmtRatio(num(x.ratio))}${warn}<small${sig}>p ${h(fmtP(p))}</small><small>δ ${fmtDelta(num(x.cliffs_delta))}${x.magnitude ? ` ${h(x.magnitude)}` : ''}</small></td>`;
 }
 
 function renderPairs(part) {
