@@ -15,12 +15,13 @@ const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 // a median of counts: whole, or halfway between two
 const fmtCount = (v) => (num(v) === null ? '–' : String(Math.round(v * 10) / 10));
 
+// the handshake counts shown: `full` is the connections not resumed
+const SHOWN_HANDSHAKE_COUNTS = HANDSHAKE_COUNTS.filter((name) => name !== 'full');
 const COUNT_LABELS = {
   from_cache: 'from cache',
   revalidated: 'revalidated (304)',
   fetched: 'fetched',
   connections: 'connections',
-  full: 'full',
   resumed: 'resumed',
   early_offered: '0-RTT offered',
   early_accepted: '0-RTT accepted',
@@ -42,7 +43,7 @@ function countColumns(pairs) {
     if (groups.some((g) => g.handshakes?.[server]))
       cols.push({
         title: `${SERVER_LABELS[server]} handshakes`,
-        names: HANDSHAKE_COUNTS,
+        names: SHOWN_HANDSHAKE_COUNTS,
         counts: (g) => g.handshakes?.[server] ?? null,
       });
   return cols;
@@ -57,7 +58,7 @@ function loadRow(part, g, load, cols) {
     return c.names.map((name) => `<td class="num"${title}>${fmtCount(m?.[name])}</td>`);
   });
   return (
-    `<td><a href="#g${h(g.index)}">${h(load)}</a></td><td class="num">${h(runs - failed)}${failed ? ` <span class="failed">(${h(failed)} failed)</span>` : ''}</td>` +
+    `<td class="load"><a href="#g${h(g.index)}">${h(load)}</a></td><td class="num">${h(runs - failed)}${failed ? ` <span class="failed">(${h(failed)} failed)</span>` : ''}</td>` +
     part.viewMetrics.map((km) => `<td class="num">${fmtMs(num(g.metrics?.[km.key]?.median))}</td>`).join('') +
     counts.join('')
   );
@@ -87,7 +88,7 @@ function renderPairs(part) {
       return `<tbody class="view-pair" data-view="${h(view)}">
 <tr class="first"><th rowspan="3">${h(scenario)}</th>${loadRow(part, first, 'first view', cols)}</tr>
 <tr>${loadRow(part, second, `${view} view`, cols)}</tr>
-<tr class="ratio"><td>${h(view)} / first</td><td></td>${c.metrics.map(comparisonCell).join('')}${countCount ? `<td colspan="${countCount}"></td>` : ''}</tr>
+<tr class="ratio"><td class="load">${h(view)} / first</td><td></td>${c.metrics.map(comparisonCell).join('')}${countCount ? `<td colspan="${countCount}"></td>` : ''}</tr>
 </tbody>`;
     })
     .join('\n');
@@ -102,7 +103,7 @@ export const firstAndRepeat = {
   render: (part) =>
     part.viewPairs.length
       ? `<section id="first-and-repeat"><h2>First and repeat views</h2>
-<p class="legend-note">Each scenario's repeat or revisit view (<code>--view</code>) under the first view of its pairs (the same run's first load, on the same testbed): the medians over the successful runs (n), and below them the second load against the first: the ratio of medians (below 1: the second is faster), the two-sided Mann–Whitney U p-value (bold below 0.05) and Cliff's δ (negative: the second tends to be faster; |δ| ≥ 0.474 is large); ⚠: fewer than ${MIN_RUNS_FOR_COMPARISON} runs on a side. Then the median counts of each load: its responses by the browser cache (from cache: no request went out; revalidated: a 304 on the wire; fetched: the whole response over the network), and the handshakes each server accepted (connections; full or resumed; 0-RTT offered and accepted; requests that rode in 0-RTT), our origin's and, through the QUIC PEP, Proxy-ST's. –: not recorded.</p>
+<p class="legend-note">Each scenario's repeat or revisit view (<code>--view</code>) under the first view of its pairs (the same run's first load, on the same testbed): the medians over the successful runs (n), and below them the second load against the first: the ratio of medians (below 1: the second is faster), the two-sided Mann–Whitney U p-value (bold below 0.05) and Cliff's δ (negative: the second tends to be faster; |δ| ≥ 0.474 is large); ⚠: fewer than ${MIN_RUNS_FOR_COMPARISON} runs on a side. Then the median counts of each load: its responses by the browser cache (from cache: no request went out; revalidated: a 304 on the wire; fetched: the whole response over the network), and the handshakes each server accepted (connections, of them resumed, the others full handshakes; 0-RTT offered and accepted; requests that rode in 0-RTT), our origin's and, through the QUIC PEP, Proxy-ST's. –: not recorded.</p>
 ${renderPairs(part)}
 </section>`
       : '',
