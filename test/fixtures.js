@@ -8,6 +8,7 @@ import { rng } from '../harness/core/stats.js';
 import { summarize } from '../harness/analysis/summary.js';
 import { downloadMetrics, judgeRun } from '../harness/results/goodput.js';
 import { objectivesFor } from '../harness/results/objectives.js';
+import { linkPair } from '../harness/pageload/run.js';
 
 const BASE = {
   geo: { h1: [1222, 3841, 10806], h3: [1314, 2759, 7669], 'h1-pep': [1215, 3852, 11144], 'h3-pep': [2717, 3581, 7344] },
@@ -88,6 +89,63 @@ export function makeRecords(list, { runs = 20, seed = 7, scale = {}, cv = 0.04, 
     });
   }
   return records;
+}
+
+// A server's handshake counts over one load (a record's `handshakes.origin`
+// or `.proxy_st`, as the servers' connection logs give them), every
+// connection over `protocol`.
+export const handshakeCounts = (connections, resumed, early = 0, earlyRequests = 0, protocol = 'h3') => {
+  const counts = {
+    connections,
+    full: connections - resumed,
+    resumed,
+    early_offered: early,
+    early_accepted: early,
+    early_requests: earlyRequests,
+  };
+  return { ...counts, by_protocol: { [protocol]: { ...counts } } };
+};
+
+/**
+ * `runs` linked pairs of `view` over `scenario` (bench --view repeat or
+ * revisit): a first view of PLT about 2000 ms (every object fetched, one
+ * full handshake) and a second of about `second` ms (75 objects
+ * revalidated, one resumed handshake, with 0-RTT in every other run);
+ * `counts` false: records from before the counts; `extra(run)` adds to
+ * both records of a run.
+ */
+export function makeViewPairs(
+  runs,
+  {
+    scenario = { profile: 'geo', loss_pct: 0, protocol: 'h3', site: 'kepler' },
+    view = 'revisit',
+    second = 900,
+    counts = true,
+    extra = () => ({}),
+  } = {},
+) {
+  const s = { ...scenario, view };
+  const rec = (sc, run, plt, more) => ({
+    scenario: sc,
+    run,
+    seed: run,
+    ok: true,
+    metrics: { plt_ms: plt, response_start_ms: plt / 4, fcp_ms: plt / 2 },
+    ...(counts ? more : {}),
+    ...extra(run),
+  });
+  return Array.from({ length: runs }, (_, i) =>
+    linkPair([
+      rec({ ...s, first_view: true }, i + 1, 2000 + ((i * 37) % 101), {
+        cache_use: { from_cache: 0, revalidated: 0, fetched: 76 },
+        handshakes: { origin: handshakeCounts(1, 0) },
+      }),
+      rec(s, i + 1, second + ((i * 53) % 89), {
+        cache_use: { from_cache: 0, revalidated: 75, fetched: 1 },
+        handshakes: { origin: handshakeCounts(1, 1, i % 2, 3 * (i % 2)) },
+      }),
+    ]),
+  ).flat();
 }
 
 // A results folder (results.jsonl and summary.json) in a new temp dir.

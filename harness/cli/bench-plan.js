@@ -18,7 +18,7 @@ import {
   refuseQuicOverQpep,
 } from '../core/protocols.js';
 import { checkOrigin, originQuicCcs } from '../servers/origin.js';
-import { checkCongestionControl, availableCongestionControls } from '../testbed/congestion-control.js';
+import { checkCcAxis, checkCongestionControl, availableCongestionControls } from '../testbed/congestion-control.js';
 import { profileCache } from '../campaign/scenario.js';
 import { archiveSite } from '../pageload/archive-site.js';
 import { checkDnsPlace } from '../servers/dns.js';
@@ -26,7 +26,7 @@ import { isArchive } from '../archive/format.js';
 import { listSites } from '../../sites/generate.js';
 import { checkEmulation } from '../browser/emulation.js';
 import { checkViews, DEFAULT_VIEWS } from '../core/views.js';
-import { ccAxisSource, checkCcAxis } from '../core/cc-axis.js';
+import { ccAxisSource } from '../core/cc-axis.js';
 import { parseCachePolicy } from '../core/cache-policy.js';
 import { checkPepOptions, parsePepOptions, tunnelSource } from './pep-options.js';
 

@@ -6,9 +6,8 @@
 // the axis has scenarios without `cc` (their keys are the ones of old) and
 // takes --cc and --quic cc= as before.
 import { UsageError } from './errors.js';
-import { QUIC_OPTIONS, oneOf } from './quic-options.js';
+import { QUIC_OPTIONS } from './quic-options.js';
 import { loadLabel, loadScenarios, DEFAULT_VIEWS } from './views.js';
-import { checkCongestionControl } from '../testbed/congestion-control.js';
 
 // The controllers both the kernel's TCP and our QUIC senders have under one
 // name (`sat` is our QUIC's alone; the kernel's `reno` is QUIC's `newreno`).
@@ -58,28 +57,6 @@ export function ccSettings(scenario, { tcp = {}, quic = {} } = {}) {
  * ran (the kernel's and our QUIC's default), else the first.
  */
 export const baselineCc = (ccs) => (ccs.includes(BASELINE) ? BASELINE : (ccs[0] ?? null));
-
-/**
- * Pure: `--cc-axis`'s values checked: each a controller of both the
- * kernel's TCP and our QUIC (CC_AXIS_VALUES), one `available` in this
- * kernel (null: unknown), and one the origin's QUIC has (`originCcs`:
- * null for ours, which has them all). One clear line otherwise, starting
- * with `from` (where the axis came from: the option, or a preset's).
- */
-export function checkCcAxis(ccs, { available = null, origin = 'rust', originCcs = null, from = '--cc-axis' } = {}) {
-  for (const cc of ccs) {
-    if (!CC_AXIS_VALUES.includes(cc))
-      throw new UsageError(
-        `${from}: unknown congestion control ${JSON.stringify(cc)}; expected ${oneOf(CC_AXIS_VALUES)} (each sets the end hosts' TCP and our QUIC senders)`,
-      );
-    checkCongestionControl(cc, available, from);
-    if (originCcs && !originCcs.includes(cc))
-      throw new UsageError(
-        `${from}: --origin ${origin}'s QUIC has no ${cc}; with it the axis takes ${oneOf(originCcs)}`,
-      );
-  }
-  return ccs;
-}
 
 /** Pure: where a campaign's axis came from, for its errors: --cc-axis, or the preset that has one (`given`: the options typed). */
 export const ccAxisSource = (ccs, given = {}) =>

@@ -4,6 +4,7 @@
 // page-load groups carry no `kind` (their shape predates kinds).
 import { defineKind } from './generic.js';
 import { originStats } from './pageload-origins.js';
+import { countStats } from './pageload-counts.js';
 import { DEFAULT_VIEWS, opensPair, pairedScenario, viewOf, withView } from '../core/views.js';
 import { DEFAULT_CCS, ccOf, variantLabel, withCc } from '../core/cc-axis.js';
 
@@ -52,6 +53,15 @@ export const KEY_METRICS = [
   { key: 'response_start_ms', label: 'Response Start', paper: 'response_start' },
   { key: 'fcp_ms', label: 'First Contentful Paint', paper: 'fcp' },
   { key: 'plt_ms', label: 'Page Load Time', paper: 'plt' },
+];
+
+// What the report's First and repeat views section sets side by side: the
+// key metrics, then those a run may not have (LCP when the page painted
+// one, Speed Index with bench --visual), shown where measured.
+export const VIEW_METRICS = [
+  ...KEY_METRICS,
+  { key: 'lcp_ms', label: 'Largest Contentful Paint' },
+  { key: 'speed_index_ms', label: 'Speed Index' },
 ];
 
 // Pure: every (scenario, run) of the matrix, run-major so that slow drifts
@@ -112,6 +122,7 @@ export const pageload = defineKind({
   label: scenarioLabel,
   metricNames: () => SUMMARY_METRICS,
   keyMetrics: KEY_METRICS,
+  viewMetrics: VIEW_METRICS,
   // its metrics are times, counts and bytes: the default (worse when higher) holds
   budgetMatch: ['profile', 'loss_pct', 'protocol', 'site', 'view', 'cc'],
   defaultBudget: DEFAULT_BUDGET,
@@ -122,9 +133,12 @@ export const pageload = defineKind({
   matrixOrder,
   command: 'bench',
   report: 'pageload',
+  // the medians of the cache and handshake counts (pageload-counts.js);
   // a replayed archive's groups: what each origin cost (pageload-origins.js)
   complete: (entries) =>
-    entries.map(({ group, records }) =>
-      records.some((r) => r.archive) ? { ...group, origins: originStats(records) } : group,
-    ),
+    entries.map(({ group, records }) => ({
+      ...group,
+      ...countStats(records),
+      ...(records.some((r) => r.archive) ? { origins: originStats(records) } : {}),
+    })),
 });

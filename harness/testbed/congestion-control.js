@@ -3,6 +3,8 @@
 // Reading /proc needs no privileges.
 import fs from 'node:fs';
 import { UsageError } from '../core/errors.js';
+import { CC_AXIS_VALUES } from '../core/cc-axis.js';
+import { oneOf } from '../core/quic-options.js';
 
 const AVAILABLE = '/proc/sys/net/ipv4/tcp_available_congestion_control';
 
@@ -33,4 +35,26 @@ export function checkCongestionControl(cc, available, flag = '--cc') {
     throw new UsageError(
       `${flag}: ${JSON.stringify(cc)} is not available in this kernel; available: ${available.join(', ')} (newreno is reno)`,
     );
+}
+
+/**
+ * Pure: `--cc-axis`'s values checked: each a controller of both the
+ * kernel's TCP and our QUIC (CC_AXIS_VALUES), one `available` in this
+ * kernel (null: unknown), and one the origin's QUIC has (`originCcs`:
+ * null for ours, which has them all). One clear line otherwise, starting
+ * with `from` (where the axis came from: the option, or a preset's).
+ */
+export function checkCcAxis(ccs, { available = null, origin = 'rust', originCcs = null, from = '--cc-axis' } = {}) {
+  for (const cc of ccs) {
+    if (!CC_AXIS_VALUES.includes(cc))
+      throw new UsageError(
+        `${from}: unknown congestion control ${JSON.stringify(cc)}; expected ${oneOf(CC_AXIS_VALUES)} (each sets the end hosts' TCP and our QUIC senders)`,
+      );
+    checkCongestionControl(cc, available, from);
+    if (originCcs && !originCcs.includes(cc))
+      throw new UsageError(
+        `${from}: --origin ${origin}'s QUIC has no ${cc}; with it the axis takes ${oneOf(originCcs)}`,
+      );
+  }
+  return ccs;
 }

@@ -15,7 +15,15 @@ import { ROOT } from '../../harness/core/sys.js';
 import { scenarioKey } from '../../harness/kinds/pageload.js';
 import { gatherEnvironment } from '../../harness/campaign/environment.js';
 import { satbench, writeProfile } from './helpers.js';
-import { scenarios, makeRecords, writeResultsDir, bulkScenarios, makeBulkRecords } from '../fixtures.js';
+import {
+  scenarios,
+  makeRecords,
+  writeResultsDir,
+  bulkScenarios,
+  makeBulkRecords,
+  makeViewPairs,
+  handshakeCounts,
+} from '../fixtures.js';
 import { makeHar, writeRunFiles, makeFrame } from '../run-files.js';
 import { BENCH_PRESETS } from '../../harness/pageload/presets.js';
 
@@ -394,6 +402,92 @@ describe('slot boundaries in a browser (integration, headless Chromium, fixture 
     await page.screenshot({ path: path.join(OUT, 'report-slot-boundaries.png'), fullPage: false });
     await page.evaluate(() => document.querySelector('canvas[data-split]').scrollIntoView());
     await page.screenshot({ path: path.join(OUT, 'report-slot-distributions.png'), fullPage: false });
+    assert.deepEqual(seen.requests, [], 'the report made network requests');
+    assert.deepEqual(seen.errors, [], 'console errors');
+    await page.close();
+  });
+});
+
+// bench --view repeat and revisit (issue 30): each second view under its
+// pair's first view, with the comparison and each load's cache and
+// handshake counts, as summary.json has them.
+describe('first and repeat views in a browser (integration, headless Chromium, fixture records)', function () {
+  let tmp;
+  let dir;
+  let browser;
+
+  before(async function () {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-report-views-'));
+    const base = { profile: 'geo', loss_pct: 0, site: 'kepler' };
+    const matrix = {
+      profiles: ['geo'],
+      losses: [0],
+      protocols: ['h1', 'h3-pep'],
+      sites: ['kepler'],
+      views: ['repeat', 'revisit'],
+      runs: 12,
+    };
+    const records = [
+      ...makeViewPairs(12, { scenario: { ...base, protocol: 'h1' }, view: 'repeat', second: 1500 }),
+      ...makeViewPairs(12, {
+        scenario: { ...base, protocol: 'h3-pep' },
+        extra: (run) => ({
+          handshakes: { origin: handshakeCounts(1, 0), proxy_st: handshakeCounts(1, 1, run % 2, run % 2) },
+        }),
+      }),
+    ];
+    dir = writeResultsDir(records, { dir: path.join(tmp, 'r'), meta: { seed: 1, link: 'linkem', matrix } });
+    browser = await reportAndLaunch(dir);
+  });
+
+  after(() => closeAndRemove(browser, tmp));
+
+  it("sets each pair's loads side by side with summary.json's medians and counts, offline and without errors", async () => {
+    const { page, seen } = await offlinePage(browser, pathToFileURL(path.join(dir, 'index.html')).href);
+    const summary = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8'));
+    assert.ok(await page.$('nav a[href="#first-and-repeat"]'), 'the section is in the navigation');
+    const pairs = await page.$$eval('#first-and-repeat tbody.view-pair', (bodies) =>
+      bodies.map((b) => ({
+        view: b.dataset.view,
+        rows: [...b.querySelectorAll('tr')].map((tr) => ({
+          group: tr.querySelector('a')?.getAttribute('href') ?? null,
+          cells: [...tr.querySelectorAll('td')].map((td) => td.innerText.replace(/\s+/g, ' ').trim()),
+          sig: tr.querySelectorAll('small.sig').length,
+        })),
+      })),
+    );
+    assert.deepEqual(
+      pairs.map((p) => p.view),
+      ['repeat', 'revisit'],
+    );
+    const round = (v) => String(Math.round(v * 10) / 10);
+    for (const p of pairs) {
+      const [first, second, ratio] = p.rows;
+      for (const row of [first, second]) {
+        const g = summary.groups[Number(row.group.slice(2))];
+        // load, n, RS, FCP, PLT, then the cache counts and each server's handshakes
+        const medians = ['response_start_ms', 'fcp_ms', 'plt_ms'].map((k) => String(Math.round(g.metrics[k].median)));
+        assert.deepEqual(row.cells.slice(2, 5), medians, row.group);
+        // a server's handshake counts as shown (full: the connections not resumed); –: none recorded
+        const shown = (hs) =>
+          ['connections', 'resumed', 'early_offered', 'early_accepted', 'early_requests'].map((k) =>
+            hs ? round(hs[k]) : '–',
+          );
+        const counts = [
+          ...['from_cache', 'revalidated', 'fetched'].map((k) => round(g.cache_use[k])),
+          ...shown(g.handshakes.origin),
+          // Proxy-ST's: the h3-pep loads' counts, – for h1's (no QUIC PEP)
+          ...shown(g.handshakes.proxy_st),
+        ];
+        assert.deepEqual(row.cells.slice(5), counts, row.group);
+      }
+      // the second load is the faster, significantly in every metric
+      assert.equal(ratio.sig, 3, JSON.stringify(ratio));
+      assert.match(ratio.cells[2], /^×0\.\d\d p <0\.001 δ -1\.00 large$/);
+    }
+    await page.evaluate(() => document.querySelector('#first-and-repeat').scrollIntoView());
+    fs.mkdirSync(OUT, { recursive: true });
+    await page.screenshot({ path: path.join(OUT, 'report-first-and-repeat.png'), fullPage: false });
     assert.deepEqual(seen.requests, [], 'the report made network requests');
     assert.deepEqual(seen.errors, [], 'console errors');
     await page.close();

@@ -7,14 +7,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  CC_AXIS_VALUES,
-  baselineCc,
-  ccSettings,
-  checkCcAxis,
-  variantLabel,
-  variantLabels,
-} from '../../harness/core/cc-axis.js';
+import { CC_AXIS_VALUES, baselineCc, ccSettings, variantLabel, variantLabels } from '../../harness/core/cc-axis.js';
+import { checkCcAxis } from '../../harness/testbed/congestion-control.js';
 import { expandMatrix, scenarioKey, scenarioLabel, pageload } from '../../harness/kinds/pageload.js';
 import { benchInput } from '../../harness/cli/bench.js';
 import { checkBench } from '../../harness/cli/bench-plan.js';

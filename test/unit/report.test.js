@@ -15,7 +15,15 @@ import { fmtP } from '../../harness/core/stats.js';
 import { reportFolder } from '../../harness/report/outputs.js';
 import os from 'node:os';
 import { UsageError } from '../../harness/core/errors.js';
-import { scenarios, makeRecords, writeResultsDir, bulkScenarios, makeBulkRecords } from '../fixtures.js';
+import {
+  scenarios,
+  makeRecords,
+  writeResultsDir,
+  bulkScenarios,
+  makeBulkRecords,
+  makeViewPairs,
+  handshakeCounts,
+} from '../fixtures.js';
 import { makeHar, makeFrame } from '../run-files.js';
 
 const EVIL = '<script>alert(1)</script>';
@@ -372,7 +380,11 @@ describe('report: hostile input in any field', function () {
     bulkScenarios({ profiles: ['quic4sat-medium'], protocols: ['tcp', 'tcp-pep'], duration_s: 1 }),
     { runs: 1 },
   );
-  const records = [...page, ...bulk];
+  // a revisit pair with its cache and handshake counts (issue 30), Proxy-ST's too
+  const pair = makeViewPairs(1, {
+    extra: () => ({ handshakes: { origin: handshakeCounts(1, 1, 1, 2), proxy_st: handshakeCounts(2, 0) } }),
+  });
+  const records = [...page, ...pair, ...bulk];
   const meta = {
     seed: 1,
     generated: 'now',
@@ -468,7 +480,8 @@ describe('report: hostile input in any field', function () {
 
   it('the clean files render, and an unescaped field would be seen', () => {
     const html = report({ 'summary.json': JSON.stringify(summary) });
-    assert.match(html, /<b>8<\/b> runs/);
+    assert.match(html, /<b>10<\/b> runs/);
+    assert.match(html, /<section id="first-and-repeat">/);
     assert.ok(html.includes('&quot;&#39;&gt;&lt;x-inj&gt;') === false);
     const bad = { ...summary, groups: [{ ...summary.groups[0], runs: HOSTILE }] };
     assert.ok(report({ 'summary.json': JSON.stringify(bad) }).includes('&quot;&#39;&gt;&lt;x-inj&gt;'));

@@ -1,21 +1,24 @@
 // The page-load part of the report: build() makes its plain data (pure):
 // the medians matrix (with the paper's values), the protocol comparisons,
-// the distributions, the origins of replayed archives, Lighthouse and the
+// each repeat or revisit view with its pair's first view, the
+// distributions, the origins of replayed archives, Lighthouse and the
 // runs; each section (a module beside this one) renders its share,
 // escaping every string that comes from input. The kind's facts (its key
-// metrics and labels) come in with the kind, so that this module needs no
-// import of harness/kinds/pageload.js.
+// and view metrics and labels) come in with the kind, so that this module
+// needs no import of harness/kinds/pageload.js.
 import { compareSamples, MIN_RUNS_FOR_COMPARISON } from '../../core/stats.js';
 import { usesQuicPep } from '../../core/protocols.js';
 import { opensPair, pairedScenario, viewOf } from '../../core/views.js';
 import { baselineCc, ccOf, variantLabel, variantLabels, withCc } from '../../core/cc-axis.js';
 import { variantPairs, quicTunnelModes, tunnelSentence } from '../../kinds/pep-variants.js';
 import { campaignSettings } from '../../results/meta.js';
+import { countStats } from '../../kinds/pageload-counts.js';
 import { paperMedian } from '../paper.js';
 import { h, fmtMs, ordered, runsTable, runFailures } from '../render.js';
 import { medians } from './medians.js';
 import { comparisons } from './comparisons.js';
 import { boundarySplit } from './boundary-split.js';
+import { firstAndRepeat } from './first-and-repeat.js';
 import { distributions } from './distributions.js';
 import { origins } from './origins.js';
 import { lighthouse } from './lighthouse.js';
@@ -51,16 +54,18 @@ export const lighthouseEntries = (records) =>
 /**
  * Pure: the page-load part of the report from summary.json's page-load
  * groups and (optional) the records grouped by key: the matrix of medians
- * per site, the comparisons, and the distribution blocks and series.
+ * per site, the comparisons, the view pairs (a repeat or revisit view's
+ * group, its pair's first view's, and the comparison of the two in every
+ * view metric measured), and the distribution blocks and series.
  */
 function build(groups, { kind, byKey, matrix: m = {}, records = null, reference = null, meta = {}, files = null }) {
   const KEY_METRICS = kind.keyMetrics;
-  const gi = groups.map((g, i) => ({
-    ...g,
-    index: i,
-    key: kind.key(g.scenario),
-    recs: byKey.get(kind.key(g.scenario)) ?? [],
-  }));
+  const gi = groups.map((g, i) => {
+    const recs = byKey.get(kind.key(g.scenario)) ?? [];
+    // a summary.json from before it had the count medians, beside records that have the counts
+    const counts = records && !('cache_use' in g || 'handshakes' in g) ? countStats(recs.map((x) => x.record)) : {};
+    return { ...counts, ...g, index: i, key: kind.key(g.scenario), recs };
+  });
   // `load`: its congestion control and which load of its view (core/cc-axis.js
   // variantLabel; '' a first view alone, without --cc-axis)
   const find = (s) =>
@@ -138,14 +143,14 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
   });
 
   // one comparison of group `ga` against `gb` (`pair`: {a, b, kind} and
-  // the load of each side, `a_load` and `b_load`)
-  const compareGroups = (pair, ga, gb) => ({
+  // the load of each side, `a_load` and `b_load`) in `metrics`
+  const compareGroups = (pair, ga, gb, metrics = KEY_METRICS) => ({
     ...pair,
     tunnel: usesQuicPep(pair.a) || usesQuicPep(pair.b) ? tunnelModes.join(', ') || null : null,
     site: ga.scenario.site,
     profile: ga.scenario.profile,
     loss_pct: ga.scenario.loss_pct,
-    metrics: KEY_METRICS.map((km) => {
+    metrics: metrics.map((km) => {
       const ma = ga.metrics?.[km.key]?.median ?? null;
       const mb = gb.metrics?.[km.key]?.median ?? null;
       const pa = paperMedian(reference, ga.scenario, km.paper);
@@ -178,18 +183,33 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
             const gb = find({ site, profile, loss_pct, protocol: pair.b, load });
             if (ga && gb) comparisons.push(compareGroups({ ...pair, a_load: load, b_load: load }, ga, gb));
           }
-  // each repeat or revisit view against its pair's first view
-  for (const ga of gi.filter((g) => viewOf(g.scenario) !== 'first' && !opensPair(g.scenario))) {
-    const gb = gi.find((g) => g.key === kind.key(pairedScenario(ga.scenario)));
-    const { protocol } = ga.scenario;
+  // each repeat or revisit view against its pair's first view: among the
+  // comparisons in the key metrics, and for the First and repeat views
+  // section in every view metric some group of a pair measured
+  const pairs = gi
+    .filter((g) => viewOf(g.scenario) !== 'first' && !opensPair(g.scenario))
+    .map((second) => ({ second, first: gi.find((g) => g.key === kind.key(pairedScenario(second.scenario))) }))
+    .filter((p) => p.first);
+  const viewMetrics = kind.viewMetrics.filter((km) =>
+    pairs.some((p) => p.first.metrics?.[km.key] || p.second.metrics?.[km.key]),
+  );
+  const viewPairs = pairs.map(({ first, second }) => {
+    const { protocol } = second.scenario;
     const pair = {
       a: protocol,
       b: protocol,
-      a_load: variantLabel(ga.scenario),
-      b_load: variantLabel(gb?.scenario ?? {}),
+      a_load: variantLabel(second.scenario),
+      b_load: variantLabel(first.scenario),
+      kind: `${viewOf(second.scenario)} view vs first view`,
     };
-    if (gb) comparisons.push(compareGroups({ ...pair, kind: `${viewOf(ga.scenario)} view vs first view` }, ga, gb));
-  }
+    comparisons.push(compareGroups(pair, second, first));
+    return {
+      view: viewOf(second.scenario),
+      first,
+      second,
+      comparison: compareGroups(pair, second, first, viewMetrics),
+    };
+  });
   // --cc-axis: each congestion control against cubic (else the axis's first) over the same scenario
   const base = baselineCc(
     ordered(
@@ -272,6 +292,8 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, reference 
     views,
     matrix,
     comparisons,
+    viewMetrics,
+    viewPairs,
     boundarySplits,
     blocks,
     series,
@@ -312,7 +334,7 @@ function warnings(part) {
 // audits), and optionally data(part) for the page's script; it reads the
 // part build() made (each group's records are its `recs`). A new section
 // is such a module and its line here.
-const SECTIONS = [medians, comparisons, boundarySplit, sideBySide, distributions, origins, lighthouse];
+const SECTIONS = [medians, comparisons, firstAndRepeat, boundarySplit, sideBySide, distributions, origins, lighthouse];
 
 function renderRuns(part) {
   const views = part.views.runs;
