@@ -7,14 +7,14 @@
 //!
 //! No I/O and no clock of its own, as the encoder.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use reed_solomon_simd::{DecoderResult, ReedSolomonDecoder};
+use reed_solomon_erasure::galois_8::ReedSolomon;
 use serde_json::{json, Value};
 
-use super::setting::hold_for;
+use super::setting::{hold_for, MAX_N};
 use super::wire::{self, Header, WireError, LEN_PREFIX};
 
 /// What the decoder received and handed on.
@@ -83,6 +83,10 @@ impl std::error::Error for Rejected {}
 /// `DEFAULT_HORIZON` × N × MTU.
 pub const DEFAULT_HORIZON: usize = 32;
 
+/// Codecs kept, one per window shape (K, N): a sender uses at most K of
+/// them (its full window's and its partial ones').
+const MAX_CODECS: usize = MAX_N as usize;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DecoderConfig {
     /// How long a window waits for its repairs (`setting::hold_for`).
@@ -150,9 +154,8 @@ pub struct Decoder {
     base: u32,
     slots: VecDeque<Slot>,
     out: VecDeque<Vec<u8>>,
-    /// Kept from window to window: the codec's tables and buffers.
-    codec: ReedSolomonDecoder,
-    shard: Vec<u8>,
+    /// The codec for each window shape (K, N) met, at most `MAX_CODECS`.
+    codecs: HashMap<(u8, u8), ReedSolomon>,
     counters: DecoderCounters,
 }
 
@@ -166,9 +169,7 @@ impl Decoder {
             base: 0,
             slots: VecDeque::new(),
             out: VecDeque::new(),
-            codec: ReedSolomonDecoder::new(1, 1, 2)
-                .expect("1 + 1 shards of 2 bytes: within the codec's limits"),
-            shard: Vec::new(),
+            codecs: HashMap::new(),
             counters: DecoderCounters::default(),
         }
     }
@@ -383,14 +384,34 @@ impl Decoder {
         if slot.sources.len() + slot.repairs.len() < k {
             return;
         }
-        // The wire and the checks above keep every index in range, each once,
-        // and every shard one size; should the codec still refuse, the
-        // window's losses are left.
-        let rebuilt = rebuild(&mut self.codec, &mut self.shard, slot, sh);
-        match rebuilt {
-            Ok(result) => {
-                for (i, shard) in result.restored_original_iter() {
-                    match wire::read_shard(shard) {
+        if self.codecs.len() >= MAX_CODECS && !self.codecs.contains_key(&(sh.k, sh.n)) {
+            // Shapes a sender would not use (it has a full window's and its
+            // partial ones'): start the cache again rather than grow it.
+            self.codecs.clear();
+        }
+        let codec = self.codecs.entry((sh.k, sh.n)).or_insert_with(|| {
+            ReedSolomon::new(k, usize::from(sh.n - sh.k)).expect("K + repairs ≤ 64 shards")
+        });
+        // The sources and repairs held, each at its index; the lost sources
+        // are rebuilt in place. The wire and the checks above keep every
+        // index in range and once, and every shard one size; should the
+        // codec still refuse, the window's losses are left.
+        let mut shards: Vec<Option<Vec<u8>>> = vec![None; usize::from(sh.n)];
+        for (i, d) in &slot.sources {
+            let mut shard = Vec::with_capacity(sh.shard_len);
+            wire::write_shard(&mut shard, d, sh.shard_len);
+            shards[usize::from(*i)] = Some(shard);
+        }
+        for (j, shard) in slot.repairs.drain(..) {
+            shards[usize::from(j)] = Some(shard);
+        }
+        match codec.reconstruct_data(&mut shards) {
+            Ok(()) => {
+                for (i, shard) in shards.iter().take(k).enumerate() {
+                    if slot.delivered & (1u64 << i) != 0 {
+                        continue;
+                    }
+                    match shard.as_deref().and_then(wire::read_shard) {
                         Some(d) => {
                             slot.delivered |= 1u64 << i;
                             self.out.push_back(d.to_vec());
@@ -404,24 +425,6 @@ impl Decoder {
         }
         slot.finish();
     }
-}
-
-/// The window's lost sources, from the `K` shards it holds.
-fn rebuild<'c>(
-    codec: &'c mut ReedSolomonDecoder,
-    scratch: &mut Vec<u8>,
-    slot: &Slot,
-    sh: Shape,
-) -> Result<DecoderResult<'c>, reed_solomon_simd::Error> {
-    codec.reset(usize::from(sh.k), usize::from(sh.n - sh.k), sh.shard_len)?;
-    for (i, d) in &slot.sources {
-        wire::write_shard(scratch, d, sh.shard_len);
-        codec.add_original_shard(usize::from(*i), &scratch[..])?;
-    }
-    for (j, shard) in &slot.repairs {
-        codec.add_recovery_shard(usize::from(j - sh.k), shard)?;
-    }
-    codec.decode()
 }
 
 #[cfg(test)]

@@ -6,11 +6,11 @@
 //! `now`, sends what `push` returns and what `poll_transmit` gives, and
 //! calls `handle_timeout` at `poll_timeout`.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use reed_solomon_simd::ReedSolomonEncoder;
+use reed_solomon_erasure::galois_8::ReedSolomon;
 use serde_json::{json, Value};
 
 use super::setting::FecSetting;
@@ -86,9 +86,11 @@ pub struct Encoder {
     ends: Vec<usize>,
     opened: Option<Instant>,
     repairs: VecDeque<Vec<u8>>,
-    /// Kept from window to window: the codec's tables and buffers.
-    codec: ReedSolomonEncoder,
-    shard: Vec<u8>,
+    /// The codec for each window shape (K, repairs) met: a full window's,
+    /// and at most K − 1 partial ones.
+    codecs: HashMap<(usize, usize), ReedSolomon>,
+    /// The window's shards, sources then repairs, kept from window to window.
+    shards: Vec<Vec<u8>>,
     counters: EncoderCounters,
 }
 
@@ -113,9 +115,8 @@ impl Encoder {
             ends: Vec::with_capacity(setting.k()),
             opened: None,
             repairs: VecDeque::new(),
-            codec: ReedSolomonEncoder::new(1, 1, 2)
-                .expect("1 + 1 shards of 2 bytes: within the codec's limits"),
-            shard: Vec::new(),
+            codecs: HashMap::new(),
+            shards: Vec::new(),
             counters: EncoderCounters::default(),
         })
     }
@@ -186,20 +187,24 @@ impl Encoder {
         let nth = |i: usize| (i.checked_sub(1).map_or(0, |p| self.ends[p]), self.ends[i]);
         let longest = (0..k).map(|i| nth(i).1 - nth(i).0).max().unwrap_or(0);
         let shard_len = wire::shard_len(longest);
-        // k ≤ 63, r ≤ 63 and an even, non-zero shard: within the codec's
-        // limits, so its errors cannot happen.
-        self.codec
-            .reset(k, r, shard_len)
-            .expect("FEC window within the codec's limits");
+        // k + r ≤ 64 shards of one size: within the codec's 256, so it
+        // cannot refuse.
+        let codec = self.codecs.entry((k, r)).or_insert_with(|| {
+            ReedSolomon::new(k, r).expect("FEC window within the codec's limits")
+        });
+        self.shards.resize_with(k + r, Vec::new);
         for i in 0..k {
             let (start, end) = nth(i);
-            wire::write_shard(&mut self.shard, &self.data[start..end], shard_len);
-            self.codec
-                .add_original_shard(&self.shard)
-                .expect("one shard per source");
+            wire::write_shard(&mut self.shards[i], &self.data[start..end], shard_len);
         }
-        let result = self.codec.encode().expect("all sources added");
-        for (i, shard) in result.recovery_iter().enumerate() {
+        for repair in &mut self.shards[k..k + r] {
+            repair.clear();
+            repair.resize(shard_len, 0);
+        }
+        codec
+            .encode(&mut self.shards[..k + r])
+            .expect("k + r shards of one size");
+        for (i, shard) in self.shards[k..k + r].iter().enumerate() {
             let header = Header::Repair {
                 window: self.window,
                 index: (k + i) as u8,
@@ -272,8 +277,8 @@ mod tests {
                     n: 6
                 }
             );
-            // The longest datagram (13 bytes) with its length, made even.
-            assert_eq!(p.len(), 8 + 16);
+            // The longest datagram (13 bytes) with its length.
+            assert_eq!(p.len(), 8 + 15);
         }
         assert_eq!(e.poll_transmit(), None);
         let p = e.push(b"next", t).unwrap();
@@ -290,7 +295,7 @@ mod tests {
             (c.source_packets, c.source_bytes),
             (5, 10 + 11 + 12 + 13 + 4)
         );
-        assert_eq!((c.repair_bytes, c.source_header_bytes), (48, 30));
+        assert_eq!((c.repair_bytes, c.source_header_bytes), (46, 30));
     }
 
     #[test]

@@ -15,8 +15,8 @@
 //! fewer than the setting's.
 //!
 //! A shard is what the code works on, every shard of a window the same
-//! size: `length (2 bytes) | datagram | zeros`, rounded up to an even size
-//! (the codec's symbols are 16 bits). The length travels inside the coded
+//! size: `length (2 bytes) | datagram | zeros`, as long as the window's
+//! longest datagram with its length. The length travels inside the coded
 //! bytes, as RFC 6363's FEC framework does with its ADU blocks, so a
 //! repaired datagram comes back with its own length; a repair's payload
 //! is one shard, so its length is the window's shard size.
@@ -66,7 +66,7 @@ pub enum WireError {
         k: u8,
         n: u8,
     },
-    /// A repair's shard that is empty, odd or too short for its length.
+    /// A repair's shard too short to hold a length.
     BadShard {
         len: usize,
     },
@@ -153,7 +153,7 @@ pub fn decode(packet: &[u8]) -> Result<(Header, &[u8]), WireError> {
             if !(k..n).contains(&index) {
                 return Err(WireError::RepairIndex { index, k, n });
             }
-            if shard.len() < LEN_PREFIX || !shard.len().is_multiple_of(2) {
+            if shard.len() < LEN_PREFIX {
                 return Err(WireError::BadShard { len: shard.len() });
             }
             let window = window(h);
@@ -173,7 +173,7 @@ pub fn decode(packet: &[u8]) -> Result<(Header, &[u8]), WireError> {
 
 /// The shard size of a window whose longest datagram is `longest` bytes.
 pub fn shard_len(longest: usize) -> usize {
-    (LEN_PREFIX + longest).next_multiple_of(2)
+    LEN_PREFIX + longest
 }
 
 /// Writes `datagram`'s shard of `shard_len` bytes into `out` (cleared
@@ -197,9 +197,9 @@ pub fn read_shard(shard: &[u8]) -> Option<&[u8]> {
 
 /// The longest datagram the codec takes when no packet it sends may be
 /// longer than `mtu`: a repair carries the window's shard (the longest
-/// datagram with its length, rounded up to even) behind its header.
+/// datagram with its length) behind its header.
 pub fn max_datagram(mtu: usize) -> usize {
-    (mtu.saturating_sub(REPAIR_HEADER_LEN) & !1).saturating_sub(LEN_PREFIX)
+    mtu.saturating_sub(REPAIR_HEADER_LEN + LEN_PREFIX)
 }
 
 #[cfg(test)]
@@ -274,7 +274,7 @@ mod tests {
                 Err(WireError::RepairIndex { index, k: 8, n: 10 })
             );
         }
-        for len in [0, 1, 3, 5] {
+        for len in [0, 1] {
             assert_eq!(
                 decode(&bytes(rep(8, 8, 10), &vec![0; len])),
                 Err(WireError::BadShard { len })
@@ -302,7 +302,7 @@ mod tests {
                 p[i] = b;
                 if let Ok((Header::Repair { index, k, n, .. }, shard)) = decode(&p) {
                     assert!(k >= 1 && n > k && n <= MAX_N && (k..n).contains(&index));
-                    assert!(shard.len() >= 2 && shard.len().is_multiple_of(2));
+                    assert!(shard.len() >= 2);
                 }
             }
         }
@@ -311,9 +311,8 @@ mod tests {
     #[test]
     fn shards_carry_their_datagram_and_length() {
         assert_eq!(shard_len(0), 2);
-        assert_eq!(shard_len(1), 4);
+        assert_eq!(shard_len(1), 3);
         assert_eq!(shard_len(1200), 1202);
-        assert_eq!(shard_len(1201), 1204);
         let mut s = Vec::new();
         write_shard(&mut s, b"abc", 10);
         assert_eq!(s, [0, 3, b'a', b'b', b'c', 0, 0, 0, 0, 0]);
@@ -335,8 +334,8 @@ mod tests {
             assert!(SOURCE_HEADER_LEN + d <= mtu);
         }
         assert_eq!(max_datagram(1200), 1190);
-        assert_eq!(max_datagram(1201), 1190);
-        assert_eq!(max_datagram(1202), 1192);
+        assert_eq!(max_datagram(1201), 1191);
+        assert_eq!(max_datagram(10), 0);
         assert_eq!(max_datagram(0), 0);
     }
 }
