@@ -14,10 +14,12 @@
 //! table and ordering as plain code, Proxy-ST keeping it up (`keep_up`) and
 //! Proxy-GW's origin connections (`origin`); `qpep`: TCP carried over it
 //! (QPEP, `--qpep-listen`); `transparent`: where a client connection goes
-//! with `--transparent` (plain decisions).
+//! with `--transparent` (plain decisions); `fec`: forward error correction
+//! over a window of datagrams, plain code not yet wired to the tunnel.
 
 pub mod cli;
 pub mod close;
+pub mod fec;
 pub mod hop;
 pub mod limits;
 pub mod log;
