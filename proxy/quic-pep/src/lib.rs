@@ -14,13 +14,15 @@
 //! table and ordering as plain code, Proxy-ST keeping it up (`keep_up`) and
 //! Proxy-GW's origin connections (`origin`); `qpep`: TCP carried over it
 //! (QPEP, `--qpep-listen`); `transparent`: where a client connection goes
-//! with `--transparent` (plain decisions).
+//! with `--transparent` (plain decisions); `masque`: Proxy-GW's CONNECT-UDP
+//! listener (RFC 9298, `--masque-listen`).
 
 pub mod cli;
 pub mod close;
 pub mod hop;
 pub mod limits;
 pub mod log;
+pub mod masque;
 pub mod proxy;
 pub mod qpep;
 pub mod relay;
