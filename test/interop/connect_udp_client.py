@@ -20,7 +20,7 @@ import sys
 from aioquic.asyncio.client import connect
 from aioquic.asyncio.protocol import QuicConnectionProtocol
 from aioquic.buffer import encode_uint_var
-from aioquic.h3.connection import H3_ALPN, H3Connection
+from aioquic.h3.connection import H3_ALPN, H3Connection, Setting
 from aioquic.h3.events import DataReceived, DatagramReceived, HeadersReceived
 from aioquic.quic.configuration import QuicConfiguration
 from aioquic.quic.events import StreamReset
@@ -48,10 +48,22 @@ class Response:
         return values[0].decode() if values else None
 
 
+class DatagramH3Connection(H3Connection):
+    """aioquic 1.7.2 sends SETTINGS_H3_DATAGRAM only with WebTransport on;
+    a UDP proxying client needs HTTP Datagrams without WebTransport, and a
+    proxy MUST NOT send them to a client that did not send the setting
+    (RFC 9297 §2.1.1)."""
+
+    def _get_local_settings(self):
+        settings = super()._get_local_settings()
+        settings[Setting.H3_DATAGRAM] = 1
+        return settings
+
+
 class Client(QuicConnectionProtocol):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.h3 = H3Connection(self._quic)
+        self.h3 = DatagramH3Connection(self._quic)
         self.responses = {}
         self.datagrams = asyncio.Queue()
 

@@ -492,6 +492,7 @@ impl Cli {
             );
         }
         let transparent = self.transparent_config(gw_tunnel)?;
+        let masque = self.masque_config()?;
         let allow = match self.qpep_allow.is_empty() {
             true => vec![DEFAULT_QPEP_ALLOW.parse()?],
             false => self.qpep_allow.into_iter().flat_map(|n| n.0).collect(),
@@ -509,7 +510,6 @@ impl Cli {
             (None, _) => return Err("--next-hop is required (Proxy-GW's address)".into()),
             (_, None) => return Err("--next-hop-name is required (Proxy-GW's name)".into()),
         };
-        let masque = self.masque_config()?;
         let trust = match (self.next_hop_ca, self.next_hop_spki) {
             (_, Some(pin)) => Some(Trust::Spki(pin)),
             (Some(ca), None) => Some(Trust::Cert(ca)),
@@ -702,7 +702,8 @@ mod tests {
 
     #[test]
     fn masque_listens_at_gw_trusting_no_origin() {
-        let gw = "--listen 198.18.2.2:443 --cert c.pem --key k.pem --role gw --tunnel --transparent";
+        let gw =
+            "--listen 198.18.2.2:443 --cert c.pem --key k.pem --role gw --tunnel --transparent";
         let c = parse(&format!("{gw} --masque-listen 198.18.2.2:4433")).unwrap();
         let m = c.masque.unwrap();
         assert_eq!(m.listen.to_string(), "198.18.2.2:4433");
@@ -713,7 +714,13 @@ mod tests {
             "{gw} --masque-listen 127.0.0.1:0 --masque-allow 127.0.0.1 --masque-allow 10.0.0.0/8 --next-hop-spki {PIN}"
         ))
         .unwrap();
-        let allow: Vec<String> = c.masque.unwrap().allow.iter().map(|n| n.to_string()).collect();
+        let allow: Vec<String> = c
+            .masque
+            .unwrap()
+            .allow
+            .iter()
+            .map(|n| n.to_string())
+            .collect();
         assert_eq!(allow, ["127.0.0.1/32", "10.0.0.0/8"]);
         assert_eq!(c.trust, Some(Trust::Spki(PIN.into())));
         let e = parse(&format!("{gw} --masque-listen 198.18.2.2:443")).unwrap_err();

@@ -144,7 +144,7 @@ async fn two_requests_on_one_connection_each_reach_their_own_target() {
     let (b, b_peers) = echo("b:").await;
     let mut c = client(&dir, at, true).await;
     let (resp_a, mut sa) = open(&mut c, connect_udp(&udp_path(a))).await;
-    let (resp_b, mut sb) = open(&mut c, connect_udp(&udp_path(b))).await;
+    let (resp_b, sb) = open(&mut c, connect_udp(&udp_path(b))).await;
     for r in [&resp_a, &resp_b] {
         assert_eq!(r.status(), 200);
         assert_eq!(r.headers()["capsule-protocol"], "?1");
@@ -177,7 +177,10 @@ async fn two_requests_on_one_connection_each_reach_their_own_target() {
         (ida, b"a:in a capsule".to_vec())
     );
     // the targets see Proxy-GW's sockets, one per request, not the client's
-    let (pa, pb) = (a_peers.lock().unwrap().clone(), b_peers.lock().unwrap().clone());
+    let (pa, pb) = (
+        a_peers.lock().unwrap().clone(),
+        b_peers.lock().unwrap().clone(),
+    );
     assert!(pa.iter().all(|p| *p == pa[0]) && pb.iter().all(|p| *p == pb[0]));
     assert_ne!(pa[0], pb[0], "a socket per request");
     assert_ne!(pa[0], c._endpoint.local_addr().unwrap());
@@ -222,11 +225,7 @@ async fn refusals_carry_the_status_the_rfcs_give() {
             403,
             "not within --masque-allow 127.0.0.1/32",
         ),
-        (
-            connect_udp(&udp_path(at)),
-            403,
-            "this proxy's own listener",
-        ),
+        (connect_udp(&udp_path(at)), 403, "this proxy's own listener"),
         (
             http::Request::builder()
                 .method(http::Method::CONNECT)
@@ -330,4 +329,33 @@ async fn without_h3_datagrams_the_answers_come_as_capsules() {
         .await;
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert_eq!(gw.stats().await["masque"]["active"], 0);
+}
+
+#[tokio::test]
+async fn a_target_that_refuses_closes_its_request_stream() {
+    let dir = temp_dir("masque-unreachable");
+    let (gw, at) = gw(&dir, &["--masque-allow", "127.0.0.1"]);
+    // a port nobody listens on: the first payload draws an ICMP port unreachable
+    let closed = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0))
+        .await
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let mut c = client(&dir, at, true).await;
+    let (resp, mut s) = open(&mut c, connect_udp(&udp_path(closed))).await;
+    assert_eq!(resp.status(), 200, "UDP cannot know before it sends");
+    c.conn
+        .send_datagram(Bytes::from(datagram::encode_udp(0, b"anyone?")))
+        .unwrap();
+    // the socket is no longer usable: Proxy-GW ends the request (RFC 9298 §3.1)
+    let end = tokio::time::timeout(T, s.recv_data())
+        .await
+        .expect("the stream ends");
+    assert!(matches!(end, Ok(None)), "a FIN, not data or a reset");
+    gw.wait_log("closed by target: Connection refused").await;
+    let m = gw.stats().await["masque"].clone();
+    assert_eq!(
+        (m["proxied"].clone(), m["active"].clone()),
+        (1.into(), 0.into())
+    );
 }

@@ -70,10 +70,13 @@ impl Reader {
             return Ok(None);
         }
         let capsule = match udp_payload(&self.buf[head..end]) {
-            None => Err(CapsuleError("a DATAGRAM capsule without a Context ID".into())),
-            Some((UDP_CONTEXT, udp)) if udp.len() > MAX_UDP_PAYLOAD => Err(CapsuleError(
-                format!("a UDP payload of {} bytes (at most 65527)", udp.len()),
+            None => Err(CapsuleError(
+                "a DATAGRAM capsule without a Context ID".into(),
             )),
+            Some((UDP_CONTEXT, udp)) if udp.len() > MAX_UDP_PAYLOAD => Err(CapsuleError(format!(
+                "a UDP payload of {} bytes (at most 65527)",
+                udp.len()
+            ))),
             Some((UDP_CONTEXT, udp)) => Ok(Capsule::Udp(udp.to_vec())),
             Some((context, _)) => Ok(Capsule::OtherContext(context)),
         };

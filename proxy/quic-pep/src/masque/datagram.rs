@@ -83,7 +83,10 @@ mod tests {
     #[test]
     fn an_empty_udp_payload_is_a_datagram_and_a_missing_context_is_not_udp() {
         let f = encode_udp(8, b"");
-        assert_eq!(udp_payload(decode(&f).unwrap().payload), Some((0, &b""[..])));
+        assert_eq!(
+            udp_payload(decode(&f).unwrap().payload),
+            Some((0, &b""[..]))
+        );
         // Quarter Stream ID and nothing else
         assert_eq!(decode(&[2]).unwrap().payload, b"");
         assert_eq!(udp_payload(b""), None);

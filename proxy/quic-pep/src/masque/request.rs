@@ -334,7 +334,10 @@ mod tests {
         ];
         let own = ["198.18.2.2:443".parse().unwrap()];
         let to = |s: &str| s.parse::<SocketAddr>().unwrap();
-        assert_eq!(check_destination(to("198.19.1.1:443"), &allow, &own), Ok(()));
+        assert_eq!(
+            check_destination(to("198.19.1.1:443"), &allow, &own),
+            Ok(())
+        );
         assert_eq!(check_destination(to("127.0.0.1:9"), &allow, &own), Ok(()));
         for bad in ["10.0.0.1:443", "127.0.0.2:9", "198.18.2.2:443", "[::1]:443"] {
             let r = check_destination(to(bad), &allow, &own).unwrap_err();
@@ -372,6 +375,8 @@ mod tests {
         // an RFC 9209 list: sfv reads it back
         assert!(sfv::Parser::new(&h[0].1).parse::<sfv::List>().is_ok());
         // a label that is no Token (a digit first) is named as a String
-        assert!(refusal_headers(&r, "1gw")[0].1.starts_with(r#""1gw";error=dns_error"#));
+        assert!(refusal_headers(&r, "1gw")[0]
+            .1
+            .starts_with(r#""1gw";error=dns_error"#));
     }
 }

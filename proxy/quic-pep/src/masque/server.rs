@@ -146,10 +146,7 @@ impl Server {
         ));
         // accept() also serves the control streams: keep calling it
         while let Ok(Some(resolver)) = h3.accept().await {
-            tokio::spawn(
-                self.clone()
-                    .request(resolver, conn.clone(), routes.clone()),
-            );
+            tokio::spawn(self.clone().request(resolver, conn.clone(), routes.clone()));
         }
         reader.abort();
     }
@@ -172,7 +169,10 @@ impl Server {
         self.stats.requests.fetch_add(1, Relaxed);
         let head = Head {
             method: req.method().as_str(),
-            protocol: req.extensions().get::<h3::ext::Protocol>().map(|p| p.as_str()),
+            protocol: req
+                .extensions()
+                .get::<h3::ext::Protocol>()
+                .map(|p| p.as_str()),
             scheme: req.uri().scheme_str(),
             authority: req.uri().authority().map(|a| a.as_str()),
             path: req.uri().path_and_query().map(|p| p.as_str()),
@@ -218,7 +218,9 @@ impl Server {
             stream
                 .send_response(resp.body(()).expect("a valid response"))
                 .await?;
-            stream.send_data(Bytes::from(format!("{}\n", r.why))).await?;
+            stream
+                .send_data(Bytes::from(format!("{}\n", r.why)))
+                .await?;
             stream.finish().await
         }
         .await;
@@ -433,16 +435,17 @@ impl Relay<'_> {
                 break end;
             }
         };
+        // Only the send side is ended here: h3-quinn 0.0.10's stop_sending
+        // unwraps a stream it lends to a pending read (a panic whenever the
+        // relay ends by another branch). Dropping `recv` drops quinn's
+        // stream, which sends STOP_SENDING itself if it was not read to the end.
         match &end {
-            End::Malformed(_) => {
-                recv.stop_sending(h3::error::Code::H3_MESSAGE_ERROR);
-                send.stop_stream(h3::error::Code::H3_MESSAGE_ERROR);
-            }
+            End::Malformed(_) => send.stop_stream(h3::error::Code::H3_MESSAGE_ERROR),
             _ => {
-                recv.stop_sending(h3::error::Code::H3_NO_ERROR);
                 let _ = send.finish().await;
             }
         }
+        drop(recv);
         (end, self.up, self.down)
     }
 

@@ -89,7 +89,11 @@ fn parse_host(raw: &str) -> Result<Host, PathError> {
     // a DNS name (RFC 9298's reg-name, as far as DNS can resolve it)
     rustls_pki_types::DnsName::try_from(&*host)
         .map(|n| Host::Name(n.as_ref().to_ascii_lowercase()))
-        .map_err(|_| bad(format!("target_host '{host}': not an address or a DNS name")))
+        .map_err(|_| {
+            bad(format!(
+                "target_host '{host}': not an address or a DNS name"
+            ))
+        })
 }
 
 fn parse_port(raw: &str) -> Result<u16, PathError> {
