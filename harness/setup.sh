@@ -14,13 +14,14 @@ say() { printf 'satbench setup: %s\n' "$*" >&2; }
 # chromium: the browser; iproute2: ip netns/veth/tuntap/tc; nftables: the
 # split-TCP PEP's TPROXY rules; iperf3: TCP bulk transfers; iputils-ping and
 # ethtool: checks and offload settings; fonts: so pages paint text;
-# dnsmasq-base: the DNS server of a replayed site archive; libyaml and
+# dnsmasq-base: the DNS server of a replayed site archive; python3-venv:
+# the venv of the CONNECT-UDP interop test's client (aioquic); libyaml and
 # libssl: what the unpacked H2O below links against; curl,
 # cmake, g++, make, patch, pkg-config, libssl-dev, zlib1g-dev: to fetch and build
 # H2O with HTTP/3.
 apt_packages=(chromium iproute2 nftables iperf3 iputils-ping ethtool procps
               ca-certificates fonts-liberation libyaml-0-2 libssl3 openvpn
-              dnsmasq-base curl cmake g++ make patch pkg-config libssl-dev zlib1g-dev)
+              dnsmasq-base python3 python3-venv curl cmake g++ make patch pkg-config libssl-dev zlib1g-dev)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -131,6 +132,20 @@ if [[ ! -f $stamp || $(cat "$stamp") != "$lock_sum" ]]; then
   say "installing npm dependencies (npm ci)"
   npm ci --no-audit --no-fund --loglevel=error >&2
   echo "$lock_sum" > "$stamp"
+fi
+
+# --- aioquic, the HTTP/3 client we did not write ------------------------------
+# The CONNECT-UDP interop test (test/integration/masque-interop.test.js) drives
+# Proxy-GW with aioquic from PyPI, pinned, in a venv of its own in .tools/.
+aioquic_version=1.7.2
+aioquic_venv="$root/.tools/aioquic"
+if [[ $(cat "$aioquic_venv/PINNED" 2>/dev/null) != "$aioquic_version" ]]; then
+  say "installing aioquic $aioquic_version into .tools/aioquic (a Python venv)"
+  rm -rf "$aioquic_venv"
+  python3 -m venv "$aioquic_venv" >&2
+  "$aioquic_venv/bin/pip" install --quiet --disable-pip-version-check "aioquic==$aioquic_version" >&2 ||
+    { say "pip could not install aioquic==$aioquic_version into .tools/aioquic"; exit 2; }
+  echo "$aioquic_version" > "$aioquic_venv/PINNED"
 fi
 
 # --- Rust workspace ----------------------------------------------------------

@@ -51,7 +51,8 @@ pub struct Cli {
     next_hop_name: Option<String>,
     /// PEM certificate of the next hop: exactly that certificate is trusted
     /// (no system trust store)
-    #[arg(long, value_name = "FILE", required_unless_present = "next_hop_spki")]
+    #[arg(long, value_name = "FILE",
+          required_unless_present_any = ["next_hop_spki", "masque_listen"])]
     next_hop_ca: Option<PathBuf>,
     /// Instead of --next-hop-ca: trust any certificate of the next hop that
     /// carries this key (base64 of the SHA-256 of its SubjectPublicKeyInfo,
@@ -114,6 +115,17 @@ pub struct Cli {
     /// repeatable [default: 198.18.0.0/15]
     #[arg(long, value_name = "NET,…", value_parser = networks)]
     qpep_allow: Vec<Networks>,
+    /// At gw: a CONNECT-UDP listener of its own (RFC 9298 over HTTP/3 with
+    /// HTTP Datagrams, ALPN h3, --cert): each proxying request's UDP goes to
+    /// its target from a socket of Proxy-GW's. It trusts no origin key, so
+    /// --next-hop-ca/--next-hop-spki are then optional (without them the
+    /// --listen side trusts no origin)
+    #[arg(long, value_name = "IP:PORT", value_parser = socket_addr)]
+    masque_listen: Option<SocketAddr>,
+    /// With --masque-listen: the networks proxying requests may go to,
+    /// comma-separated; repeatable [default: 198.18.0.0/15]
+    #[arg(long, value_name = "NET,…", value_parser = networks)]
+    masque_allow: Vec<Networks>,
     /// At gw: the TCP congestion control of QPEP's connections to the
     /// destination [default: the system's]
     #[arg(long, value_name = "NAME", value_parser = label)]
@@ -211,7 +223,8 @@ pub struct Config {
     pub key: PathBuf,
     /// The one next hop and its name; None at a `--transparent` Proxy-GW.
     pub next_hop: Option<(SocketAddr, String)>,
-    pub trust: Trust,
+    /// None: trust no next hop (only with `--masque-listen`).
+    pub trust: Option<Trust>,
     /// `--transparent`: each client connection's own destination.
     pub transparent: Option<Transparent>,
     pub role: Option<Role>,
@@ -224,6 +237,8 @@ pub struct Config {
     pub alpn: Vec<Vec<u8>>,
     /// QPEP (`qpep`): TCP carried over the tunnel.
     pub qpep: Qpep,
+    /// `--masque-listen` (Proxy-GW): the CONNECT-UDP listener.
+    pub masque: Option<crate::masque::server::Settings>,
     pub accept: QuicOptions,
     pub connect: QuicOptions,
     pub qlog_dir: Option<PathBuf>,
@@ -414,6 +429,29 @@ impl Cli {
         }))
     }
 
+    /// `--masque-listen` and `--masque-allow`: Proxy-GW's only.
+    fn masque_config(&self) -> Result<Option<crate::masque::server::Settings>, String> {
+        let Some(listen) = self.masque_listen else {
+            return match self.masque_allow.is_empty() {
+                true => Ok(None),
+                false => Err("--masque-allow goes with --masque-listen".into()),
+            };
+        };
+        if self.role != Some(Role::Gw) {
+            return Err("--masque-listen is for --role gw (Proxy-GW)".into());
+        }
+        if listen == self.listen && listen.port() != 0 {
+            return Err(format!(
+                "--masque-listen {listen}: the proxy's own --listen address"
+            ));
+        }
+        let allow = match self.masque_allow.is_empty() {
+            true => vec![DEFAULT_QPEP_ALLOW.parse()?],
+            false => self.masque_allow.iter().flat_map(|n| n.0.clone()).collect(),
+        };
+        Ok(Some(crate::masque::server::Settings { listen, allow }))
+    }
+
     /// The settings the flags ask for; errors name the flag.
     pub fn config(self) -> Result<Config, String> {
         let (mut accept, mut connect) = (QuicOptions::default(), QuicOptions::default());
@@ -454,6 +492,7 @@ impl Cli {
             );
         }
         let transparent = self.transparent_config(gw_tunnel)?;
+        let masque = self.masque_config()?;
         let allow = match self.qpep_allow.is_empty() {
             true => vec![DEFAULT_QPEP_ALLOW.parse()?],
             false => self.qpep_allow.into_iter().flat_map(|n| n.0).collect(),
@@ -472,8 +511,9 @@ impl Cli {
             (_, None) => return Err("--next-hop-name is required (Proxy-GW's name)".into()),
         };
         let trust = match (self.next_hop_ca, self.next_hop_spki) {
-            (_, Some(pin)) => Trust::Spki(pin),
-            (Some(ca), None) => Trust::Cert(ca),
+            (_, Some(pin)) => Some(Trust::Spki(pin)),
+            (Some(ca), None) => Some(Trust::Cert(ca)),
+            (None, None) if masque.is_some() => None,
             (None, None) => return Err("--next-hop-ca or --next-hop-spki is required".into()),
         };
         Ok(Config {
@@ -498,6 +538,7 @@ impl Cli {
                 connect_cc: self.qpep_connect_cc,
                 spares: self.qpep_spares,
             },
+            masque,
             accept,
             connect,
             qlog_dir: self.qlog_dir,
@@ -613,7 +654,7 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(gw.next_hop, None);
-        assert_eq!(gw.trust, Trust::Spki(PIN.into()));
+        assert_eq!(gw.trust, Some(Trust::Spki(PIN.into())));
         let allow: Vec<String> = gw
             .transparent
             .unwrap()
@@ -660,13 +701,48 @@ mod tests {
     }
 
     #[test]
+    fn masque_listens_at_gw_trusting_no_origin() {
+        let gw =
+            "--listen 198.18.2.2:443 --cert c.pem --key k.pem --role gw --tunnel --transparent";
+        let c = parse(&format!("{gw} --masque-listen 198.18.2.2:4433")).unwrap();
+        let m = c.masque.unwrap();
+        assert_eq!(m.listen.to_string(), "198.18.2.2:4433");
+        let allow: Vec<String> = m.allow.iter().map(|n| n.to_string()).collect();
+        assert_eq!(allow, ["198.18.0.0/15"]);
+        assert_eq!(c.trust, None, "no origin key");
+        let c = parse(&format!(
+            "{gw} --masque-listen 127.0.0.1:0 --masque-allow 127.0.0.1 --masque-allow 10.0.0.0/8 --next-hop-spki {PIN}"
+        ))
+        .unwrap();
+        let allow: Vec<String> = c
+            .masque
+            .unwrap()
+            .allow
+            .iter()
+            .map(|n| n.to_string())
+            .collect();
+        assert_eq!(allow, ["127.0.0.1/32", "10.0.0.0/8"]);
+        assert_eq!(c.trust, Some(Trust::Spki(PIN.into())));
+        let e = parse(&format!("{gw} --masque-listen 198.18.2.2:443")).unwrap_err();
+        assert!(e.contains("own --listen address"), "{e}");
+        assert!(error("--role st --masque-listen 127.0.0.1:1").contains("is for --role gw"));
+        assert!(error("--masque-listen 127.0.0.1:1").contains("is for --role gw"));
+        assert!(error("--role gw --masque-allow 10.0.0.0/8").contains("goes with --masque-listen"));
+        let e = parse(&format!("{gw} --masque-listen 1.2.3.4")).unwrap_err();
+        assert!(e.starts_with("--masque-listen: expected IP:PORT"), "{e}");
+        // without it, a Proxy-GW still needs the origins' trust
+        let e = parse(gw).unwrap_err();
+        assert!(e.contains("--next-hop-ca"), "{e}");
+    }
+
+    #[test]
     fn the_next_hop_is_trusted_by_its_certificate_or_its_key() {
         let c = parse(&format!(
             "{} --next-hop-spki {PIN}",
             BASE.replace(" --next-hop-ca gw.pem", "")
         ))
         .unwrap();
-        assert_eq!(c.trust, Trust::Spki(PIN.into()));
+        assert_eq!(c.trust, Some(Trust::Spki(PIN.into())));
         let e = error(&format!("--next-hop-spki {PIN}"));
         assert_eq!(e, "--next-hop-ca: not with --next-hop-spki");
         let e = error("--next-hop-spki abc");
@@ -685,7 +761,8 @@ mod tests {
             (hop.to_string(), name.as_str()),
             ("198.18.2.2:443".into(), "pep-gw.satbench.test")
         );
-        assert_eq!(c.trust, Trust::Cert("gw.pem".into()));
+        assert_eq!(c.trust, Some(Trust::Cert("gw.pem".into())));
+        assert_eq!(c.masque, None);
         assert_eq!(c.transparent, None);
         assert_eq!(c.mode, Mode::Parallel);
         assert_eq!(c.alpn, vec![b"h3".to_vec()]);

@@ -15,7 +15,8 @@
 //! Proxy-GW's origin connections (`origin`); `qpep`: TCP carried over it
 //! (QPEP, `--qpep-listen`); `transparent`: where a client connection goes
 //! with `--transparent` (plain decisions); `fec`: forward error correction
-//! over a window of datagrams, plain code not yet wired to the tunnel.
+//! over a window of datagrams, plain code not yet wired to the tunnel;
+//! `masque`: Proxy-GW's CONNECT-UDP listener (RFC 9298, `--masque-listen`).
 
 pub mod cli;
 pub mod close;
@@ -23,6 +24,7 @@ pub mod fec;
 pub mod hop;
 pub mod limits;
 pub mod log;
+pub mod masque;
 pub mod proxy;
 pub mod qpep;
 pub mod relay;

@@ -30,6 +30,7 @@ use crate::cli::{Config, Mode, Role};
 use crate::hop::{NextHop, Upstream};
 use crate::limits::{self, Admission, Refusals};
 use crate::log::Log;
+use crate::masque;
 use crate::qpep;
 use crate::relay;
 use crate::stats::Stats;
@@ -54,6 +55,8 @@ pub struct Proxy {
     tunnel: tokio::sync::watch::Sender<Option<Arc<Tunnel>>>,
     /// Proxy-ST with `--qpep-listen`: the TCP listener, until `run` takes it.
     qpep_listener: std::sync::Mutex<Option<tokio::net::TcpListener>>,
+    /// Proxy-GW with `--masque-listen`: the CONNECT-UDP listener.
+    masque: Option<Arc<masque::server::Server>>,
 }
 
 impl Proxy {
@@ -67,7 +70,10 @@ impl Proxy {
             true => tls::server_tls_per_name(Arc::new(tls::PerName::new(&cfg.cert, &cfg.key)?)),
             false => tls::server_tls(&cfg.cert, &cfg.key)?,
         };
-        let client_tls = tls::client_tls_for(&cfg.trust)?;
+        let client_tls = match &cfg.trust {
+            Some(trust) => tls::client_tls_for(trust)?,
+            None => tls::client_tls_trusting_nothing(),
+        };
         let mut accept = SideTransport::new(Side::Near, cfg.accept.clone());
         let mut connect = SideTransport::new(Side::Far, cfg.connect.clone());
         let mtu = u64::from(cfg.accept.initial_mtu.max(cfg.connect.initial_mtu)).max(1500);
@@ -141,6 +147,20 @@ impl Proxy {
         if let Some(l) = &qpep_listener {
             log.line(&qpep::listening(l, cfg.qpep.to)?);
         }
+        let stats = Arc::new(Stats::default());
+        let masque = match &cfg.masque {
+            // the satellite hop's transport, as the tunnel's
+            Some(m) => Some(masque::server::Server::bind(
+                m,
+                &server_tls,
+                plain.config(Conn::Client(0))?,
+                vec![cfg.listen],
+                &cfg.label,
+                stats.masque.clone(),
+                log.clone(),
+            )?),
+            None => None,
+        };
         Ok(Arc::new(Proxy {
             admission: Admission::new(cfg.max_connections),
             // a client retransmits its Initial for a few seconds at most
@@ -153,11 +173,12 @@ impl Proxy {
             hop,
             server_tls,
             accept,
-            stats: Arc::new(Stats::default()),
+            stats,
             log,
             next_id: AtomicU64::new(1),
             tunnel: tokio::sync::watch::channel(None).0,
             qpep_listener: std::sync::Mutex::new(qpep_listener),
+            masque,
         }))
     }
 
@@ -193,6 +214,7 @@ impl Proxy {
             });
             tokio::spawn(st.accept_loop(l))
         });
+        let masque = self.masque.clone().map(|m| tokio::spawn(m.run()));
         loop {
             tokio::select! {
                 incoming = self.endpoint.accept() => match incoming {
@@ -204,13 +226,21 @@ impl Proxy {
                 _ = &mut shutdown => break,
             }
         }
-        for task in [keeper, qpep].into_iter().flatten() {
+        for task in [keeper, qpep, masque].into_iter().flatten() {
             task.abort();
         }
         self.endpoint.close(0u32.into(), b"quic-pep: shutting down");
         self.hop.close(0, b"quic-pep: shutting down");
+        if let Some(m) = &self.masque {
+            m.close();
+        }
         let idle = async {
-            tokio::join!(self.endpoint.wait_idle(), self.hop.wait_idle());
+            let masque = async {
+                if let Some(m) = &self.masque {
+                    m.wait_idle().await;
+                }
+            };
+            tokio::join!(self.endpoint.wait_idle(), self.hop.wait_idle(), masque);
         };
         // Long enough for the closes to go out and the qlog writers to be
         // dropped (flushed); short of the harness's 2 s before SIGKILL.
@@ -340,11 +370,12 @@ fn transparent_endpoint(
 /// Where connections go, for the start-up line.
 fn next_hop_text(cfg: &Config) -> String {
     let trust = match &cfg.trust {
-        crate::cli::Trust::Cert(p) => format!("certificate {}", p.display()),
-        crate::cli::Trust::Spki(pin) => format!("key {pin}"),
+        Some(crate::cli::Trust::Cert(p)) => format!("certificate {}", p.display()),
+        Some(crate::cli::Trust::Spki(pin)) => format!("key {pin}"),
+        None => "no origin".into(),
     };
     match (&cfg.next_hop, &cfg.transparent) {
-        (Some((a, n)), _) if matches!(cfg.trust, crate::cli::Trust::Cert(_)) => {
+        (Some((a, n)), _) if matches!(cfg.trust, Some(crate::cli::Trust::Cert(_))) => {
             format!("{a} ({n})")
         }
         (Some((a, n)), _) => format!("{a} ({n}, trusting {trust})"),

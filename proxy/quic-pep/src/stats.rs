@@ -62,6 +62,8 @@ pub struct Stats {
     pub counters: Counters,
     pub tunnel: TunnelStats,
     pub qpep: QpepStats,
+    /// `--masque-listen`: the CONNECT-UDP listener's.
+    pub masque: Arc<crate::masque::stats::MasqueStats>,
     /// `--transparent`: client connections by destination.
     pub destinations: Destinations,
 }
@@ -222,6 +224,7 @@ impl Stats {
             "stream_id_mismatches": c.id_mismatches.load(Relaxed),
             "tunnel": self.tunnel.json(),
             "qpep": self.qpep.json(),
+            "masque": self.masque.json(),
             "destinations": destinations,
             "destinations_unlisted": unlisted,
         })

@@ -132,6 +132,16 @@ pub fn client_tls_for(trust: &Trust) -> Result<rustls::ClientConfig, String> {
     }
 }
 
+/// The client side towards origins when none is trusted (a Proxy-GW with
+/// only `--masque-listen`): every certificate fails, for want of a root.
+pub fn client_tls_trusting_nothing() -> rustls::ClientConfig {
+    rustls::ClientConfig::builder_with_provider(cert::provider())
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .expect("the ring provider supports TLS 1.3")
+        .with_root_certificates(rustls::RootCertStore::empty())
+        .with_no_client_auth()
+}
+
 fn client_tls_with(verifier: Arc<dyn ServerCertVerifier>) -> rustls::ClientConfig {
     rustls::ClientConfig::builder_with_provider(cert::provider())
         .with_protocol_versions(&[&rustls::version::TLS13])

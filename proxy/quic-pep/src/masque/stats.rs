@@ -1,0 +1,81 @@
+//! The CONNECT-UDP listener's counters (`masque` in `--stats`).
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+
+use serde_json::{json, Value};
+
+#[derive(Debug, Default)]
+pub struct MasqueStats {
+    /// HTTP/3 connections accepted on --masque-listen.
+    pub connections: AtomicU64,
+    /// Requests whose head arrived (h3 resets a malformed one itself:
+    /// those count in `malformed`).
+    pub requests: AtomicU64,
+    pub malformed: AtomicU64,
+    /// Requests answered 200 and relayed (RFC 9298's "proxying requests").
+    pub proxied: AtomicU64,
+    /// Being relayed now.
+    pub active: AtomicU64,
+    /// Refusals by status.
+    refused: Mutex<BTreeMap<u16, u64>>,
+    /// UDP payloads client → target, by how they came (HTTP/3 Datagrams,
+    /// DATAGRAM capsules), and target → client, by how they went.
+    pub datagrams_up: AtomicU64,
+    pub capsules_up: AtomicU64,
+    pub datagrams_down: AtomicU64,
+    pub capsules_down: AtomicU64,
+    pub bytes_up: AtomicU64,
+    pub bytes_down: AtomicU64,
+    /// HTTP Datagrams dropped: for no open request, another context, too
+    /// large for the connection, or a full queue.
+    pub dropped: AtomicU64,
+}
+
+impl MasqueStats {
+    pub fn refused(&self, status: u16) {
+        *self.refused.lock().unwrap().entry(status).or_default() += 1;
+    }
+
+    pub fn json(&self) -> Value {
+        let n = |a: &AtomicU64| a.load(Relaxed);
+        let refused: serde_json::Map<String, Value> = self
+            .refused
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(s, c)| (s.to_string(), (*c).into()))
+            .collect();
+        json!({
+            "connections": n(&self.connections),
+            "requests": n(&self.requests),
+            "malformed": n(&self.malformed),
+            "proxied": n(&self.proxied),
+            "active": n(&self.active),
+            "refused": refused,
+            "datagrams": {"up": n(&self.datagrams_up), "down": n(&self.datagrams_down)},
+            "capsules": {"up": n(&self.capsules_up), "down": n(&self.capsules_down)},
+            "bytes": {"up": n(&self.bytes_up), "down": n(&self.bytes_down)},
+            "dropped": n(&self.dropped),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_are_counted_by_status() {
+        let s = MasqueStats::default();
+        s.refused(403);
+        s.refused(501);
+        s.refused(403);
+        s.datagrams_up.fetch_add(2, Relaxed);
+        let j = s.json();
+        assert_eq!(j["refused"], json!({"403": 2, "501": 1}));
+        assert_eq!(j["datagrams"]["up"], 2);
+        assert_eq!(j["proxied"], 0);
+    }
+}
