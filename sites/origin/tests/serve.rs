@@ -91,6 +91,8 @@ fn start_with(tag: &str, bdp_bytes: &str, extra: &[&str]) -> Fixture {
             .arg(dir.join("key.pem"))
             .arg("--log")
             .arg(dir.join("requests.log"))
+            .arg("--conn-log")
+            .arg(dir.join("connections.log"))
             .args([
                 "--quic-cc",
                 "cubic",
@@ -664,4 +666,148 @@ async fn h3_priorities_off_is_round_robin() {
     let (u0, _, _) = order.iter().find(|(_, p, _)| *p == "u=0").unwrap();
     assert!(*u0 * 3 > order[LOW].0 * 2, "{order:?}");
     assert!(order[0].0 * 3 > order[LOW].0 * 2, "{order:?}");
+}
+
+/// The connection log's lines once it has `n` (each written when its
+/// connection's handshake is done, so they may come a little after the
+/// client's), as JSON.
+async fn connection_lines(f: &Fixture, n: usize) -> Vec<serde_json::Value> {
+    let path = f.dir.join("connections.log");
+    for _ in 0..500 {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        if text.lines().count() >= n {
+            return text
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("{path:?} has fewer than {n} lines");
+}
+
+/// The handshake facts of a connection log line.
+fn facts(l: &serde_json::Value) -> (&str, &str, bool, bool, bool, u64) {
+    (
+        l["protocol"].as_str().unwrap(),
+        l["handshake"].as_str().unwrap(),
+        l["psk_offered"].as_bool().unwrap(),
+        l["early_offered"].as_bool().unwrap(),
+        l["early_accepted"].as_bool().unwrap(),
+        l["early_requests"].as_u64().unwrap(),
+    )
+}
+
+/// A QUIC client endpoint whose connections resume with the tickets its
+/// earlier ones got, sending 0-RTT when a ticket allows it.
+fn resuming_quic_client(f: &Fixture) -> quinn::Endpoint {
+    let mut tls = client_tls(&f.dir, &[b"h3"]);
+    tls.enable_early_data = true;
+    let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls).unwrap();
+    let mut ep = quinn::Endpoint::client(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).unwrap();
+    ep.set_default_client_config(quinn::ClientConfig::new(Arc::new(quic)));
+    ep
+}
+
+/// A GET of `/` over a new connection from `ep` to `to`, sent in 0-RTT
+/// when `ep` may. Returns whether the server accepted 0-RTT (None: not
+/// attempted) and the response's status.
+async fn get_over_new_connection(
+    ep: &quinn::Endpoint,
+    to: SocketAddr,
+) -> (Option<bool>, StatusCode) {
+    let connecting = ep.connect(to, "localhost").unwrap();
+    let (conn, zero_rtt) = match connecting.into_0rtt() {
+        Ok((conn, accepted)) => (conn, Some(accepted)),
+        Err(connecting) => (connecting.await.unwrap(), None),
+    };
+    let (mut driver, mut send) = h3::client::new(h3_quinn::Connection::new(conn.clone()))
+        .await
+        .unwrap();
+    let drive = tokio::spawn(async move {
+        let _ = std::future::poll_fn(|cx| driver.poll_close(cx)).await;
+    });
+    let req = Request::get(format!("https://localhost:{}/", to.port()))
+        .body(())
+        .unwrap();
+    let mut stream = send.send_request(req).await.unwrap();
+    stream.finish().await.unwrap();
+    let status = stream.recv_response().await.unwrap().status();
+    while stream.recv_data().await.unwrap().is_some() {}
+    let accepted = match zero_rtt {
+        Some(a) => Some(a.await),
+        None => None,
+    };
+    // the tickets come right after the handshake: let them arrive
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    drop(send);
+    drive.abort();
+    conn.close(0u32.into(), b"done");
+    (accepted, status)
+}
+
+/// A client that comes back with the ticket of its first connection
+/// resumes and sends its request in 0-RTT; the origin takes it before the
+/// handshake completes (the server's flight reaches the client slowly,
+/// through a relay, so the client's Finished comes long after its request)
+/// and its connection log says so. With `--zero-rtt off` the ticket
+/// resumes without early data.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn h3_resumes_with_a_ticket_and_takes_0rtt() {
+    for (zero_rtt, tag) in [("on", "0rtt-on"), ("off", "0rtt-off")] {
+        let mut f = start_with(tag, "1000000", &["--zero-rtt", zero_rtt]);
+        tokio::time::timeout(T, async {
+            // 20 kB/s back: the server's first flight takes about 100 ms
+            let via = slow_downlink(f.https, 20_000.0).await;
+            let ep = resuming_quic_client(&f);
+            assert_eq!(
+                get_over_new_connection(&ep, via).await,
+                (None, StatusCode::OK)
+            );
+            let second = get_over_new_connection(&ep, via).await;
+            let lines = connection_lines(&f, 2).await;
+            assert_eq!(facts(&lines[0]), ("h3", "full", false, false, false, 0));
+            if zero_rtt == "on" {
+                assert_eq!(second, (Some(true), StatusCode::OK));
+                assert_eq!(facts(&lines[1]), ("h3", "resumed", true, true, true, 1));
+            } else {
+                // the ticket allows no early data: the client does not try
+                assert_eq!(second, (None, StatusCode::OK));
+                assert_eq!(facts(&lines[1]), ("h3", "resumed", true, false, false, 0));
+            }
+            ep.close(0u32.into(), b"done");
+        })
+        .await
+        .expect("connections took over 10 s");
+        assert_eq!(terminate(&mut f).code(), Some(0));
+    }
+}
+
+/// Over TLS on TCP a client's second connection resumes with its first's
+/// ticket (and sends no early data: the tickets allow none); the
+/// connection log says which.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tls_over_tcp_resumes_with_a_ticket() {
+    let mut f = start_with("tls-resume", "1000000", &[]);
+    tokio::time::timeout(T, async {
+        let mut tls = client_tls(&f.dir, &[b"h2"]);
+        tls.enable_early_data = true;
+        let connector = tokio_rustls::TlsConnector::from(Arc::new(tls));
+        for _ in 0..2 {
+            let tcp = tokio::net::TcpStream::connect(f.https).await.unwrap();
+            let tls = connector
+                .connect(ServerName::try_from("localhost").unwrap(), tcp)
+                .await
+                .unwrap();
+            let mut send = common::h2(tls).await;
+            let resp = send.send_request(request("GET", "/")).await.unwrap();
+            assert_eq!(collect(resp).await.0.status(), StatusCode::OK);
+        }
+        let lines = connection_lines(&f, 2).await;
+        assert_eq!(facts(&lines[0]), ("h2", "full", false, false, false, 0));
+        assert_eq!(facts(&lines[1]), ("h2", "resumed", true, false, false, 0));
+    })
+    .await
+    .expect("connections took over 10 s");
+    assert_eq!(terminate(&mut f).code(), Some(0));
 }
