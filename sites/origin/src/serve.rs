@@ -418,9 +418,17 @@ pub async fn serve_h3(
         let remote = incoming.remote_address();
         let (config, watch) = quic_handshake::watch(&config);
         tokio::spawn(async move {
-            let Ok(connecting) = incoming.accept_with(Arc::new(config)) else {
+            let Ok(mut connecting) = incoming.accept_with(Arc::new(config)) else {
                 return;
             };
+            // Once the whole ClientHello is in (Chromium's spans two packets),
+            // the client's stream limits are known: h3 opens its control
+            // stream at once, and quinn would not wake an opener that came
+            // before them (only MAX_STREAMS does, which a client that gave
+            // enough at first never sends).
+            if connecting.handshake_data().await.is_err() {
+                return;
+            }
             // a server's into_0rtt always succeeds
             let Ok((conn, established)) = connecting.into_0rtt() else {
                 return;

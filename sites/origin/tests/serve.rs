@@ -487,11 +487,45 @@ fn large_receive_buffer(socket: &impl std::os::fd::AsFd) {
     let _ = rustix::net::sockopt::set_socket_recv_buffer_size(socket, 4 << 20);
 }
 
+/// Sends at `bytes_per_sec` on a schedule, not a sleep per datagram (timers
+/// wake late): a late wake-up sends the datagrams due meanwhile at once.
+struct Pacer {
+    next: tokio::time::Instant,
+    bytes_per_sec: f64,
+}
+
+impl Pacer {
+    fn new(bytes_per_sec: f64) -> Pacer {
+        Pacer {
+            next: tokio::time::Instant::now(),
+            bytes_per_sec,
+        }
+    }
+
+    /// Waits until a datagram of `len` bytes may go.
+    async fn wait(&mut self, len: usize) {
+        let now = tokio::time::Instant::now();
+        if self.next + Duration::from_millis(5) < now {
+            self.next = now; // the link was idle
+        }
+        self.next += Duration::from_secs_f64(len as f64 / self.bytes_per_sec);
+        if self.next > now {
+            tokio::time::sleep_until(self.next).await;
+        }
+    }
+}
+
 /// A UDP relay in front of `server` whose way back is slow: it queues the
 /// server's datagrams (dropping none) and delivers them at `bytes_per_sec`,
 /// so which response finishes first depends on the order the server sends
 /// in, not on how fast the test reads. Returns the address to connect to.
 async fn slow_downlink(server: SocketAddr, bytes_per_sec: f64) -> SocketAddr {
+    slow_relay(server, bytes_per_sec, None).await
+}
+
+/// `slow_downlink`, and with `up` the client's datagrams paced too, at
+/// `up` bytes per second.
+async fn slow_relay(server: SocketAddr, bytes_per_sec: f64, up: Option<f64>) -> SocketAddr {
     use tokio::net::UdpSocket as Udp;
     let bind = || async {
         let s = Udp::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
@@ -503,12 +537,22 @@ async fn slow_downlink(server: SocketAddr, bytes_per_sec: f64) -> SocketAddr {
     let addr = front.local_addr().unwrap();
     let (client_tx, client_rx) = tokio::sync::watch::channel(None);
     let (queue_tx, mut queue_rx) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
+    let (up_tx, mut up_rx) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
     let (f, b) = (front.clone(), back.clone());
     tokio::spawn(async move {
         let mut buf = vec![0u8; 65_536];
         while let Ok((n, from)) = f.recv_from(&mut buf).await {
             client_tx.send_replace(Some(from));
-            let _ = b.send(&buf[..n]).await;
+            let _ = up_tx.send(buf[..n].to_vec());
+        }
+    });
+    tokio::spawn(async move {
+        let mut pacer = up.map(Pacer::new);
+        while let Some(d) = up_rx.recv().await {
+            if let Some(p) = &mut pacer {
+                p.wait(d.len()).await;
+            }
+            let _ = b.send(&d).await;
         }
     });
     tokio::spawn(async move {
@@ -518,18 +562,9 @@ async fn slow_downlink(server: SocketAddr, bytes_per_sec: f64) -> SocketAddr {
         }
     });
     tokio::spawn(async move {
-        let mut next = tokio::time::Instant::now();
+        let mut pacer = Pacer::new(bytes_per_sec);
         while let Some(d) = queue_rx.recv().await {
-            // a schedule, not a sleep per datagram (timers wake late): a
-            // late wake-up sends the datagrams due meanwhile at once
-            let now = tokio::time::Instant::now();
-            if next + Duration::from_millis(5) < now {
-                next = now; // the link was idle
-            }
-            next += Duration::from_secs_f64(d.len() as f64 / bytes_per_sec);
-            if next > now {
-                tokio::time::sleep_until(next).await;
-            }
+            pacer.wait(d.len()).await;
             let to = *client_rx.borrow();
             if let Some(to) = to {
                 let _ = front.send_to(&d, to).await;
@@ -809,5 +844,34 @@ async fn tls_over_tcp_resumes_with_a_ticket() {
     })
     .await
     .expect("connections took over 10 s");
+    assert_eq!(terminate(&mut f).code(), Some(0));
+}
+
+/// A client whose ClientHello takes two Initial packets (as Chromium's
+/// does, with its post-quantum key share) gets its answer when the second
+/// packet comes a while after the first: HTTP/3 starts once the whole
+/// hello is in. (It used to open its control stream before the client's
+/// stream limits were known, and wait for them for ever.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn h3_serves_a_client_whose_hello_spans_two_packets() {
+    let mut f = start_with("long-hello", "1000000", &[]);
+    tokio::time::timeout(T, async {
+        // 20 kB/s up: the second Initial comes about 60 ms after the first
+        let via = slow_relay(f.https, 20e6, Some(20_000.0)).await;
+        let mut tls = client_tls(&f.dir, &[]);
+        // ALPN names the server does not take make the hello over 1200 bytes
+        let filler: Vec<Vec<u8>> = (0..12).map(|i| vec![b'a' + i; 120]).collect();
+        tls.alpn_protocols = [filler, vec![b"h3".to_vec()]].concat();
+        let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls).unwrap();
+        let mut ep = quinn::Endpoint::client(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).unwrap();
+        ep.set_default_client_config(quinn::ClientConfig::new(Arc::new(quic)));
+        assert_eq!(
+            get_over_new_connection(&ep, via).await,
+            (None, StatusCode::OK)
+        );
+        ep.close(0u32.into(), b"done");
+    })
+    .await
+    .expect("no answer within 10 s");
     assert_eq!(terminate(&mut f).code(), Some(0));
 }
