@@ -404,8 +404,8 @@ async fn handle_h3(site: Arc<Site>, priorities: StreamPriorities, resolver: H3Re
 }
 
 /// HTTP/3 over QUIC, responses ordered by `policy`. Each connection is
-/// accepted with its handshake watched and served from its first packet:
-/// requests that come in 0-RTT are answered before the handshake
+/// accepted with its handshake watched and served once its ClientHello is
+/// in: requests that come in 0-RTT are answered before the handshake
 /// completes (0.5-RTT data), as quinn lets a server do.
 pub async fn serve_h3(
     endpoint: quinn::Endpoint,
