@@ -4,7 +4,15 @@
 // record (or the pair's two). Everything the run needs
 // comes resolved in `plan` (campaign/scenario.js).
 import { guardedRun, SETUP_MS } from '../campaign/run-guard.js';
-import { originLogBytes, readOriginLog, startOrigin } from '../servers/origin.js';
+import {
+  logBytes,
+  originConnLogPath,
+  originLogBytes,
+  readLogSlice,
+  readOriginLog,
+  startOrigin,
+} from '../servers/origin.js';
+import { handshakesRecord } from '../servers/connection-log.js';
 import { startPepChain, pepRecord, checkThrough } from '../pep/chain.js';
 import { runFolder } from '../campaign/results-dir.js';
 import { scenarioKey } from '../kinds/pageload.js';
@@ -30,6 +38,9 @@ export function pageloadDeadlineMs(timeoutMs, { lighthouse = false, afterLoad = 
   const load = browserBoundMs(timeoutMs + KILL_GRACE_MS + afterLoad);
   return SETUP_MS + loads * load + (lighthouse ? browserBoundMs(lighthouseKillAfterMs(timeoutMs)) : 0);
 }
+
+// Pure: `obj` with each value v of key k replaced by f(v, k).
+const mapValues = (obj, f) => Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, f(v, k)]));
 
 // Pure: a page-load record's result in a progress line (a pair's: each load's, its view named).
 export const describeRun = (rec) =>
@@ -157,10 +168,17 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
       };
       await chain?.beforeLoad?.();
       signal.throwIfAborted();
-      // the counters as each load ends: the origin's log up to there, the link's and the PEPs'
+      // the counters as each load ends: the origin's logs up to there (requests;
+      // connections: ours and Proxy-ST's), the link's and the PEPs'
+      const connLogs = { origin: originConnLogPath(tb), proxySt: chain?.connLog ?? null };
       const counters = [];
       const count = async () =>
-        counters.push({ log: originLogBytes(tb), link_stats: await tb.linkStats(), pep: await chain?.stats() });
+        counters.push({
+          log: originLogBytes(tb),
+          conns: mapValues(connLogs, (f) => (f ? logBytes(f) : 0)),
+          link_stats: await tb.linkStats(),
+          pep: await chain?.stats(),
+        });
       const pages =
         loads.length === 1
           ? [await loadPage({ ...load, gatherers: loads[0].gatherers, signal })]
@@ -185,6 +203,11 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
           origin_log: readOriginLog(tb, { from: i ? counters[0].log : 0, to: c.log }),
           link_stats: c.link_stats,
         };
+        // each server's connections of this load (a server that keeps no log: absent)
+        const handshakes = handshakesRecord(
+          mapValues(connLogs, (f, k) => f && readLogSlice(f, { from: i ? counters[0].conns[k] : 0, to: c.conns[k] })),
+        );
+        if (handshakes) rec.handshakes = handshakes;
         // a LEO slot process: the slot's phase at navigation start, and
         // whether a handover fell inside the load (a failed one: before it failed)
         const slot = slotAtLoad(

@@ -145,7 +145,8 @@ export function resolveHops(hops = {}, profile = null, { sat = {}, ground = {}, 
 
 /**
  * Pure: the two proxies' command lines (without the binary).
- * files: { st: {cert, key, log, stats}, gw: {cert, key, log, stats} };
+ * files: { st: {cert, key, log, stats, connLog?}, gw: {cert, key, log, stats} }
+ * (connLog: the connection log, servers/connection-log.js);
  * next: Proxy-GW's next hop {addr, port, name, ca} (the origin by default);
  * extra: more arguments per role, {st: [...], gw: [...]} (QPEP's);
  * transparent: transparentPlan's result (many origins: Proxy-GW then has
@@ -190,6 +191,7 @@ export function chainArgs({
       '--alpn',
       alpn.join(','),
     ];
+    if (f.connLog) a.push('--conn-log', f.connLog);
     if (h3) a.push('--h3');
     if (tunnel === 'warm') a.push('--tunnel');
     const accept = quicSideText(h[acceptHop], `QUIC PEP ${acceptHop} hop`);
@@ -341,7 +343,7 @@ const TUNNEL_UP_MS = 20000;
  * holds the origins' 198.19.0.0/16). Needs `tunnel` 'warm'; no spare.
  * The origin certificate `next` and `originCertPath` are then unused.
  *
- * Returns { serverAddr (= addr), port, ca, spki, settings, logs, qlogDir,
+ * Returns { serverAddr (= addr), port, ca, spki, settings, logs, connLog (Proxy-ST's), qlogDir,
  * stats(), beforeLoad(), tunnelAtLoad() }: point the client at serverAddr:port and have it trust ca (or
  * Chromium the spki pin); with `transparent`, serverAddr and addr are
  * null (the client uses each origin's own address) and `settings.transparent`
@@ -388,6 +390,8 @@ export async function startQuicPepChain(
       spki: tls.spki,
       log: path.join(dir, `quic-pep-${role}.log`),
       stats: path.join(dir, `quic-pep-${role}.stats.json`),
+      // Proxy-ST's clients are the browser's connections: their handshakes go into the record
+      ...(role === 'st' ? { connLog: path.join(dir, 'quic-pep-st.connections.log') } : {}),
     };
   }
   if (qlogDir) fs.mkdirSync(qlogDir, { recursive: true });
@@ -456,6 +460,7 @@ export async function startQuicPepChain(
     },
     qlogDir,
     logs: { st: files.st.log, gw: files.gw.log },
+    connLog: files.st.connLog,
     stats,
     // Right before the load: the tunnel's state as the load begins.
     beforeLoad: async () => {

@@ -193,24 +193,39 @@ export const originCertificate = (tb) =>
   makeCertificate({ name: SITE_HOST, ip: ADDRESSES.server, dir: path.join(tb.dir, 'tls') });
 
 const originLogPath = (tb) => path.join(tb.dir, 'origin.requests.log');
+// Our origin's connection log (--conn-log): a line per TLS or QUIC
+// connection, servers/connection-log.js. H2O keeps none.
+export const originConnLogPath = (tb) => path.join(tb.dir, 'origin.connections.log');
+
+/**
+ * The text of `file` from byte `from` to byte `to` (one load's slice of a
+ * log a server appends to), or null when there is no such file.
+ */
+export function readLogSlice(file, { from = 0, to = Infinity } = {}) {
+  try {
+    return fs.readFileSync(file).subarray(from, to).toString('utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** How many bytes `file` holds so far (0 without one): where a slice of what is appended next starts. */
+export function logBytes(file) {
+  return fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+}
 
 /**
  * What the origin of testbed `tb` logged so far (summarizeOriginLog), or
  * null without a log; `from`, `to`: the bytes of it (originLogBytes), one
  * load's of a pair.
  */
-export function readOriginLog(tb, { from = 0, to = Infinity } = {}) {
-  try {
-    return summarizeOriginLog(fs.readFileSync(originLogPath(tb)).subarray(from, to).toString('utf8'));
-  } catch {
-    return null;
-  }
+export function readOriginLog(tb, slice = {}) {
+  const text = readLogSlice(originLogPath(tb), slice);
+  return text === null ? null : summarizeOriginLog(text);
 }
 
 /** How many bytes the origin of testbed `tb` logged so far: where readOriginLog of what it logs next starts. */
-export function originLogBytes(tb) {
-  return fs.statSync(originLogPath(tb), { throwIfNoEntry: false })?.size ?? 0;
-}
+export const originLogBytes = (tb) => logBytes(originLogPath(tb));
 
 /**
  * Makes the testbed's certificate and starts `origin` serving `siteDir`
@@ -283,6 +298,8 @@ export async function startOrigin(
         tls.key,
         '--log',
         accessLog,
+        '--conn-log',
+        originConnLogPath(tb),
         ...originQuicArgs(quic, { bdpBytes }),
         ...(h3Priorities ? ['--h3-priorities', h3Priorities] : []),
         ...(altSvc ? ['--alt-svc', altSvc] : []),

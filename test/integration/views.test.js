@@ -95,14 +95,17 @@ describe('views (integration, real Chromium)', function () {
       // none of the second load's connections is one of the first load's
       assert.ok(second.connection_reuse.connections >= 1, JSON.stringify(second.connection_reuse));
       assert.equal(second.connection_reuse.reused, 0, `${protocol}: ${JSON.stringify(second.connection_reuse)}`);
-      // the document's request waited for a new connection's handshake: most
-      // of a round trip (30 ms) after navigation start, more than half of one
-      // (Chromium may start the handshake a little before navigation start:
-      // 28.3 ms over h3 once); over a reused one it goes within a few ms.
-      // Navigation Timing's connect times cannot tell: over h2 Chromium's
-      // preconnect at navigation start opened the connection, and the request
-      // that took it over shows connectStart = connectEnd.
-      assert.ok(second.navigation.requestStart >= 15, `${protocol}: requestStart ${second.navigation.requestStart}`);
+      // and the origin accepted a new connection during the second load
+      assert.ok(second.handshakes.origin.connections >= 1, JSON.stringify(second.handshakes));
+      // over h2 the document's request waited for the new connection's
+      // handshake: most of a round trip (30 ms) after navigation start, more
+      // than half of one; over a reused one it goes within a few ms.
+      // Navigation Timing's connect times cannot tell: Chromium's preconnect
+      // at navigation start opened the connection, and the request that took
+      // it over shows connectStart = connectEnd. (Over h3 the resumed
+      // handshake takes 0-RTT, so the request need not wait: 12 ms once.)
+      if (protocol === 'h2')
+        assert.ok(second.navigation.requestStart >= 15, `${protocol}: requestStart ${second.navigation.requestStart}`);
       // our origin says no-store: the second load asks for everything again
       assert.ok(second.origin_log.requests >= 3, JSON.stringify(second.origin_log));
     }

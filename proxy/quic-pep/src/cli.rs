@@ -151,6 +151,11 @@ pub struct Cli {
     /// One line per connection (default stderr)
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
+    /// The connection log, appended: one JSON line per client connection
+    /// once its handshake is done (full or resumed, 0-RTT offered and
+    /// accepted)
+    #[arg(long, value_name = "FILE")]
+    conn_log: Option<PathBuf>,
     /// Counters as JSON, written on SIGUSR1 and at exit
     #[arg(long, value_name = "FILE")]
     stats: Option<PathBuf>,
@@ -243,6 +248,8 @@ pub struct Config {
     pub connect: QuicOptions,
     pub qlog_dir: Option<PathBuf>,
     pub log: Option<PathBuf>,
+    /// `--conn-log`: each client connection's handshake.
+    pub conn_log: Option<PathBuf>,
     pub stats: Option<PathBuf>,
     pub max_connections: usize,
     pub max_conn_memory: u64,
@@ -543,6 +550,7 @@ impl Cli {
             connect,
             qlog_dir: self.qlog_dir,
             log: self.log,
+            conn_log: self.conn_log,
             stats: self.stats,
             max_connections: self.max_connections,
             max_conn_memory: self.max_conn_memory,
@@ -775,6 +783,7 @@ mod tests {
             (c.qlog_dir, c.log, c.stats, c.threads),
             (None, None, None, None)
         );
+        assert_eq!(c.conn_log, None);
     }
 
     #[test]
@@ -808,8 +817,9 @@ mod tests {
     fn modes_alpn_caps_and_files() {
         let c = config(
             "--h3 --alpn h3,satbulk --qlog-dir /q --log /l --stats /s --max-connections 3 \
-             --max-conn-memory 1000000 --threads 2",
+             --max-conn-memory 1000000 --threads 2 --conn-log /c",
         );
+        assert_eq!(c.conn_log, Some(PathBuf::from("/c")));
         assert_eq!(c.mode, Mode::H3);
         assert_eq!(c.alpn, vec![b"h3".to_vec(), b"satbulk".to_vec()]);
         assert_eq!(c.qlog_dir, Some(PathBuf::from("/q")));

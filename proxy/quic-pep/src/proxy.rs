@@ -25,6 +25,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use quinn::{Incoming, VarInt};
+use satbench_transport::conn_log::ConnectionLog;
+use satbench_transport::quic_handshake::{self, Watch};
 
 use crate::cli::{Config, Mode, Role};
 use crate::hop::{NextHop, Upstream};
@@ -50,6 +52,8 @@ pub struct Proxy {
     refusals: std::sync::Mutex<Refusals>,
     pub stats: Arc<Stats>,
     pub log: Arc<Log>,
+    /// `--conn-log`: a line per client connection once its handshake is done.
+    conn_log: ConnectionLog,
     next_id: AtomicU64,
     /// Proxy-ST with `--tunnel`: the tunnel, while it is up.
     tunnel: tokio::sync::watch::Sender<Option<Arc<Tunnel>>>,
@@ -70,6 +74,9 @@ impl Proxy {
             true => tls::server_tls_per_name(Arc::new(tls::PerName::new(&cfg.cert, &cfg.key)?)),
             false => tls::server_tls(&cfg.cert, &cfg.key)?,
         };
+        // session tickets that allow 0-RTT, as a deployed QUIC server's do
+        let server_tls = quic_handshake::accept_0rtt(server_tls, true);
+        let conn_log = ConnectionLog::open(cfg.conn_log.as_deref())?;
         let client_tls = match &cfg.trust {
             Some(trust) => tls::client_tls_for(trust)?,
             None => tls::client_tls_trusting_nothing(),
@@ -175,6 +182,7 @@ impl Proxy {
             accept,
             stats,
             log,
+            conn_log,
             next_id: AtomicU64::new(1),
             tunnel: tokio::sync::watch::channel(None).0,
             qpep_listener: std::sync::Mutex::new(qpep_listener),
@@ -324,12 +332,14 @@ impl Proxy {
         self.log.line(&line);
     }
 
+    /// The server configuration one client connection is accepted with,
+    /// its handshake watched (`log_handshake` writes what it showed).
     fn server_config(
         &self,
         id: u64,
         alpn: Vec<Vec<u8>>,
         far: Option<&Upstream>,
-    ) -> Result<quinn::ServerConfig, String> {
+    ) -> Result<(quinn::ServerConfig, Watch), String> {
         let mut t = self.accept.config(Conn::Client(id))?;
         if let Some(l) = far.and_then(|u| u.limits) {
             let v = |x: u64| VarInt::from_u64(x).unwrap_or(VarInt::MAX);
@@ -338,7 +348,18 @@ impl Proxy {
         }
         let mut c = quinn::ServerConfig::with_crypto(tls::with_alpn(&self.server_tls, alpn));
         c.transport_config(Arc::new(t));
-        Ok(c)
+        Ok(quic_handshake::watch(&c))
+    }
+
+    /// The connection log's line of a client connection whose handshake
+    /// is done. The relay takes the client's streams only then, so none
+    /// is counted as early (`early_requests` 0) even when 0-RTT carried it.
+    fn log_handshake(&self, near: &quinn::Connection, watch: &Watch) {
+        let alpn = tls::negotiated_alpn(near.handshake_data()).unwrap_or_default();
+        self.conn_log.write(
+            near.remote_address(),
+            &watch.handshake(&String::from_utf8_lossy(&alpn)),
+        );
     }
 
     pub fn mode_name(&self) -> &'static str {

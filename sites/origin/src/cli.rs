@@ -73,6 +73,17 @@ pub struct ServeFlags {
     /// The request log, appended (default stderr)
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
+    /// The connection log, appended: one JSON line per TLS or QUIC
+    /// connection once its handshake is done (full or resumed, 0-RTT
+    /// offered and accepted, requests that came in 0-RTT)
+    #[arg(long, value_name = "FILE")]
+    conn_log: Option<PathBuf>,
+    /// Whether HTTP/3 accepts 0-RTT under its session tickets: on (what
+    /// deployed HTTP/3 servers do) or off (a ticket still resumes, without
+    /// early data). TLS over TCP resumes but takes no early data either way
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = on_off,
+          action = clap::ArgAction::Set)]
+    zero_rtt: bool,
     /// HTTP/3 response order: rfc9218 (urgency, then request order, incremental
     /// ones round-robin), incremental-last (every incremental response after
     /// every other), off (all round-robin)
@@ -103,6 +114,14 @@ fn cache_policy(v: &str) -> Result<CachePolicy, String> {
     CachePolicy::parse(v).ok_or_else(|| {
         format!("expected none, revalidate, max-age=SECONDS or immutable, got '{v}'")
     })
+}
+
+fn on_off(v: &str) -> Result<bool, String> {
+    match v {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("expected on or off, got '{v}'")),
+    }
 }
 
 fn alt_svc(v: &str) -> Result<AltSvc, String> {
@@ -151,6 +170,10 @@ pub struct ServeArgs {
     pub https_port: u16,
     pub key: PathBuf,
     pub log: Option<PathBuf>,
+    /// the connection log (`--conn-log`)
+    pub conn_log: Option<PathBuf>,
+    /// HTTP/3 takes 0-RTT (`--zero-rtt`)
+    pub zero_rtt: bool,
     pub quic: QuicOptions,
     /// how HTTP/3 responses are ordered (`--h3-priorities`)
     pub h3_priorities: Policy,
@@ -183,6 +206,8 @@ impl ServeFlags {
             https_port: self.https_port,
             key: self.key,
             log: self.log,
+            conn_log: self.conn_log,
+            zero_rtt: self.zero_rtt,
             quic: self.quic.options()?,
             h3_priorities: self.h3_priorities,
             alt_svc: self.alt_svc,
@@ -266,6 +291,7 @@ mod tests {
         assert_eq!(s.addrs, vec!["198.18.3.2".parse::<IpAddr>().unwrap()]);
         assert_eq!((s.http_port, s.https_port), (80, 443));
         assert_eq!(s.log, None);
+        assert_eq!((s.conn_log, s.zero_rtt), (None, true));
         assert_eq!(s.quic, QuicOptions::default());
         assert_eq!(s.h3_priorities, Policy::Rfc9218);
         assert_eq!(s.alt_svc, AltSvc::All);
@@ -279,9 +305,13 @@ mod tests {
              --log /tmp/l --quic-cc bbr --quic-initial-window 32 --quic-initial-mtu 1400 \
              --quic-ack-eliciting-threshold 9 --quic-max-ack-delay-ms 40 --bdp-bytes 1000000 \
              --idle-timeout-ms 5000 --h3-priorities=incremental-last --alt-svc tcp \
-             --cache max-age=600",
+             --cache max-age=600 --conn-log /tmp/c --zero-rtt off",
         )
         .unwrap();
+        assert_eq!(
+            (s.conn_log, s.zero_rtt),
+            (Some(PathBuf::from("/tmp/c")), false)
+        );
         assert_eq!((s.http_port, s.https_port), (8080, 8443));
         assert_eq!(s.h3_priorities, Policy::IncrementalLast);
         assert_eq!(s.alt_svc, AltSvc::Tcp);
@@ -353,6 +383,10 @@ mod tests {
         assert_eq!(
             err("--cache max-age=soon"),
             "--cache: expected none, revalidate, max-age=SECONDS or immutable, got 'max-age=soon'"
+        );
+        assert_eq!(
+            err("--zero-rtt yes"),
+            "--zero-rtt: expected on or off, got 'yes'"
         );
         assert!(err("--frobnicate").contains("unknown argument '--frobnicate'"));
         assert!(serve("--root /srv")

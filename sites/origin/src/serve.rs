@@ -10,6 +10,12 @@
 //!   the priority the request asked for (RFC 9218, see `priority`)
 //!
 //! TLS and QUIC take their certificate by SNI from `vhost::HostCerts`.
+//! Both issue TLS 1.3 session tickets; QUIC also takes 0-RTT under them
+//! (`--zero-rtt`), and its requests are served as they come, before the
+//! handshake completes. Each connection's handshake goes to the
+//! connection log (`--conn-log`): QUIC's watched by
+//! `quic_handshake::watch`, TLS's from rustls and the ClientHello read
+//! back (`tls_hello`).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -24,10 +30,14 @@ use hyper::server::conn::{http1, http2};
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use satbench_transport::cert;
+use satbench_transport::conn_log::{ConnectionLog, Handshake};
 use satbench_transport::process::{say_ready, Shutdown};
+use satbench_transport::quic_handshake::{self, Watch};
+use satbench_transport::tls_hello::{self, Parsed};
 use tokio::io::AsyncReadExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsAcceptor;
+use tokio_util::io::InspectReader;
 
 use crate::archive::{self, Archive};
 use crate::body::{ResponseBody, CHUNK};
@@ -90,6 +100,8 @@ struct Prepared {
 pub struct Site {
     content: Content,
     log: RequestLog,
+    /// One line per TLS or QUIC connection, once its handshake is done.
+    conn_log: ConnectionLog,
     alt_svc: String,
     /// Which responses carry `alt_svc`.
     alt_svc_on: AltSvc,
@@ -104,7 +116,7 @@ pub struct Site {
 impl Site {
     pub fn new(
         content: Content,
-        log: RequestLog,
+        (log, conn_log): (RequestLog, ConnectionLog),
         (http_port, https_port): (u16, u16),
         alt_svc_on: AltSvc,
         cache: Option<CachePolicy>,
@@ -112,6 +124,7 @@ impl Site {
         Site {
             content,
             log,
+            conn_log,
             alt_svc: format!("h3=\":{https_port}\""),
             alt_svc_on,
             http_port,
@@ -263,15 +276,63 @@ pub async fn serve_http(listener: TcpListener, site: Arc<Site>) {
     }
 }
 
+/// The bytes a TLS server reads before its handshake is done: the
+/// client's first flight, kept (up to 16 KiB) to read its ClientHello back.
+type FirstBytes = Arc<std::sync::Mutex<Option<Vec<u8>>>>;
+
+const FIRST_BYTES: usize = 16 * 1024;
+
+/// `stream`, keeping a copy of what is read from it into `first` until
+/// that is taken (`Option::take`).
+fn keeping_first_bytes(
+    stream: TcpStream,
+    first: FirstBytes,
+) -> InspectReader<TcpStream, impl FnMut(&[u8])> {
+    InspectReader::new(stream, move |read: &[u8]| {
+        if let Ok(mut f) = first.lock() {
+            if let Some(kept) = f.as_mut() {
+                let room = FIRST_BYTES.saturating_sub(kept.len());
+                kept.extend_from_slice(&read[..read.len().min(room)]);
+            }
+        }
+    })
+}
+
+/// A finished TLS handshake's line: rustls's own verdict on resumption,
+/// and what the ClientHello in `first` offered. Early data over TCP is
+/// never accepted (see `tls_configs`).
+fn tls_handshake(conn: &rustls::ServerConnection, first: &[u8]) -> Handshake {
+    let protocol = match conn.alpn_protocol() {
+        Some(p) => String::from_utf8_lossy(p).into_owned(),
+        None => "http/1.1".into(),
+    };
+    let offer = match tls_hello::client_hello_in_records(first) {
+        Parsed::Done(o) => o,
+        _ => Default::default(),
+    };
+    let resumed = conn.handshake_kind() == Some(rustls::HandshakeKind::Resumed);
+    Handshake::new(&protocol, offer, resumed, false)
+}
+
 /// TLS, then HTTP/2 (ALPN `h2`) or HTTP/1.1.
 pub async fn serve_https(listener: TcpListener, acceptor: TlsAcceptor, site: Arc<Site>) {
     loop {
         let stream = accept(&listener).await;
+        let Ok(remote) = stream.peer_addr() else {
+            continue;
+        };
         let (acceptor, site) = (acceptor.clone(), site.clone());
         tokio::spawn(async move {
-            let Ok(tls) = acceptor.accept(stream).await else {
+            let first: FirstBytes = Arc::new(std::sync::Mutex::new(Some(Vec::new())));
+            let Ok(tls) = acceptor
+                .accept(keeping_first_bytes(stream, first.clone()))
+                .await
+            else {
                 return;
             };
+            let kept = first.lock().ok().and_then(|mut f| f.take());
+            let h = tls_handshake(tls.get_ref().1, &kept.unwrap_or_default());
+            site.conn_log.write(remote, &h);
             if tls.get_ref().1.alpn_protocol() == Some(b"h2") {
                 let svc = service_fn(move |req| handle_hyper(site.clone(), "h2", "https", req));
                 let _ = http2::Builder::new(TokioExecutor::new())
@@ -342,21 +403,66 @@ async fn handle_h3(site: Arc<Site>, priorities: StreamPriorities, resolver: H3Re
     }
 }
 
-/// HTTP/3 over QUIC, responses ordered by `policy`.
-pub async fn serve_h3(endpoint: quinn::Endpoint, site: Arc<Site>, policy: Policy) {
+/// HTTP/3 over QUIC, responses ordered by `policy`. Each connection is
+/// accepted with its handshake watched and served once its ClientHello is
+/// in: requests that come in 0-RTT are answered before the handshake
+/// completes (0.5-RTT data), as quinn lets a server do.
+pub async fn serve_h3(
+    endpoint: quinn::Endpoint,
+    config: quinn::ServerConfig,
+    site: Arc<Site>,
+    policy: Policy,
+) {
     while let Some(incoming) = endpoint.accept().await {
         let site = site.clone();
+        let remote = incoming.remote_address();
+        let (config, watch) = quic_handshake::watch(&config);
         tokio::spawn(async move {
-            let Ok(conn) = incoming.await else { return };
+            let Ok(mut connecting) = incoming.accept_with(Arc::new(config)) else {
+                return;
+            };
+            // Once the whole ClientHello is in (Chromium's spans two packets),
+            // the client's stream limits are known: h3 opens its control
+            // stream at once, and quinn would not wake an opener that came
+            // before them (only MAX_STREAMS does, which a client that gave
+            // enough at first never sends).
+            if connecting.handshake_data().await.is_err() {
+                return;
+            }
+            // a server's into_0rtt always succeeds
+            let Ok((conn, established)) = connecting.into_0rtt() else {
+                return;
+            };
+            tokio::spawn(log_quic_handshake(
+                site.clone(),
+                established,
+                watch.clone(),
+                remote,
+            ));
             let conn = h3_quinn_prio::Connection::new(conn, policy);
             let priorities = conn.priorities();
             let Ok(mut h3) = h3::server::builder().build::<_, Bytes>(conn).await else {
                 return;
             };
             while let Ok(Some(resolver)) = h3.accept().await {
+                watch.request();
                 tokio::spawn(handle_h3(site.clone(), priorities.clone(), resolver));
             }
         });
+    }
+}
+
+/// The connection's line once its handshake completed (none if it failed).
+async fn log_quic_handshake(
+    site: Arc<Site>,
+    established: quinn::ZeroRttAccepted,
+    watch: Watch,
+    remote: SocketAddr,
+) {
+    // on a server this resolves when the handshake completes or fails
+    established.await;
+    if watch.done() {
+        site.conn_log.write(remote, &watch.handshake("h3"));
     }
 }
 
@@ -376,10 +482,15 @@ pub fn check_root(root: &Path) -> Result<PathBuf, String> {
 
 /// rustls configurations (ring provider), both with `certs` choosing the
 /// certificate by SNI: TCP with ALPN h2 and http/1.1, QUIC (TLS 1.3 only)
-/// with ALPN h3.
+/// with ALPN h3. Both issue two TLS 1.3 session tickets per connection
+/// (rustls's default, kept in its in-memory store); QUIC's allow 0-RTT
+/// when `zero_rtt`. TCP's never do: tokio-rustls finishes the handshake
+/// before it hands the connection over, so a request sent as early data
+/// could not be answered before the handshake anyway.
 pub fn tls_configs(
     certs: Arc<HostCerts>,
     key_path: &Path,
+    zero_rtt: bool,
 ) -> Result<(rustls::ServerConfig, rustls::ServerConfig), String> {
     let config = |versions: &[&'static rustls::SupportedProtocolVersion], alpn: &[&[u8]]| {
         let mut c = rustls::ServerConfig::builder_with_provider(cert::provider())
@@ -391,7 +502,7 @@ pub fn tls_configs(
         Ok::<_, String>(c)
     };
     let tcp = config(rustls::DEFAULT_VERSIONS, &[b"h2", b"http/1.1"])?;
-    let quic = config(&[&rustls::version::TLS13], &[b"h3"])?;
+    let quic = quic_handshake::accept_0rtt(config(&[&rustls::version::TLS13], &[b"h3"])?, zero_rtt);
     Ok((tcp, quic))
 }
 
@@ -446,13 +557,20 @@ async fn bind(
 /// Errors are one line naming the problem.
 pub async fn run(args: ServeArgs) -> Result<(), String> {
     let (content, certs) = content(&args)?;
-    let (tcp_tls, quic_tls) = tls_configs(Arc::new(certs), &args.key)?;
+    let (tcp_tls, quic_tls) = tls_configs(Arc::new(certs), &args.key, args.zero_rtt)?;
     let log = match &args.log {
         Some(p) => RequestLog::file(p).map_err(|e| format!("--log {}: {e}", p.display()))?,
         None => RequestLog::stderr(),
     };
+    let conn_log = ConnectionLog::open(args.conn_log.as_deref())?;
     let ports = (args.http_port, args.https_port);
-    let site = Arc::new(Site::new(content, log, ports, args.alt_svc, args.cache));
+    let site = Arc::new(Site::new(
+        content,
+        (log, conn_log),
+        ports,
+        args.alt_svc,
+        args.cache,
+    ));
     // every file hashed before `ready`: no request of a load waits for it
     if let Content::Dir(root) = &site.content {
         site.validators.warm(root);
@@ -475,7 +593,12 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     for l in listeners {
         tokio::spawn(serve_http(l.http, site.clone()));
         tokio::spawn(serve_https(l.https, acceptor.clone(), site.clone()));
-        tokio::spawn(serve_h3(l.quic.clone(), site.clone(), args.h3_priorities));
+        tokio::spawn(serve_h3(
+            l.quic.clone(),
+            quic_config.clone(),
+            site.clone(),
+            args.h3_priorities,
+        ));
         endpoints.push(l.quic);
     }
 

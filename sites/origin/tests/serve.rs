@@ -91,6 +91,8 @@ fn start_with(tag: &str, bdp_bytes: &str, extra: &[&str]) -> Fixture {
             .arg(dir.join("key.pem"))
             .arg("--log")
             .arg(dir.join("requests.log"))
+            .arg("--conn-log")
+            .arg(dir.join("connections.log"))
             .args([
                 "--quic-cc",
                 "cubic",
@@ -485,11 +487,45 @@ fn large_receive_buffer(socket: &impl std::os::fd::AsFd) {
     let _ = rustix::net::sockopt::set_socket_recv_buffer_size(socket, 4 << 20);
 }
 
+/// Sends at `bytes_per_sec` on a schedule, not a sleep per datagram (timers
+/// wake late): a late wake-up sends the datagrams due meanwhile at once.
+struct Pacer {
+    next: tokio::time::Instant,
+    bytes_per_sec: f64,
+}
+
+impl Pacer {
+    fn new(bytes_per_sec: f64) -> Pacer {
+        Pacer {
+            next: tokio::time::Instant::now(),
+            bytes_per_sec,
+        }
+    }
+
+    /// Waits until a datagram of `len` bytes may go.
+    async fn wait(&mut self, len: usize) {
+        let now = tokio::time::Instant::now();
+        if self.next + Duration::from_millis(5) < now {
+            self.next = now; // the link was idle
+        }
+        self.next += Duration::from_secs_f64(len as f64 / self.bytes_per_sec);
+        if self.next > now {
+            tokio::time::sleep_until(self.next).await;
+        }
+    }
+}
+
 /// A UDP relay in front of `server` whose way back is slow: it queues the
 /// server's datagrams (dropping none) and delivers them at `bytes_per_sec`,
 /// so which response finishes first depends on the order the server sends
 /// in, not on how fast the test reads. Returns the address to connect to.
 async fn slow_downlink(server: SocketAddr, bytes_per_sec: f64) -> SocketAddr {
+    slow_relay(server, bytes_per_sec, None).await
+}
+
+/// `slow_downlink`, and with `up` the client's datagrams paced too, at
+/// `up` bytes per second.
+async fn slow_relay(server: SocketAddr, bytes_per_sec: f64, up: Option<f64>) -> SocketAddr {
     use tokio::net::UdpSocket as Udp;
     let bind = || async {
         let s = Udp::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
@@ -501,12 +537,22 @@ async fn slow_downlink(server: SocketAddr, bytes_per_sec: f64) -> SocketAddr {
     let addr = front.local_addr().unwrap();
     let (client_tx, client_rx) = tokio::sync::watch::channel(None);
     let (queue_tx, mut queue_rx) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
+    let (up_tx, mut up_rx) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
     let (f, b) = (front.clone(), back.clone());
     tokio::spawn(async move {
         let mut buf = vec![0u8; 65_536];
         while let Ok((n, from)) = f.recv_from(&mut buf).await {
             client_tx.send_replace(Some(from));
-            let _ = b.send(&buf[..n]).await;
+            let _ = up_tx.send(buf[..n].to_vec());
+        }
+    });
+    tokio::spawn(async move {
+        let mut pacer = up.map(Pacer::new);
+        while let Some(d) = up_rx.recv().await {
+            if let Some(p) = &mut pacer {
+                p.wait(d.len()).await;
+            }
+            let _ = b.send(&d).await;
         }
     });
     tokio::spawn(async move {
@@ -516,18 +562,9 @@ async fn slow_downlink(server: SocketAddr, bytes_per_sec: f64) -> SocketAddr {
         }
     });
     tokio::spawn(async move {
-        let mut next = tokio::time::Instant::now();
+        let mut pacer = Pacer::new(bytes_per_sec);
         while let Some(d) = queue_rx.recv().await {
-            // a schedule, not a sleep per datagram (timers wake late): a
-            // late wake-up sends the datagrams due meanwhile at once
-            let now = tokio::time::Instant::now();
-            if next + Duration::from_millis(5) < now {
-                next = now; // the link was idle
-            }
-            next += Duration::from_secs_f64(d.len() as f64 / bytes_per_sec);
-            if next > now {
-                tokio::time::sleep_until(next).await;
-            }
+            pacer.wait(d.len()).await;
             let to = *client_rx.borrow();
             if let Some(to) = to {
                 let _ = front.send_to(&d, to).await;
@@ -664,4 +701,177 @@ async fn h3_priorities_off_is_round_robin() {
     let (u0, _, _) = order.iter().find(|(_, p, _)| *p == "u=0").unwrap();
     assert!(*u0 * 3 > order[LOW].0 * 2, "{order:?}");
     assert!(order[0].0 * 3 > order[LOW].0 * 2, "{order:?}");
+}
+
+/// The connection log's lines once it has `n` (each written when its
+/// connection's handshake is done, so they may come a little after the
+/// client's), as JSON.
+async fn connection_lines(f: &Fixture, n: usize) -> Vec<serde_json::Value> {
+    let path = f.dir.join("connections.log");
+    for _ in 0..500 {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        if text.lines().count() >= n {
+            return text
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("{path:?} has fewer than {n} lines");
+}
+
+/// The handshake facts of a connection log line.
+fn facts(l: &serde_json::Value) -> (&str, &str, bool, bool, bool, u64) {
+    (
+        l["protocol"].as_str().unwrap(),
+        l["handshake"].as_str().unwrap(),
+        l["psk_offered"].as_bool().unwrap(),
+        l["early_offered"].as_bool().unwrap(),
+        l["early_accepted"].as_bool().unwrap(),
+        l["early_requests"].as_u64().unwrap(),
+    )
+}
+
+/// A QUIC client endpoint whose connections resume with the tickets its
+/// earlier ones got, sending 0-RTT when a ticket allows it.
+fn resuming_quic_client(f: &Fixture) -> quinn::Endpoint {
+    let mut tls = client_tls(&f.dir, &[b"h3"]);
+    tls.enable_early_data = true;
+    let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls).unwrap();
+    let mut ep = quinn::Endpoint::client(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).unwrap();
+    ep.set_default_client_config(quinn::ClientConfig::new(Arc::new(quic)));
+    ep
+}
+
+/// A GET of `/` over a new connection from `ep` to `to`, sent in 0-RTT
+/// when `ep` may. Returns whether the server accepted 0-RTT (None: not
+/// attempted) and the response's status.
+async fn get_over_new_connection(
+    ep: &quinn::Endpoint,
+    to: SocketAddr,
+) -> (Option<bool>, StatusCode) {
+    let connecting = ep.connect(to, "localhost").unwrap();
+    let (conn, zero_rtt) = match connecting.into_0rtt() {
+        Ok((conn, accepted)) => (conn, Some(accepted)),
+        Err(connecting) => (connecting.await.unwrap(), None),
+    };
+    let (mut driver, mut send) = h3::client::new(h3_quinn::Connection::new(conn.clone()))
+        .await
+        .unwrap();
+    let drive = tokio::spawn(async move {
+        let _ = std::future::poll_fn(|cx| driver.poll_close(cx)).await;
+    });
+    let req = Request::get(format!("https://localhost:{}/", to.port()))
+        .body(())
+        .unwrap();
+    let mut stream = send.send_request(req).await.unwrap();
+    stream.finish().await.unwrap();
+    let status = stream.recv_response().await.unwrap().status();
+    while stream.recv_data().await.unwrap().is_some() {}
+    let accepted = match zero_rtt {
+        Some(a) => Some(a.await),
+        None => None,
+    };
+    // the tickets come right after the handshake: let them arrive
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    drop(send);
+    drive.abort();
+    conn.close(0u32.into(), b"done");
+    (accepted, status)
+}
+
+/// A client that comes back with the ticket of its first connection
+/// resumes and sends its request in 0-RTT; the origin takes it before the
+/// handshake completes (the server's flight reaches the client slowly,
+/// through a relay, so the client's Finished comes long after its request)
+/// and its connection log says so. With `--zero-rtt off` the ticket
+/// resumes without early data.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn h3_resumes_with_a_ticket_and_takes_0rtt() {
+    for (zero_rtt, tag) in [("on", "0rtt-on"), ("off", "0rtt-off")] {
+        let mut f = start_with(tag, "1000000", &["--zero-rtt", zero_rtt]);
+        tokio::time::timeout(T, async {
+            // 20 kB/s back: the server's first flight takes about 100 ms
+            let via = slow_downlink(f.https, 20_000.0).await;
+            let ep = resuming_quic_client(&f);
+            assert_eq!(
+                get_over_new_connection(&ep, via).await,
+                (None, StatusCode::OK)
+            );
+            let second = get_over_new_connection(&ep, via).await;
+            let lines = connection_lines(&f, 2).await;
+            assert_eq!(facts(&lines[0]), ("h3", "full", false, false, false, 0));
+            if zero_rtt == "on" {
+                assert_eq!(second, (Some(true), StatusCode::OK));
+                assert_eq!(facts(&lines[1]), ("h3", "resumed", true, true, true, 1));
+            } else {
+                // the ticket allows no early data: the client does not try
+                assert_eq!(second, (None, StatusCode::OK));
+                assert_eq!(facts(&lines[1]), ("h3", "resumed", true, false, false, 0));
+            }
+            ep.close(0u32.into(), b"done");
+        })
+        .await
+        .expect("connections took over 10 s");
+        assert_eq!(terminate(&mut f).code(), Some(0));
+    }
+}
+
+/// Over TLS on TCP a client's second connection resumes with its first's
+/// ticket (and sends no early data: the tickets allow none); the
+/// connection log says which.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tls_over_tcp_resumes_with_a_ticket() {
+    let mut f = start_with("tls-resume", "1000000", &[]);
+    tokio::time::timeout(T, async {
+        let mut tls = client_tls(&f.dir, &[b"h2"]);
+        tls.enable_early_data = true;
+        let connector = tokio_rustls::TlsConnector::from(Arc::new(tls));
+        for _ in 0..2 {
+            let tcp = tokio::net::TcpStream::connect(f.https).await.unwrap();
+            let tls = connector
+                .connect(ServerName::try_from("localhost").unwrap(), tcp)
+                .await
+                .unwrap();
+            let mut send = common::h2(tls).await;
+            let resp = send.send_request(request("GET", "/")).await.unwrap();
+            assert_eq!(collect(resp).await.0.status(), StatusCode::OK);
+        }
+        let lines = connection_lines(&f, 2).await;
+        assert_eq!(facts(&lines[0]), ("h2", "full", false, false, false, 0));
+        assert_eq!(facts(&lines[1]), ("h2", "resumed", true, false, false, 0));
+    })
+    .await
+    .expect("connections took over 10 s");
+    assert_eq!(terminate(&mut f).code(), Some(0));
+}
+
+/// A client whose ClientHello takes two Initial packets (as Chromium's
+/// does, with its post-quantum key share) gets its answer when the second
+/// packet comes a while after the first: HTTP/3 starts once the whole
+/// hello is in. (It used to open its control stream before the client's
+/// stream limits were known, and wait for them for ever.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn h3_serves_a_client_whose_hello_spans_two_packets() {
+    let mut f = start_with("long-hello", "1000000", &[]);
+    tokio::time::timeout(T, async {
+        // 20 kB/s up: the second Initial comes about 60 ms after the first
+        let via = slow_relay(f.https, 20e6, Some(20_000.0)).await;
+        let mut tls = client_tls(&f.dir, &[]);
+        // ALPN names the server does not take make the hello over 1200 bytes
+        let filler: Vec<Vec<u8>> = (0..12).map(|i| vec![b'a' + i; 120]).collect();
+        tls.alpn_protocols = [filler, vec![b"h3".to_vec()]].concat();
+        let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls).unwrap();
+        let mut ep = quinn::Endpoint::client(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).unwrap();
+        ep.set_default_client_config(quinn::ClientConfig::new(Arc::new(quic)));
+        assert_eq!(
+            get_over_new_connection(&ep, via).await,
+            (None, StatusCode::OK)
+        );
+        ep.close(0u32.into(), b"done");
+    })
+    .await
+    .expect("no answer within 10 s");
+    assert_eq!(terminate(&mut f).code(), Some(0));
 }

@@ -36,7 +36,7 @@ impl Proxy {
             .alpn
             .clone()
             .map_or_else(|| self.cfg.alpn.clone(), |a| vec![a]);
-        let cfg = self.server_config(id, alpn, Some(&far))?;
+        let (cfg, watch) = self.server_config(id, alpn, Some(&far))?;
         let near = match incoming.accept_with(Arc::new(cfg)) {
             Ok(c) => c.await,
             Err(e) => Err(e),
@@ -44,6 +44,7 @@ impl Proxy {
         match near {
             Ok(n) => {
                 self.stats.accepted.fetch_add(1, Relaxed);
+                self.log_handshake(&n, &watch);
                 Ok((n, far))
             }
             Err(e) => {

@@ -22,7 +22,7 @@ impl Proxy {
         id: u64,
         incoming: Incoming,
     ) -> Result<(quinn::Connection, Upstream), String> {
-        let cfg = self.server_config(id, self.cfg.alpn.clone(), None)?;
+        let (cfg, watch) = self.server_config(id, self.cfg.alpn.clone(), None)?;
         let mut connecting: Connecting = incoming
             .accept_with(Arc::new(cfg))
             .map_err(|e| format!("client side: {e}"))?;
@@ -37,10 +37,12 @@ impl Proxy {
         match (near, far) {
             (Ok(n), Ok(f)) => {
                 self.stats.accepted.fetch_add(1, Relaxed);
+                self.log_handshake(&n, &watch);
                 Ok((n, f))
             }
             (Ok(n), Err(ended)) => {
                 self.stats.accepted.fetch_add(1, Relaxed);
+                self.log_handshake(&n, &watch);
                 self.refuse_near(&n, &ended);
                 Err(format!("next hop: {}", ended.describe()))
             }

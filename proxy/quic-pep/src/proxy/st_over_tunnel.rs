@@ -48,14 +48,20 @@ impl Proxy {
             }
         };
         let near = match self.server_config(id, self.cfg.alpn.clone(), None) {
-            Ok(cfg) => match incoming.accept_with(Arc::new(cfg)) {
-                Ok(c) => c.await.map_err(|e| Ended::from(&e).describe()),
+            Ok((cfg, watch)) => match incoming.accept_with(Arc::new(cfg)) {
+                Ok(c) => c
+                    .await
+                    .map(|n| (n, watch))
+                    .map_err(|e| Ended::from(&e).describe()),
                 Err(e) => Err(Ended::from(&e).describe()),
             },
             Err(e) => Err(e),
         };
         let near = match near {
-            Ok(n) => n,
+            Ok((n, watch)) => {
+                self.log_handshake(&n, &watch);
+                n
+            }
             Err(why) => {
                 self.stats.failed.fetch_add(1, Relaxed);
                 return format!("conn {id} from {remote} failed: client side: {why}");

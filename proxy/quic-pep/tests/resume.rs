@@ -1,0 +1,79 @@
+//! Proxy-ST's session tickets: a client that comes back resumes with one,
+//! its 0-RTT is accepted, and the connection log (`--conn-log`) says so.
+
+mod common;
+
+use std::net::Ipv4Addr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::*;
+use satbench_quic_pep::tls;
+
+/// The connection log's lines once it has `n`, as JSON.
+async fn lines(path: &std::path::Path, n: usize) -> Vec<serde_json::Value> {
+    for _ in 0..500 {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if text.lines().count() >= n {
+            return text
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("{path:?} has fewer than {n} lines");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_returning_client_resumes_and_its_0rtt_is_accepted() {
+    let conns = std::env::temp_dir().join(format!("quic-pep-conns-{}.log", std::process::id()));
+    let _ = std::fs::remove_file(&conns);
+    let st_flags = ["--conn-log", conns.to_str().unwrap()];
+    let c = chain(
+        "resume",
+        &st_flags,
+        &[],
+        &["h3"],
+        quinn::TransportConfig::default(),
+    )
+    .await;
+    let mut tls = tls::client_tls(tls::load_pinned(&c.st_cert.join("cert.pem")).unwrap()).unwrap();
+    tls.alpn_protocols = vec![b"h3".to_vec()];
+    tls.enable_early_data = true;
+    let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls).unwrap();
+    let mut ep = quinn::Endpoint::client((Ipv4Addr::LOCALHOST, 0).into()).unwrap();
+    ep.set_default_client_config(quinn::ClientConfig::new(Arc::new(quic)));
+    tokio::time::timeout(T, async {
+        let first = ep.connect(c.st.addr, "st.test").unwrap().await.unwrap();
+        // the tickets come right after the handshake
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        first.close(0u32.into(), b"");
+        let Ok((second, accepted)) = ep.connect(c.st.addr, "st.test").unwrap().into_0rtt() else {
+            panic!("no ticket that allows 0-RTT");
+        };
+        assert!(accepted.await, "0-RTT refused");
+        second.close(0u32.into(), b"");
+    })
+    .await
+    .expect("connections took over 10 s");
+    let l = lines(&conns, 2).await;
+    let facts = |l: &serde_json::Value| {
+        ["handshake", "protocol"]
+            .map(|k| l[k].as_str().unwrap().to_string())
+            .join(" ")
+            + &["psk_offered", "early_offered", "early_accepted"]
+                .map(|k| format!(" {k}={}", l[k]))
+                .concat()
+    };
+    assert_eq!(
+        facts(&l[0]),
+        "full h3 psk_offered=false early_offered=false early_accepted=false"
+    );
+    assert_eq!(
+        facts(&l[1]),
+        "resumed h3 psk_offered=true early_offered=true early_accepted=true"
+    );
+    let _ = std::fs::remove_file(&conns);
+    std::fs::remove_dir_all(&c.dir).unwrap();
+}
