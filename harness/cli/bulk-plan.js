@@ -49,6 +49,20 @@ export function validateBulkMatrix(m, { profiles = profileCache() } = {}) {
 }
 
 /**
+ * Pure: refuses careful-resume=on where a bulk run cannot use it: a run
+ * makes one connection (and the PEP one per run), so no connection would
+ * start from a saved path; and the receiver (--quic-client) sends nothing
+ * to resume.
+ */
+export function checkBulkCarefulResume({ quic = {}, quicClient = {}, sat = {} }) {
+  const why = 'a bulk run makes one connection, so none would start from a saved path (bench --view revisit does)';
+  if (quic['careful-resume'] === 'on') throw new UsageError(`--quic careful-resume=on: ${why}`);
+  if (sat['careful-resume'] === 'on') throw new UsageError(`--pep-sat careful-resume=on: ${why}`);
+  if (quicClient['careful-resume'] === 'on')
+    throw new UsageError("--quic-client careful-resume=on: Careful Resume is the sender's (--quic)");
+}
+
+/**
  * The matrix and the settings together: the PEP options suit the chains
  * the protocols use, the kernel has --cc, and the binaries the protocols
  * need are built. Needs no privileges. `settings` as bulkInput makes them;
@@ -69,6 +83,7 @@ export function checkBulk(matrix, settings = {}, options = {}) {
     shard = null,
   } = settings;
   validateBulkMatrix(matrix, { profiles });
+  checkBulkCarefulResume({ quic, quicClient, sat: given.sat ?? {} });
   checkCongestionControl(tcp?.cc, options.congestionControls ?? availableCongestionControls());
   const pep = {
     preset: given.preset ?? null,

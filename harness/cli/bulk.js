@@ -52,7 +52,8 @@ Options:
   --quic LIST       the sender's QUIC (satbulk, and the origin for browser-h3), KEY=VALUE
                     comma-separated: cc=cubic|newreno|bbr|sat, initial-window=PACKETS,
                     initial-mtu=BYTES, ack-frequency, ack-eliciting-threshold=N, max-ack-delay-ms=MS,
-                    bdp-bytes=BYTES (default: the profile's rate × RTT), idle-timeout-ms=MS
+                    bdp-bytes=BYTES (default: the profile's rate × RTT), idle-timeout-ms=MS;
+                    careful-resume=on is refused: a bulk run makes one connection (no revisit)
   --quic-client LIST  the receiver's QUIC, the same keys (its flow-control windows, ACK frequency)
   --cc NAME         TCP congestion control of the end hosts (default cubic; newreno = reno)
   --initcwnd N      TCP initial congestion and receive window of the end hosts (default 10)

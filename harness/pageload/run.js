@@ -5,6 +5,7 @@
 // comes resolved in `plan` (campaign/scenario.js).
 import { guardedRun, SETUP_MS } from '../campaign/run-guard.js';
 import { originLogBytes, readOriginLog, startOrigin } from '../servers/origin.js';
+import { carefulResumeLogBytes, readCarefulResumeLog } from '../servers/careful-resume-log.js';
 import { startPepChain, pepRecord, checkThrough } from '../pep/chain.js';
 import { runFolder } from '../campaign/results-dir.js';
 import { scenarioKey } from '../kinds/pageload.js';
@@ -155,7 +156,12 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
       // the counters as each load ends: the origin's log up to there, the link's and the PEPs'
       const counters = [];
       const count = async () =>
-        counters.push({ log: originLogBytes(tb), link_stats: await tb.linkStats(), pep: await chain?.stats() });
+        counters.push({
+          log: originLogBytes(tb),
+          cr: carefulResumeLogBytes(tb),
+          link_stats: await tb.linkStats(),
+          pep: await chain?.stats(),
+        });
       const pages =
         loads.length === 1
           ? [await loadPage({ ...load, gatherers: loads[0].gatherers, signal })]
@@ -180,6 +186,10 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
           origin_log: readOriginLog(tb, { from: i ? counters[0].log : 0, to: c.log }),
           link_stats: c.link_stats,
         };
+        // careful-resume=on (--quic: our origin; --pep-sat: Proxy-GW): each of the
+        // load's connections that started from a saved path
+        if (plan.quic?.['careful-resume'] === 'on' || plan.pepSides?.sat?.['careful-resume'] === 'on')
+          rec.careful_resume = readCarefulResumeLog(tb, { from: i ? counters[0].cr : {}, to: c.cr });
         // a LEO slot process: the slot's phase at navigation start, and
         // whether a handover fell inside the load
         const slot = slotAtLoad(

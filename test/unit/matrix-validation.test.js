@@ -133,6 +133,17 @@ describe('bench: matrix validation', () => {
     );
     await checkBench({ ...BENCH, protocols: ['h1-pep'] }, { pep: tcpKey });
     await assert.rejects(checkBench(BENCH, { altSvc: 'h3' }), refusal('--alt-svc', /expected all or tcp, got "h3"/));
+    // Careful Resume: only a run's second load finds a saved path at the origin
+    const cr = { quic: { 'careful-resume': 'on' } };
+    await assert.rejects(
+      checkBench(BENCH, cr),
+      refusal('--quic careful-resume=on', /a first view finds no saved path .*add --view revisit or repeat/),
+    );
+    await checkBench({ ...BENCH, views: ['first', 'revisit'] }, cr);
+    await assert.rejects(
+      checkBench({ ...BENCH, views: ['revisit'] }, { ...cr, origin: 'h2o' }),
+      refusal('--quic', /H2O has no setting for careful-resume/),
+    );
     await checkBench(BENCH, { h3Priorities: 'off', altSvc: 'tcp', pep: parsePepOptions({ sat: 'cc=bbr' }) });
   });
 
@@ -208,6 +219,22 @@ describe('bulk: matrix validation', () => {
       assert.throws(() => validateBulkMatrix({ ...BULK, ...change }), refusal(flag, expected));
     });
   }
+
+  it('refuses careful-resume=on in bulk: one connection per run, and only a sender resumes', () => {
+    assert.throws(
+      () => checkBulk(BULK, { quic: { 'careful-resume': 'on' } }),
+      refusal('--quic careful-resume=on', /a bulk run makes one connection, so none would start from a saved path/),
+    );
+    assert.throws(
+      () => checkBulk(BULK, { pep: parsePepOptions({ sat: 'careful-resume=on' }) }),
+      refusal('--pep-sat careful-resume=on', /a bulk run makes one connection/),
+    );
+    assert.throws(
+      () => checkBulk(BULK, { quicClient: { 'careful-resume': 'on' } }),
+      refusal('--quic-client careful-resume=on', /Careful Resume is the sender's/),
+    );
+    checkBulk(BULK, { quic: { 'careful-resume': 'off' } });
+  });
 
   it('checks the PEP options against the chains the protocols use', async () => {
     const quicKey = parsePepOptions({ ground: 'ack-frequency' });

@@ -25,6 +25,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use quinn::{Incoming, VarInt};
+use satbench_transport::careful_resume::{Resumer, Session};
 
 use crate::cli::{Config, Mode, Role};
 use crate::hop::{NextHop, Upstream};
@@ -90,6 +91,11 @@ impl Proxy {
         }
         accept.windows = fit.accept;
         connect.windows = fit.connect;
+        if cfg.accept.careful_resume {
+            let r = Resumer::new(&cfg.accept, cfg.careful_resume_log.as_deref())
+                .map_err(|e| format!("--careful-resume-log {e}"))?;
+            accept.resumer = Some(Arc::new(r));
+        }
         if let Some(dir) = &cfg.qlog_dir {
             std::fs::create_dir_all(dir)
                 .map_err(|e| format!("--qlog-dir {}: {e}", dir.display()))?;
@@ -294,13 +300,20 @@ impl Proxy {
         self.log.line(&line);
     }
 
+    /// The config client connection `id` (`incoming`) is accepted with, and
+    /// its Careful Resume session (`self.accept.watch` it once accepted).
     fn server_config(
         &self,
         id: u64,
         alpn: Vec<Vec<u8>>,
         far: Option<&Upstream>,
-    ) -> Result<quinn::ServerConfig, String> {
-        let mut t = self.accept.config(Conn::Client(id))?;
+        incoming: &quinn::Incoming,
+    ) -> Result<(quinn::ServerConfig, Option<Session>), String> {
+        let (mut t, session) = self.accept.accepted_config(
+            Conn::Client(id),
+            incoming.remote_address(),
+            incoming.local_ip(),
+        )?;
         if let Some(l) = far.and_then(|u| u.limits) {
             let v = |x: u64| VarInt::from_u64(x).unwrap_or(VarInt::MAX);
             t.max_concurrent_bidi_streams(v(l.max_streams_bidi));
@@ -308,7 +321,7 @@ impl Proxy {
         }
         let mut c = quinn::ServerConfig::with_crypto(tls::with_alpn(&self.server_tls, alpn));
         c.transport_config(Arc::new(t));
-        Ok(c)
+        Ok((c, session))
     }
 
     pub fn mode_name(&self) -> &'static str {

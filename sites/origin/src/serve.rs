@@ -23,6 +23,7 @@ use hyper::body::Incoming;
 use hyper::server::conn::{http1, http2};
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
+use satbench_transport::careful_resume::Resumer;
 use satbench_transport::cert;
 use satbench_transport::process::{say_ready, Shutdown};
 use tokio::io::AsyncReadExt;
@@ -343,11 +344,23 @@ async fn handle_h3(site: Arc<Site>, priorities: StreamPriorities, resolver: H3Re
 }
 
 /// HTTP/3 over QUIC, responses ordered by `policy`.
-pub async fn serve_h3(endpoint: quinn::Endpoint, site: Arc<Site>, policy: Policy) {
+pub async fn serve_h3(
+    endpoint: quinn::Endpoint,
+    site: Arc<Site>,
+    policy: Policy,
+    resume: Option<(Arc<Resumer>, quinn::ServerConfig)>,
+) {
     while let Some(incoming) = endpoint.accept().await {
         let site = site.clone();
+        let resume = resume.clone();
         tokio::spawn(async move {
-            let Ok(conn) = incoming.await else { return };
+            let conn = match &resume {
+                // Careful Resume: the connection's controller starts from
+                // what this client's previous connection measured
+                Some((r, config)) => r.accept(incoming, config).await,
+                None => incoming.await,
+            };
+            let Ok(conn) = conn else { return };
             let conn = h3_quinn_prio::Connection::new(conn, policy);
             let priorities = conn.priorities();
             let Ok(mut h3) = h3::server::builder().build::<_, Bytes>(conn).await else {
@@ -462,6 +475,13 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
         .map_err(|e| format!("--key {}: unusable for QUIC: {e}", args.key.display()))?;
     let mut quic_config = quinn::ServerConfig::with_crypto(Arc::new(quic_crypto));
     quic_config.transport_config(Arc::new(args.quic.transport_config()));
+    let resumer = match args.quic.careful_resume {
+        true => Some(Arc::new(
+            Resumer::new(&args.quic, args.careful_resume_log.as_deref())
+                .map_err(|e| format!("--careful-resume-log {e}"))?,
+        )),
+        false => None,
+    };
 
     let mut listeners = Vec::new();
     for addr in &args.addrs {
@@ -475,7 +495,8 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     for l in listeners {
         tokio::spawn(serve_http(l.http, site.clone()));
         tokio::spawn(serve_https(l.https, acceptor.clone(), site.clone()));
-        tokio::spawn(serve_h3(l.quic.clone(), site.clone(), args.h3_priorities));
+        let resume = resumer.clone().map(|r| (r, quic_config.clone()));
+        tokio::spawn(serve_h3(l.quic.clone(), site.clone(), args.h3_priorities, resume));
         endpoints.push(l.quic);
     }
 

@@ -47,9 +47,11 @@ impl Proxy {
                 return format!("conn {id} from {remote} failed: the tunnel is down");
             }
         };
-        let near = match self.server_config(id, self.cfg.alpn.clone(), None) {
-            Ok(cfg) => match incoming.accept_with(Arc::new(cfg)) {
-                Ok(c) => c.await.map_err(|e| Ended::from(&e).describe()),
+        let near = match self.server_config(id, self.cfg.alpn.clone(), None, &incoming) {
+            Ok((cfg, cr)) => match incoming.accept_with(Arc::new(cfg)) {
+                Ok(c) => c.await.map_err(|e| Ended::from(&e).describe()).inspect(|n| {
+                    self.accept.watch(n, cr);
+                }),
                 Err(e) => Err(Ended::from(&e).describe()),
             },
             Err(e) => Err(e),
