@@ -5,7 +5,7 @@
 // comes resolved in `plan` (campaign/scenario.js).
 import { guardedRun, SETUP_MS } from '../campaign/run-guard.js';
 import { originLogBytes, readOriginLog, startOrigin } from '../servers/origin.js';
-import { carefulResumeLogBytes, readCarefulResumeLog } from '../servers/careful-resume-log.js';
+import { carefulResumeLogBytes, carefulResumeOn, readCarefulResumeLog } from '../servers/careful-resume-log.js';
 import { startPepChain, pepRecord, checkThrough } from '../pep/chain.js';
 import { runFolder } from '../campaign/results-dir.js';
 import { scenarioKey } from '../kinds/pageload.js';
@@ -188,7 +188,7 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
         };
         // careful-resume=on (--quic: our origin; --pep-sat: Proxy-GW): each of the
         // load's connections that started from a saved path
-        if (plan.quic?.['careful-resume'] === 'on' || plan.pepSides?.sat?.['careful-resume'] === 'on')
+        if (carefulResumeOn(plan))
           rec.careful_resume = readCarefulResumeLog(tb, { from: i ? counters[0].cr : {}, to: c.cr });
         // a LEO slot process: the slot's phase at navigation start, and
         // whether a handover fell inside the load

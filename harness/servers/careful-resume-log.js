@@ -1,14 +1,18 @@
 // The Careful Resume logs (transport/src/careful_resume/log.rs): a JSON
 // line per QUIC connection that started from a saved path, written by our
-// origin (--quic careful-resume=on) and by Proxy-GW for the satellite hop
-// (--pep-sat careful-resume=on), each to its own file, read back per page
-// load into the record's `careful_resume`. A line is written when Careful
+// origin and satbulk's server (--quic careful-resume=on) and by Proxy-GW for
+// the satellite hop (--pep-sat careful-resume=on), each to its own file,
+// read back per page load (or bulk run) into the record's `careful_resume`. A line is written when Careful
 // Resume settles (Normal), or when the connection ends before.
 import fs from 'node:fs';
 import path from 'node:path';
 
-// the servers that write one: our origin, the QUIC PEP's Proxy-GW
-export const CAREFUL_RESUME_SERVERS = ['origin', 'gw'];
+// the servers that write one: our origin, satbulk's server, the QUIC PEP's Proxy-GW
+export const CAREFUL_RESUME_SERVERS = ['origin', 'satbulk', 'gw'];
+
+/** Pure: whether a run's plan has careful-resume=on: --quic (our origin, satbulk) or --pep-sat (Proxy-GW). */
+export const carefulResumeOn = (plan) =>
+  plan.quic?.['careful-resume'] === 'on' || plan.pepSides?.sat?.['careful-resume'] === 'on';
 
 /** Where `server` of testbed `tb` writes it. */
 export const carefulResumeLogPath = (tb, server = 'origin') => path.join(tb.dir, `careful-resume-${server}.log`);
@@ -43,7 +47,7 @@ export function parseCarefulResumeLog(text) {
 
 /**
  * The entries testbed `tb`'s servers logged between `from` and `to`
- * ({origin: BYTES, gw: BYTES}, carefulResumeLogBytes; a server left out:
+ * ({origin: BYTES, …}, carefulResumeLogBytes; a server left out:
  * its whole log), each with the `server` that wrote it; [] without logs.
  */
 export function readCarefulResumeLog(tb, { from = {}, to = {} } = {}) {
@@ -58,7 +62,7 @@ export function readCarefulResumeLog(tb, { from = {}, to = {} } = {}) {
   });
 }
 
-/** How many bytes of its log each server of testbed `tb` wrote so far: {origin, gw}. */
+/** How many bytes of its log each server of testbed `tb` wrote so far: {origin, satbulk, gw}. */
 export function carefulResumeLogBytes(tb) {
   return Object.fromEntries(
     CAREFUL_RESUME_SERVERS.map((s) => [

@@ -1,9 +1,10 @@
-// Careful Resume at our origin, for real: Chromium loads kepler over h3
-// twice in one run (bench --view revisit), on a short-delay link with a
-// rate. The first load's connection is measured; the revisit's new
-// connection starts from it, jumps, and validates the jump. --cache none
-// makes the revisit fetch every object again, so its sender fills its
-// window and the jump has something to carry.
+// Careful Resume for real, on a short-delay link with a rate: Chromium
+// loads kepler over h3 twice in one run (bench --view revisit) from our
+// origin, and satbulk makes a second connection (bulk --view revisit). The
+// first connection is measured; the second starts from it, jumps, and
+// validates the jump. --cache none makes the page's revisit fetch every
+// object again, so its sender fills its window and the jump has something
+// to carry.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,6 +37,31 @@ describe('Careful Resume (integration, real Chromium)', function () {
       assert.ok(c.jump_bytes <= half + 8, JSON.stringify(c));
       assert.equal(c.phases[0], 'reconnaissance>unvalidated:cwnd_limited', JSON.stringify(c));
     }
+    assert.deepEqual(await leftBehind(r.made), [], 'a run left these behind');
+  });
+
+  it("bulk --view revisit --quic careful-resume=on: satbulk's second connection resumes the first and jumps", async () => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-cr-bulk-')), 'r');
+    const r = await satbench(
+      [
+        ...['bulk', '--profile', writeProfile(SHORT), '--protocol', 'quic', '--size', '5MB'],
+        ...['--view', 'revisit', '--quic', 'careful-resume=on', '-n', '1', '--out', out],
+      ],
+      { timeoutMs: 240000 },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const [rec] = records(out);
+    assert.equal(rec.ok, true, rec.error);
+    assert.equal(rec.scenario.view, 'revisit');
+    assert.equal(rec.metrics.bytes, 5e6);
+    assert.equal(rec.first_connection.ok, true);
+    assert.equal(rec.first_connection.metrics.bytes, 5e6);
+    const [c, ...more] = rec.careful_resume;
+    assert.deepEqual(more, [], 'one connection had a saved path: the second');
+    assert.equal(c.server, 'satbulk');
+    assert.ok(c.jump_bytes > 0, JSON.stringify(c));
+    assert.equal(c.retreated, false, JSON.stringify(c));
+    assert.equal(c.phase_reached, 'normal', JSON.stringify(c));
     assert.deepEqual(await leftBehind(r.made), [], 'a run left these behind');
   });
 

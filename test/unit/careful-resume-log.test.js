@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
+  carefulResumeOn,
   parseCarefulResumeLog,
   readCarefulResumeLog,
   carefulResumeLogBytes,
@@ -66,7 +67,7 @@ describe('Careful Resume log', () => {
     const tb = { dir };
     const line = (n) => `${JSON.stringify({ ...JUMPED, jump_bytes: n })}\n`;
     assert.deepEqual(readCarefulResumeLog(tb), []);
-    assert.deepEqual(carefulResumeLogBytes(tb), { origin: 0, gw: 0 });
+    assert.deepEqual(carefulResumeLogBytes(tb), { origin: 0, satbulk: 0, gw: 0 });
     fs.writeFileSync(path.join(dir, 'careful-resume-origin.log'), line(1));
     const mid = carefulResumeLogBytes(tb);
     fs.appendFileSync(path.join(dir, 'careful-resume-origin.log'), line(2));
@@ -79,5 +80,12 @@ describe('Careful Resume log', () => {
       ['gw', 3],
     ]);
     fs.rmSync(dir, { recursive: true });
+  });
+
+  it('is on when --quic or --pep-sat says careful-resume=on', () => {
+    assert.equal(carefulResumeOn({ quic: { 'careful-resume': 'on' } }), true);
+    assert.equal(carefulResumeOn({ quic: {}, pepSides: { sat: { 'careful-resume': 'on' } } }), true);
+    assert.equal(carefulResumeOn({ quic: { 'careful-resume': 'off' }, pepSides: null }), false);
+    assert.equal(carefulResumeOn({}), false);
   });
 });

@@ -220,20 +220,39 @@ describe('bulk: matrix validation', () => {
     });
   }
 
-  it('refuses careful-resume=on in bulk: one connection per run, and only a sender resumes', () => {
+  it('refuses careful-resume=on in bulk where nothing resumes: no revisit, the warm tunnel, the receiver', () => {
+    const REVISIT = { ...BULK, protocols: ['quic', 'quic-pep'], views: ['first', 'revisit'] };
     assert.throws(
       () => checkBulk(BULK, { quic: { 'careful-resume': 'on' } }),
-      refusal('--quic careful-resume=on', /a bulk run makes one connection, so none would start from a saved path/),
+      refusal('--quic careful-resume=on', /without --view revisit a bulk run makes one connection/),
     );
+    checkBulk(REVISIT, { quic: { 'careful-resume': 'on' } });
     assert.throws(
       () => checkBulk(BULK, { pep: parsePepOptions({ sat: 'careful-resume=on' }) }),
-      refusal('--pep-sat careful-resume=on', /a bulk run makes one connection/),
+      refusal('--pep-sat careful-resume=on', /without --view revisit/),
     );
     assert.throws(
-      () => checkBulk(BULK, { quicClient: { 'careful-resume': 'on' } }),
+      () => checkBulk(REVISIT, { pep: parsePepOptions({ sat: 'careful-resume=on' }) }),
+      refusal('--pep-sat careful-resume=on', /the warm tunnel carries both connections .* --pep-tunnel per-connection/),
+    );
+    checkBulk(REVISIT, { pep: parsePepOptions({ sat: 'careful-resume=on', tunnel: 'per-connection' }) });
+    assert.throws(
+      () => checkBulk(REVISIT, { quicClient: { 'careful-resume': 'on' } }),
       refusal('--quic-client careful-resume=on', /Careful Resume is the sender's/),
     );
     checkBulk(BULK, { quic: { 'careful-resume': 'off' } });
+  });
+
+  it('refuses a bulk view it has not, and a revisit over what makes no second connection', () => {
+    assert.throws(
+      () => validateBulkMatrix({ ...BULK, views: ['repeat'] }),
+      refusal('--view', /expected first or revisit .*got "repeat"/),
+    );
+    assert.throws(
+      () => validateBulkMatrix({ ...BULK, views: ['revisit'] }),
+      refusal('--view revisit', /tcp-pep makes no second connection; a revisit is satbulk's QUIC \(quic, quic-pep\)/),
+    );
+    validateBulkMatrix({ ...BULK, protocols: ['quic'], views: ['revisit'] });
   });
 
   it('checks the PEP options against the chains the protocols use', async () => {

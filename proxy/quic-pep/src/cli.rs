@@ -436,10 +436,12 @@ impl Cli {
         }
         // the end that accepts sends to a returning peer and keeps its path
         if connect.careful_resume {
-            return Err("--connect-side careful-resume: Careful Resume is the accepting end's \
+            return Err(
+                "--connect-side careful-resume: Careful Resume is the accepting end's \
                         (its sends to a peer that returns); set it in --accept-side (Proxy-GW's \
                         for the satellite hop)"
-                .into());
+                    .into(),
+            );
         }
         if self.careful_resume_log.is_some() && !accept.careful_resume {
             return Err("--careful-resume-log: only with --accept-side careful-resume=on".into());
@@ -556,7 +558,8 @@ mod tests {
 
     #[test]
     fn careful_resume_is_the_accepting_sides_with_its_log() {
-        let gw = config("--role gw --tunnel --accept-side careful-resume=on --careful-resume-log /l");
+        let gw =
+            config("--role gw --tunnel --accept-side careful-resume=on --careful-resume-log /l");
         assert!(gw.accept.careful_resume);
         assert_eq!(gw.careful_resume_log, Some(PathBuf::from("/l")));
         assert!(error("--role st --connect-side careful-resume=on")

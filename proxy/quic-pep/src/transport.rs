@@ -114,7 +114,10 @@ impl SideTransport {
         local: Option<IpAddr>,
     ) -> Result<(TransportConfig, Option<Session>), String> {
         let mut t = self.config(conn)?;
-        let session = self.resumer.as_ref().map(|r| r.attach(&mut t, remote, local));
+        let session = self
+            .resumer
+            .as_ref()
+            .map(|r| r.attach(&mut t, remote, local));
         Ok((t, session))
     }
 

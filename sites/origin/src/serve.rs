@@ -496,7 +496,12 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
         tokio::spawn(serve_http(l.http, site.clone()));
         tokio::spawn(serve_https(l.https, acceptor.clone(), site.clone()));
         let resume = resumer.clone().map(|r| (r, quic_config.clone()));
-        tokio::spawn(serve_h3(l.quic.clone(), site.clone(), args.h3_priorities, resume));
+        tokio::spawn(serve_h3(
+            l.quic.clone(),
+            site.clone(),
+            args.h3_priorities,
+            resume,
+        ));
         endpoints.push(l.quic);
     }
 

@@ -183,7 +183,7 @@ impl Controller for CarefulResumeController {
             min: rtt.min(),
             smoothed: rtt.get(),
         });
-        self.observer.on_ack(now, bytes, rtt.min());
+        self.observer.on_ack(now, sent, bytes, rtt.min());
         if let Some(cr) = self.cr.as_mut() {
             cr.on_ack(bytes);
         }

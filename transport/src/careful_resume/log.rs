@@ -141,9 +141,16 @@ mod tests {
 
     #[test]
     fn a_line_names_the_phase_the_jump_and_the_drafts_events() {
-        let e = Endpoint::new("10.0.0.1:9".parse().unwrap(), Some("10.0.0.9".parse().unwrap()));
+        let e = Endpoint::new(
+            "10.0.0.1:9".parse().unwrap(),
+            Some("10.0.0.9".parse().unwrap()),
+        );
         let idle = Report::default();
-        assert_eq!(line(&idle, &e, SystemTime::UNIX_EPOCH), None, "no saved path, no line");
+        assert_eq!(
+            line(&idle, &e, SystemTime::UNIX_EPOCH),
+            None,
+            "no saved path, no line"
+        );
         let saved = Saved {
             cwnd: 1_450_000,
             rtt: Duration::from_millis(580),

@@ -71,7 +71,11 @@ impl Resumer {
     /// The transport of a connection from `remote` to our `local` address:
     /// the options' with a Careful Resume controller that starts from the
     /// path saved for this client, if any.
-    pub fn connection(&self, remote: SocketAddr, local: Option<IpAddr>) -> (TransportConfig, Session) {
+    pub fn connection(
+        &self,
+        remote: SocketAddr,
+        local: Option<IpAddr>,
+    ) -> (TransportConfig, Session) {
         let mut t = self.opts.transport_config();
         let session = self.attach(&mut t, remote, local);
         (t, session)
@@ -126,7 +130,9 @@ impl Resumer {
                     me.log(&session);
                     watched.closed().await;
                 }
-                _ = watched.closed() => me.log(&session),
+                _ = watched.closed() => {
+                    me.log(&session);
+                }
             }
             me.save(&session);
         });

@@ -294,7 +294,8 @@ impl CarefulResume {
         base_window: u64,
         rtt: Option<Rtt>,
     ) -> Option<Change> {
-        let acked = |mark: Option<u64>| matches!((largest_acked, mark), (Some(a), Some(m)) if a >= m);
+        let acked =
+            |mark: Option<u64>| matches!((largest_acked, mark), (Some(a), Some(m)) if a >= m);
         match self.phase {
             Phase::Reconnaissance if self.full(in_flight, base_window) => {
                 let pn = self.last_sent?;
@@ -402,7 +403,14 @@ mod tests {
         assert_eq!(cr.on_sent(t0, 9, IW, IW, None), None);
         assert_eq!(cr.phase(), Phase::Reconnaissance);
         let (cr, c) = jumped(t0);
-        assert_eq!((c.old, c.new, c.trigger), (Phase::Reconnaissance, Phase::Unvalidated, Trigger::CwndLimited));
+        assert_eq!(
+            (c.old, c.new, c.trigger),
+            (
+                Phase::Reconnaissance,
+                Phase::Unvalidated,
+                Trigger::CwndLimited
+            )
+        );
         assert_eq!(cr.window(), Some(500_000), "half the saved window, no more");
         assert_eq!(cr.jump_bytes(), SAVED.cwnd / 2);
         assert_eq!(c.pipesize, IW, "PipeSize starts at the window");
@@ -417,7 +425,11 @@ mod tests {
             let mut cr = CarefulResume::new(SAVED, MTU);
             cr.on_ack(1200);
             let c = cr.on_sent(t0, 10, IW, IW, rtt(ms)).unwrap();
-            assert_eq!((c.new, c.trigger), (Phase::Normal, Trigger::RttNotValidated), "{ms} ms");
+            assert_eq!(
+                (c.new, c.trigger),
+                (Phase::Normal, Trigger::RttNotValidated),
+                "{ms} ms"
+            );
             assert_eq!(cr.window(), None);
             assert_eq!(cr.jump_bytes(), 0);
         }
@@ -426,7 +438,13 @@ mod tests {
     #[test]
     fn no_jump_when_it_would_not_raise_the_window() {
         let t0 = Instant::now();
-        let mut cr = CarefulResume::new(Saved { cwnd: 2 * IW, ..SAVED }, MTU);
+        let mut cr = CarefulResume::new(
+            Saved {
+                cwnd: 2 * IW,
+                ..SAVED
+            },
+            MTU,
+        );
         cr.on_ack(1200);
         let c = cr.on_sent(t0, 10, IW, IW, rtt(600)).unwrap();
         assert_eq!((c.new, c.trigger), (Phase::Normal, Trigger::NoGain));
@@ -436,7 +454,10 @@ mod tests {
     fn congestion_in_reconnaissance_means_normal_without_a_jump() {
         let mut cr = CarefulResume::new(SAVED, MTU);
         let c = cr.on_congestion(false).unwrap();
-        assert_eq!((c.new, c.trigger), (Phase::Normal, Trigger::CongestionInReconnaissance));
+        assert_eq!(
+            (c.new, c.trigger),
+            (Phase::Normal, Trigger::CongestionInReconnaissance)
+        );
         assert!(!cr.retreated());
     }
 
@@ -447,9 +468,20 @@ mod tests {
         assert_eq!(cr.on_sent(at(t0, 700), 200, 250_000, IW, rtt(600)), None);
         cr.on_ack(IW);
         // packet 10 is not one of the jump's
-        assert_eq!(cr.on_end_acks(at(t0, 1200), Some(10), 238_000, IW, rtt(600)), None);
-        let c = cr.on_end_acks(at(t0, 1201), Some(11), 236_800, IW, rtt(600)).unwrap();
-        assert_eq!((c.new, c.trigger), (Phase::Validating, Trigger::FirstUnvalidatedPacketAcknowledged));
+        assert_eq!(
+            cr.on_end_acks(at(t0, 1200), Some(10), 238_000, IW, rtt(600)),
+            None
+        );
+        let c = cr
+            .on_end_acks(at(t0, 1201), Some(11), 236_800, IW, rtt(600))
+            .unwrap();
+        assert_eq!(
+            (c.new, c.trigger),
+            (
+                Phase::Validating,
+                Trigger::FirstUnvalidatedPacketAcknowledged
+            )
+        );
         assert_eq!(c.last_unvalidated_packet, Some(200));
         assert_eq!(cr.window(), Some(236_800), "cut to the flight size");
         assert_eq!(cr.pipesize(), 2 * IW);
@@ -460,13 +492,21 @@ mod tests {
         let t0 = Instant::now();
         let (mut cr, _) = jumped(t0);
         let c = cr.on_sent(at(t0, 700), 430, 500_000, IW, rtt(600)).unwrap();
-        assert_eq!((c.new, c.trigger), (Phase::Validating, Trigger::LastUnvalidatedPacketSent));
+        assert_eq!(
+            (c.new, c.trigger),
+            (Phase::Validating, Trigger::LastUnvalidatedPacketSent)
+        );
         assert_eq!(cr.window(), Some(500_000));
 
         let (mut cr, _) = jumped(t0);
         assert_eq!(cr.on_sent(at(t0, 1200), 100, 100_000, IW, rtt(600)), None);
-        let c = cr.on_sent(at(t0, 1202), 101, 101_200, IW, rtt(600)).unwrap();
-        assert_eq!((c.new, c.trigger), (Phase::Validating, Trigger::RttExceeded));
+        let c = cr
+            .on_sent(at(t0, 1202), 101, 101_200, IW, rtt(600))
+            .unwrap();
+        assert_eq!(
+            (c.new, c.trigger),
+            (Phase::Validating, Trigger::RttExceeded)
+        );
     }
 
     #[test]
@@ -474,7 +514,9 @@ mod tests {
         let t0 = Instant::now();
         let (mut cr, _) = jumped(t0);
         cr.on_ack(IW);
-        let c = cr.on_end_acks(at(t0, 1201), Some(11), 0, IW, rtt(600)).unwrap();
+        let c = cr
+            .on_end_acks(at(t0, 1201), Some(11), 0, IW, rtt(600))
+            .unwrap();
         assert_eq!((c.new, c.trigger), (Phase::Normal, Trigger::RateLimited));
         assert_eq!(c.congestion_window, 2 * IW, "the validated PipeSize");
     }
@@ -487,9 +529,21 @@ mod tests {
         for _ in 0..400 {
             cr.on_ack(1200);
         }
-        assert_eq!(cr.on_end_acks(at(t0, 1300), Some(429), 1200, IW, rtt(600)), None);
-        let c = cr.on_end_acks(at(t0, 1301), Some(430), 0, IW, rtt(600)).unwrap();
-        assert_eq!((c.old, c.new, c.trigger), (Phase::Validating, Phase::Normal, Trigger::LastUnvalidatedPacketAcknowledged));
+        assert_eq!(
+            cr.on_end_acks(at(t0, 1300), Some(429), 1200, IW, rtt(600)),
+            None
+        );
+        let c = cr
+            .on_end_acks(at(t0, 1301), Some(430), 0, IW, rtt(600))
+            .unwrap();
+        assert_eq!(
+            (c.old, c.new, c.trigger),
+            (
+                Phase::Validating,
+                Phase::Normal,
+                Trigger::LastUnvalidatedPacketAcknowledged
+            )
+        );
         assert_eq!(c.congestion_window, 500_000, "the validated window goes on");
         assert_eq!(cr.window(), None, "Normal: the base controller's");
         assert!(!cr.retreated());
@@ -503,7 +557,10 @@ mod tests {
         cr.on_ack(1200);
         cr.on_ack(1200);
         let c = cr.on_congestion(false).unwrap();
-        assert_eq!((c.old, c.new, c.trigger), (Phase::Unvalidated, Phase::SafeRetreat, Trigger::PacketLoss));
+        assert_eq!(
+            (c.old, c.new, c.trigger),
+            (Phase::Unvalidated, Phase::SafeRetreat, Trigger::PacketLoss)
+        );
         assert!(cr.retreated());
         assert_eq!(cr.window(), Some((IW + 2400) / 2));
         assert_eq!(c.last_unvalidated_packet, Some(300));
@@ -513,8 +570,13 @@ mod tests {
         // acks count into PipeSize, not the window
         cr.on_ack(100_000);
         assert_eq!(cr.window(), Some((IW + 2400) / 2));
-        assert_eq!(cr.on_end_acks(at(t0, 1400), Some(299), 1200, IW, rtt(600)), None);
-        let c = cr.on_end_acks(at(t0, 1401), Some(300), 0, IW, rtt(600)).unwrap();
+        assert_eq!(
+            cr.on_end_acks(at(t0, 1400), Some(299), 1200, IW, rtt(600)),
+            None
+        );
+        let c = cr
+            .on_end_acks(at(t0, 1401), Some(300), 0, IW, rtt(600))
+            .unwrap();
         assert_eq!((c.new, c.trigger), (Phase::Normal, Trigger::ExitRecovery));
         assert_eq!(c.ssthresh, Some(IW + 2400 + 100_000), "ssthresh = PipeSize");
     }
@@ -535,6 +597,10 @@ mod tests {
         assert_eq!(tiny.window(), Some(2400));
         let (mut cr, _) = jumped(t0);
         cr.on_congestion(true).unwrap();
-        assert_eq!(cr.window(), Some(2400), "persistent congestion: the least window");
+        assert_eq!(
+            cr.window(),
+            Some(2400),
+            "persistent congestion: the least window"
+        );
     }
 }

@@ -101,7 +101,10 @@ mod tests {
     fn a_path_is_kept_per_client_and_server_address_for_its_lifetime() {
         let t0 = Instant::now();
         let store = Store::new(Duration::from_secs(10));
-        let a = Endpoint::new("10.0.0.1:5000".parse().unwrap(), Some("10.0.0.9".parse().unwrap()));
+        let a = Endpoint::new(
+            "10.0.0.1:5000".parse().unwrap(),
+            Some("10.0.0.9".parse().unwrap()),
+        );
         let same_client_new_port = Endpoint::new("10.0.0.1:6000".parse().unwrap(), a.server);
         let other = Endpoint::new("10.0.0.2:5000".parse().unwrap(), a.server);
         let s = Saved {

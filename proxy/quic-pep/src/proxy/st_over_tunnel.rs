@@ -49,9 +49,12 @@ impl Proxy {
         };
         let near = match self.server_config(id, self.cfg.alpn.clone(), None, &incoming) {
             Ok((cfg, cr)) => match incoming.accept_with(Arc::new(cfg)) {
-                Ok(c) => c.await.map_err(|e| Ended::from(&e).describe()).inspect(|n| {
-                    self.accept.watch(n, cr);
-                }),
+                Ok(c) => c
+                    .await
+                    .map_err(|e| Ended::from(&e).describe())
+                    .inspect(|n| {
+                        self.accept.watch(n, cr);
+                    }),
                 Err(e) => Err(Ended::from(&e).describe()),
             },
             Err(e) => Err(e),

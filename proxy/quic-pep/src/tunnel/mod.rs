@@ -698,7 +698,13 @@ pub fn transport(
     keep_alive: bool,
     n: u64,
     accepted_from: Option<(std::net::SocketAddr, Option<std::net::IpAddr>)>,
-) -> Result<(quinn::TransportConfig, Option<satbench_transport::careful_resume::Session>), String> {
+) -> Result<
+    (
+        quinn::TransportConfig,
+        Option<satbench_transport::careful_resume::Session>,
+    ),
+    String,
+> {
     let conn = crate::transport::Conn::Tunnel(n);
     let (mut t, session) = match accepted_from {
         Some((remote, local)) => side.accepted_config(conn, remote, local)?,
