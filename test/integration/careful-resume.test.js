@@ -68,10 +68,10 @@ describe('Careful Resume (integration, real Chromium)', function () {
   it('refuses careful-resume on a first view only, and on the PEP ground hops, before anything runs', async () => {
     const first = await satbench(['bench', '--profile', 'geo', '--protocol', 'h3', '--quic', 'careful-resume=on']);
     assert.equal(first.code, 2);
-    assert.match(first.stderr.trim(), /^--quic careful-resume=on: a first view finds no saved path/);
+    assert.match(first.stderr.trim(), /^satbench: --quic careful-resume=on: a first view finds no saved path/);
     assert.equal(first.stderr.trim().split('\n').length, 1);
     const ground = await satbench(['bench', '--protocol', 'h3-pep', '--pep-ground', 'careful-resume=on']);
     assert.equal(ground.code, 2);
-    assert.match(ground.stderr.trim(), /^--pep-ground careful-resume=on: Careful Resume is for the satellite hop/);
+    assert.match(ground.stderr.trim(), /^satbench: --pep-ground careful-resume=on: Careful Resume is for the satellite hop/);
   });
 });
