@@ -72,6 +72,9 @@ describe('Careful Resume (integration, real Chromium)', function () {
     assert.equal(first.stderr.trim().split('\n').length, 1);
     const ground = await satbench(['bench', '--protocol', 'h3-pep', '--pep-ground', 'careful-resume=on']);
     assert.equal(ground.code, 2);
-    assert.match(ground.stderr.trim(), /^satbench: --pep-ground careful-resume=on: Careful Resume is for the satellite hop/);
+    assert.match(
+      ground.stderr.trim(),
+      /^satbench: --pep-ground careful-resume=on: Careful Resume is for the satellite hop/,
+    );
   });
 });
