@@ -109,10 +109,13 @@ async function arm(careful) {
   const revisit = recs.filter((r) => !r.scenario.first_view);
   return {
     runs: revisit.length,
-    plt_ms: { first: medianMs(first.map((r) => r.plt_ms)), revisit: medianMs(revisit.map((r) => r.plt_ms)) },
+    plt_ms: {
+      first: medianMs(first.map((r) => r.metrics?.plt_ms)),
+      revisit: medianMs(revisit.map((r) => r.metrics?.plt_ms)),
+    },
     response_start_ms: {
-      first: medianMs(first.map((r) => r.response_start_ms)),
-      revisit: medianMs(revisit.map((r) => r.response_start_ms)),
+      first: medianMs(first.map((r) => r.metrics?.response_start_ms)),
+      revisit: medianMs(revisit.map((r) => r.metrics?.response_start_ms)),
     },
     ...resumed(revisit),
   };
