@@ -163,6 +163,10 @@ pub struct Report {
     pub transport: serde_json::Value,
     /// CPU time `satbulk get` used, user + system, in ms.
     pub cpu_ms: Option<f64>,
+    /// `--revisit`: the first connection's transfer (this report is the
+    /// second's, which resumed it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first: Option<Box<Report>>,
 }
 
 impl Report {
@@ -203,6 +207,7 @@ impl Report {
             bins: bins.padded(end),
             transport: serde_json::Value::Null,
             cpu_ms: None,
+            first: None,
         }
     }
 

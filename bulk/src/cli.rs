@@ -29,6 +29,8 @@ pub struct ServeArgs {
     pub tcp_cc: Option<String>,
     pub trace: Option<PathBuf>,
     pub quic: QuicOptions,
+    /// `--careful-resume-log` (with `--quic-careful-resume on`).
+    pub careful_resume_log: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -64,6 +66,8 @@ pub struct GetArgs {
     pub timeout: Duration,
     pub json: bool,
     pub quic: QuicOptions,
+    /// `--revisit`: a second connection after the first, resuming it.
+    pub revisit: bool,
 }
 
 /// `100000`, `10MB`, `10M`, `1.5G`, `64KiB`: bytes. Decimal prefixes are
@@ -183,6 +187,10 @@ pub struct ServeFlags {
     /// rtt_ms, lost_packets, final
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
+    /// With --quic-careful-resume on: a JSON line per QUIC connection that
+    /// had a saved path (its phases and jump), appended
+    #[arg(long, value_name = "FILE")]
+    careful_resume_log: Option<PathBuf>,
     #[command(flatten)]
     quic: QuicArgs,
 }
@@ -220,6 +228,12 @@ pub struct GetFlags {
     /// The report as JSON
     #[arg(long)]
     json: bool,
+    /// QUIC: when the transfer is over, close and make a second connection
+    /// from the same endpoint (its TLS session ticket and address-validation
+    /// token) for the same transfer; the report is the second's, the
+    /// first's in `first`
+    #[arg(long)]
+    revisit: bool,
     #[command(flatten)]
     quic: QuicArgs,
 }
@@ -266,6 +280,10 @@ impl ServeFlags {
         if self.quic_port == 0 && self.tcp_port == 0 {
             return Err("serve: --quic-port and --tcp-port cannot both be 0".into());
         }
+        let quic = self.quic.options()?;
+        if self.careful_resume_log.is_some() && !quic.careful_resume {
+            return Err("--careful-resume-log: only with --quic-careful-resume on".into());
+        }
         Ok(ServeArgs {
             addr: self.addr,
             quic_port: self.quic_port,
@@ -274,7 +292,8 @@ impl ServeFlags {
             key: self.key,
             tcp_cc: self.tcp_cc,
             trace: self.trace,
-            quic: self.quic.options()?,
+            quic,
+            careful_resume_log: self.careful_resume_log,
         })
     }
 }
@@ -287,6 +306,17 @@ impl GetFlags {
             (Some(_), Some(_)) => return Err("get: give --bytes or --duration, not both".into()),
             (None, None) => return Err("get: --bytes N or --duration S is required".into()),
         };
+        if self.revisit && self.proto != Proto::Quic {
+            return Err("--revisit: QUIC only (a second connection resuming the first's TLS session and token)".into());
+        }
+        let quic = self.quic.options()?;
+        if quic.careful_resume {
+            return Err(
+                "--quic-careful-resume: satbulk serve's (the server resumes a returning client); \
+                 get has none"
+                    .into(),
+            );
+        }
         if self.proto == Proto::Quic && self.ca.is_none() {
             return Err("get quic: --ca CERTFILE is required (the server's certificate is checked against it alone)".into());
         }
@@ -305,7 +335,8 @@ impl GetFlags {
             bin: Duration::from_millis(self.bin_ms),
             timeout,
             json: self.json,
-            quic: self.quic.options()?,
+            quic,
+            revisit: self.revisit,
         })
     }
 }
@@ -395,6 +426,36 @@ mod tests {
         assert!(g.json);
         assert_eq!(g.quic.initial_window_packets, 32);
         assert_eq!(g.timeout, Duration::from_secs(600));
+        assert!(!g.revisit);
+    }
+
+    #[test]
+    fn a_revisit_is_quic_and_careful_resume_the_servers() {
+        let Parsed::Get(g) = parse("get quic --addr 1.2.3.4:1 --ca c --bytes 1 --revisit").unwrap()
+        else {
+            panic!()
+        };
+        assert!(g.revisit);
+        let e = |s: &str| parse(s).unwrap_err();
+        assert!(
+            e("get tcp --addr 1.2.3.4:1 --bytes 1 --revisit").starts_with("--revisit: QUIC only")
+        );
+        assert!(
+            e("get quic --addr 1.2.3.4:1 --ca c --bytes 1 --quic-careful-resume on")
+                .starts_with("--quic-careful-resume: satbulk serve's")
+        );
+        let Parsed::Serve(s) = parse(
+            "serve --addr 1.2.3.4 --cert c --key k --quic-careful-resume on --careful-resume-log /l",
+        )
+        .unwrap() else {
+            panic!()
+        };
+        assert!(s.quic.careful_resume);
+        assert_eq!(s.careful_resume_log, Some(PathBuf::from("/l")));
+        assert_eq!(
+            e("serve --addr 1.2.3.4 --cert c --key k --careful-resume-log /l"),
+            "--careful-resume-log: only with --quic-careful-resume on"
+        );
     }
 
     #[test]

@@ -123,7 +123,10 @@ pub fn client_tls(ca: &std::path::Path) -> Result<rustls::ClientConfig, String> 
     Ok(c)
 }
 
-async fn quic(args: &GetArgs, tls: rustls::ClientConfig, p: &mut Progress) -> Result<(), String> {
+/// The client endpoint every QUIC connection of the run leaves from: its
+/// config keeps the TLS session tickets and the address-validation tokens
+/// the server gives, so that a `--revisit` connection resumes the first.
+fn quic_endpoint(args: &GetArgs, tls: rustls::ClientConfig) -> Result<quinn::Endpoint, String> {
     let crypto =
         quinn::crypto::rustls::QuicClientConfig::try_from(tls).map_err(|e| format!("tls: {e}"))?;
     let mut config = quinn::ClientConfig::new(Arc::new(crypto));
@@ -143,6 +146,10 @@ async fn quic(args: &GetArgs, tls: rustls::ClientConfig, p: &mut Progress) -> Re
     let mut endpoint =
         quinn::Endpoint::client(bind).map_err(|e| format!("bind {bind}/udp: {e}"))?;
     endpoint.set_default_client_config(config);
+    Ok(endpoint)
+}
+
+async fn quic(args: &GetArgs, endpoint: &quinn::Endpoint, p: &mut Progress) -> Result<(), String> {
     let connecting = endpoint
         .connect(args.addr, &args.name)
         .map_err(|e| format!("connect {}: {e}", args.addr))?;
@@ -150,7 +157,7 @@ async fn quic(args: &GetArgs, tls: rustls::ClientConfig, p: &mut Progress) -> Re
         .await
         .map_err(|e| format!("connect {}: {e}", args.addr))?;
     p.connect = Some(p.t0.elapsed());
-    p.quic = Some((endpoint, conn.clone()));
+    p.quic = Some((endpoint.clone(), conn.clone()));
     let (mut send, mut recv) = conn
         .open_bi()
         .await
@@ -237,12 +244,25 @@ fn tcp_transport(s: &tokio::net::TcpStream) -> serde_json::Value {
 
 /// Runs the download and reports it; never fails (a failed download is a
 /// report with ok false and the reason), except for local set-up errors
-/// (`Err`, a usage error).
+/// (`Err`, a usage error). With `--revisit`, a second connection from the
+/// same endpoint does it again once the first has closed: the report is
+/// the second's, with the first's in `first`.
 pub async fn get(args: GetArgs) -> Result<Report, String> {
-    let tls = match (args.proto, &args.ca) {
-        (Proto::Quic, Some(ca)) => Some(client_tls(ca)?),
+    let endpoint = match (args.proto, &args.ca) {
+        (Proto::Quic, Some(ca)) => Some(quic_endpoint(&args, client_tls(ca)?)?),
         _ => None,
     };
+    let first = once(&args, endpoint.as_ref()).await;
+    if !args.revisit || !first.ok {
+        return Ok(first);
+    }
+    let mut second = once(&args, endpoint.as_ref()).await;
+    second.first = Some(Box::new(first));
+    Ok(second)
+}
+
+/// One transfer on a new connection (QUIC: from `endpoint`).
+async fn once(args: &GetArgs, endpoint: Option<&quinn::Endpoint>) -> Report {
     let (requested_bytes, requested_duration) = match args.amount {
         Amount::Bytes(n) => (Some(n), None),
         Amount::Duration(d) => (None, Some(d)),
@@ -266,9 +286,10 @@ pub async fn get(args: GetArgs) -> Result<Report, String> {
         };
     let outcome = {
         let work = async {
-            match args.proto {
-                Proto::Quic => quic(&args, tls.unwrap(), &mut p).await,
-                Proto::Tcp => tcp(&args, &mut p).await,
+            match (args.proto, endpoint) {
+                (Proto::Quic, Some(e)) => quic(args, e, &mut p).await,
+                (Proto::Quic, None) => Err("QUIC without --ca".to_string()),
+                (Proto::Tcp, _) => tcp(args, &mut p).await,
             }
         };
         tokio::time::timeout_at(deadline, work).await
@@ -322,5 +343,5 @@ pub async fn get(args: GetArgs) -> Result<Report, String> {
     if let Some(s) = p.tcp.take() {
         report.transport = tcp_transport(&s);
     }
-    Ok(report)
+    report
 }

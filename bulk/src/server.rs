@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use satbench_transport::careful_resume::Resumer;
 use satbench_transport::process::{say_ready, Shutdown};
 use satbench_transport::{cert, time};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -201,10 +202,26 @@ async fn quic_stream(
     Ok(())
 }
 
-async fn quic_connection(incoming: quinn::Incoming, id: u64, trace: Trace, payload: Bytes) {
+/// `--quic-careful-resume on`: the server's Careful Resume and the config
+/// it accepts connections with.
+type Resume = Option<(Arc<Resumer>, quinn::ServerConfig)>;
+
+async fn quic_connection(
+    incoming: quinn::Incoming,
+    id: u64,
+    trace: Trace,
+    payload: Bytes,
+    resume: Resume,
+) {
     let accepted = Instant::now();
     let peer = incoming.remote_address().to_string();
-    let conn = match incoming.await {
+    // Careful Resume: a returning client's connection starts from what its
+    // previous one measured
+    let conn = match &resume {
+        Some((r, config)) => r.accept(incoming, config).await,
+        None => incoming.await,
+    };
+    let conn = match conn {
         Ok(c) => c,
         Err(e) => return log(&format!("quic {peer}: handshake failed: {e}")),
     };
@@ -237,7 +254,13 @@ async fn quic_connection(incoming: quinn::Incoming, id: u64, trace: Trace, paylo
     .await;
 }
 
-async fn serve_quic(endpoint: quinn::Endpoint, ids: Arc<AtomicU64>, trace: Trace, payload: Bytes) {
+async fn serve_quic(
+    endpoint: quinn::Endpoint,
+    ids: Arc<AtomicU64>,
+    trace: Trace,
+    payload: Bytes,
+    resume: Resume,
+) {
     while let Some(incoming) = endpoint.accept().await {
         let id = ids.fetch_add(1, Ordering::Relaxed);
         tokio::spawn(quic_connection(
@@ -245,6 +268,7 @@ async fn serve_quic(endpoint: quinn::Endpoint, ids: Arc<AtomicU64>, trace: Trace
             id,
             trace.clone(),
             payload.clone(),
+            resume.clone(),
         ));
     }
 }
@@ -338,9 +362,15 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
     let ids = Arc::new(AtomicU64::new(1));
 
     let mut endpoint = None;
+    let mut resume = None;
     if args.quic_port != 0 {
         let config = quic_server_config(&args)?;
         let addr = SocketAddr::new(args.addr, args.quic_port);
+        if args.quic.careful_resume {
+            let r = Resumer::new(&args.quic, args.careful_resume_log.as_deref())
+                .map_err(|e| format!("--careful-resume-log {e}"))?;
+            resume = Some((Arc::new(r), config.clone()));
+        }
         let ep =
             quinn::Endpoint::server(config, addr).map_err(|e| format!("bind {addr}/udp: {e}"))?;
         endpoint = Some(ep);
@@ -368,6 +398,7 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
             ids.clone(),
             trace.clone(),
             payload.clone(),
+            resume,
         ));
     }
     if let Some(l) = tcp {

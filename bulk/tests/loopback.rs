@@ -149,6 +149,54 @@ fn sized_downloads_over_quic_and_tcp() {
     );
 }
 
+#[test]
+fn a_revisit_makes_a_second_connection_which_the_server_resumes() {
+    let dir = temp_dir("satbulk-cr");
+    let log = dir.join("careful-resume.log");
+    let s = serve(&[
+        "--quic-careful-resume",
+        "on",
+        "--careful-resume-log",
+        log.to_str().unwrap(),
+    ]);
+    let ca = s.dir.join("cert/cert.pem");
+    let addr = format!("127.0.0.1:{}", s.quic);
+    let (code, r) = get(
+        &["quic", "--addr", &addr, "--bytes", "3MB", "--revisit"],
+        &ca,
+    );
+    assert_eq!(code, 0, "{r}");
+    assert_eq!(
+        (r["bytes"].as_u64(), r["ok"].as_bool()),
+        (Some(3_000_000), Some(true)),
+        "{r}"
+    );
+    let first = &r["first"];
+    assert_eq!(first["bytes"], 3_000_000, "{r}");
+    assert!(first["first"].is_null(), "one level: {r}");
+    assert!(
+        first["t0_unix_ms"].as_u64() <= r["t0_unix_ms"].as_u64(),
+        "{r}"
+    );
+    // the second connection started from the first's path: one line (the
+    // first had none); on loopback the saved window is too small to jump
+    let mut lines = Vec::new();
+    for _ in 0..50 {
+        lines = std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .collect();
+        if !lines.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0]["phase_reached"].is_string(), "{}", lines[0]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn bins_of(r: &serde_json::Value) -> Vec<u64> {
     r["bins"]
         .as_array()

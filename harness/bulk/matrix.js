@@ -19,6 +19,11 @@ export const BULK_PROTOCOLS = [
 export const isBrowser = (p) => p.startsWith('browser-');
 // down: the server sends (a download); up: the client sends.
 export const BULK_DIRECTIONS = ['down', 'up'];
+// first: one connection; revisit: satbulk get makes a second connection
+// that resumes the first (its TLS ticket and token) and is measured.
+export const BULK_VIEWS = ['first', 'revisit'];
+// the protocols a revisit can be made over: satbulk's QUIC, direct or through the QUIC PEP
+export const REVISIT_PROTOCOLS = ['quic', 'quic-pep'];
 // browser-h2 → h2, the page-load protocol whose Chromium flags it shares.
 export const browserProtocol = (p) => p.replace(/^browser-/, '');
 // The chain a bulk protocol goes through: 'quic', 'tcp' (the PEPs), 'qpep'
@@ -29,7 +34,8 @@ export const bulkPepKind = (p) =>
 /**
  * Pure: every (scenario, run) of a bulk matrix, run-major (as bench's). An
  * upload's scenario says `direction: 'up'`; a download's has no direction
- * (records from before uploads existed keep their keys). With
+ * (records from before uploads existed keep their keys); a revisit's says
+ * `view: 'revisit'`. With
  * `uploads_where_objectives` (the quic4sat preset) a profile is uploaded
  * over only where the draft sets upload objectives.
  */
@@ -39,6 +45,7 @@ export function expandBulkMatrix({
   protocols,
   runs,
   directions = ['down'],
+  views = ['first'],
   uploads_where_objectives: uploadsWhereObjectives = false,
   duration_s: durationS = null,
   size_bytes: sizeBytes = null,
@@ -48,15 +55,18 @@ export function expandBulkMatrix({
     for (const direction of directions) {
       if (direction === 'up' && uploadsWhereObjectives && !objectivesFor(profile, 'up')) continue;
       for (const loss of losses)
-        for (const protocol of protocols) {
-          scenarios.push({
-            profile,
-            loss_pct: loss ?? null,
-            protocol,
-            ...(sizeBytes ? { size_bytes: sizeBytes } : { duration_s: durationS }),
-            ...(direction === 'up' ? { direction } : {}),
-          });
-        }
+        for (const protocol of protocols)
+          for (const view of views) {
+            scenarios.push({
+              profile,
+              loss_pct: loss ?? null,
+              protocol,
+              ...(sizeBytes ? { size_bytes: sizeBytes } : { duration_s: durationS }),
+              ...(direction === 'up' ? { direction } : {}),
+              // a first view's scenario has no view: its key is the one earlier campaigns have
+              ...(view === 'revisit' ? { view } : {}),
+            });
+          }
     }
   const out = [];
   for (let r = 1; r <= runs; r++) for (const scenario of scenarios) out.push({ scenario, run: r });
@@ -73,3 +83,6 @@ export function transferTimeoutS(scenario, linkMbps) {
   if (!linkMbps) return 600;
   return Math.ceil((4 * scenario.size_bytes * 8) / (linkMbps * 1e6)) + 60;
 }
+
+/** Pure: how many transfers a run of `scenario` makes one after the other: a revisit's two. */
+export const transfersOf = (scenario) => (scenario.view === 'revisit' ? 2 : 1);

@@ -6,13 +6,14 @@
 import { UsageError } from '../core/errors.js';
 import { guardedRun, SETUP_MS } from '../campaign/run-guard.js';
 import { browserBoundMs } from '../browser/chromium.js';
-import { transferTimeoutS } from './matrix.js';
+import { transferTimeoutS, transfersOf } from './matrix.js';
 import { runFolder } from '../campaign/results-dir.js';
 import { downloadMetrics, judgeRun } from '../results/goodput.js';
 import { objectivesFor } from '../results/objectives.js';
 import { checkThrough } from '../pep/chain.js';
 import { satbulkRun } from './satbulk.js';
 import { browserRun } from './browser.js';
+import { carefulResumeOn, readCarefulResumeLog } from '../servers/careful-resume-log.js';
 
 const DOWNLOAD_FIELDS = [
   'connect_ms',
@@ -28,18 +29,19 @@ const DOWNLOAD_FIELDS = [
 ];
 
 // Pure: the longest a bulk run of `scenario` over `linkMbps` may take
-// before it is ended as stuck (run-guard.js): its set-up and the transfer,
+// before it is ended as stuck (run-guard.js): its set-up and the transfer
+// (a revisit's two),
 // which satbulk.js (`satbulk get` killed 30 s after the transfer's
 // timeout) and browser.js (Chromium killed 30 s after it, then closed)
 // bound.
 export function bulkDeadlineMs(scenario, linkMbps) {
-  return SETUP_MS + browserBoundMs((transferTimeoutS(scenario, linkMbps) + 30) * 1000);
+  return SETUP_MS + browserBoundMs((transferTimeoutS(scenario, linkMbps) * transfersOf(scenario) + 30) * 1000);
 }
 
 // Pure: a bulk scenario in a progress line.
 export function scenarioName(s) {
   const what = s.size_bytes ? `${s.size_bytes / 1e6} MB` : `${s.duration_s} s`;
-  return `${s.profile} loss ${s.loss_pct ?? 'as profile'} % ${s.protocol} ${what}${s.direction === 'up' ? ' up' : ''}`;
+  return `${s.profile} loss ${s.loss_pct ?? 'as profile'} % ${s.protocol} ${what}${s.direction === 'up' ? ' up' : ''}${s.view === 'revisit' ? ' revisit' : ''}`;
 }
 
 // Pure: a bulk record's result in a progress line.
@@ -101,6 +103,11 @@ export async function bulkRun(plan, runNo, { outDir = null, interrupt } = {}) {
       signal.throwIfAborted();
       const { dl } = r;
       const metrics = downloadMetrics(dl, { linkMbps });
+      // a revisit: the transfer measured is the second connection's; the first's beside it
+      const revisit = dl.first
+        ? { first_connection: { ok: Boolean(dl.first.ok), metrics: downloadMetrics(dl.first, { linkMbps }) } }
+        : {};
+      const careful = carefulResumeOn(plan) ? { careful_resume: readCarefulResumeLog(tb) } : {};
       if (r.sender?.slow_start_exit_ms != null) metrics.sender_slow_start_exit_ms = r.sender.slow_start_exit_ms;
       if (r.sender?.max_cwnd) metrics.sender_max_cwnd_bytes = r.sender.max_cwnd;
       const objectives = objectivesFor(scenario.profile, scenario.direction);
@@ -115,6 +122,8 @@ export async function bulkRun(plan, runNo, { outDir = null, interrupt } = {}) {
         objectives: objectives ? judgeRun(metrics, objectives) : null,
         goodput: { bin_ms: dl.bin_ms, bins: dl.bins },
         download: Object.fromEntries(DOWNLOAD_FIELDS.filter((k) => dl[k] !== undefined).map((k) => [k, dl[k]])),
+        ...revisit,
+        ...careful,
         sender: r.sender,
         pep: r.pep,
         cpu_ms: runCpu(tb.cpuTimes(), dl),

@@ -17,7 +17,8 @@ import { startProcess } from '../testbed/testbed.js';
 import { originCertificate } from '../servers/origin.js';
 import { startPepChain, pepRecord } from '../pep/chain.js';
 import { condenseTrace } from '../results/goodput.js';
-import { transferTimeoutS } from './matrix.js';
+import { transferTimeoutS, transfersOf } from './matrix.js';
+import { carefulResumeLogPath } from '../servers/careful-resume-log.js';
 import { DEFAULTS } from '../core/defaults.js';
 
 // satbulk's ports (the QUIC PEPs and our origin have 443). The split-TCP
@@ -30,6 +31,8 @@ export function satbulkGetArgs(scenario, { addr, ca, binMs = DEFAULTS.binMs, qui
   const proto = scenario.protocol.startsWith('quic') ? 'quic' : 'tcp';
   const a = ['get', proto, '--addr', addr, '--json', '--bin-ms', String(binMs)];
   if (scenario.direction === 'up') a.push('--direction', 'up');
+  // a second connection resuming the first, measured (the first's in its `first`)
+  if (scenario.view === 'revisit') a.push('--revisit');
   a.push(
     ...(scenario.size_bytes ? ['--bytes', String(scenario.size_bytes)] : ['--duration', String(scenario.duration_s)]),
   );
@@ -88,14 +91,23 @@ function chainToSatbulk(kind, cert) {
 /**
  * Starts `satbulk serve` in the server namespace of `tb` with the
  * certificate `tls` ({cert, key}); `tracePath`: the sender's trace;
- * `quicArgs`: its QUIC transport flags.
+ * `quicArgs`: its QUIC transport flags; `carefulResumeLog`: where it logs
+ * Careful Resume (with careful-resume=on).
  */
 export async function startSatbulkServer(
   tb,
-  { tls, quicPort = SATBULK_QUIC_PORT, tcpPort = SATBULK_TCP_PORT, tracePath = null, quicArgs = [] },
+  {
+    tls,
+    quicPort = SATBULK_QUIC_PORT,
+    tcpPort = SATBULK_TCP_PORT,
+    tracePath = null,
+    quicArgs = [],
+    carefulResumeLog = null,
+  },
 ) {
   const args = ['--addr', ADDRESSES.server, '--quic-port', String(quicPort), '--tcp-port', String(tcpPort)];
   args.push('--cert', tls.cert, '--key', tls.key, ...(tracePath ? ['--trace', tracePath] : []), ...quicArgs);
+  if (carefulResumeLog) args.push('--careful-resume-log', carefulResumeLog);
   await startProcess(tb.state, 'satbulk', ['ip', 'netns', 'exec', tb.ns.server, binPath('satbulk'), 'serve', ...args], {
     logPath: path.join(tb.dir, 'satbulk.log'),
     what: 'the satbulk server',
@@ -112,7 +124,12 @@ export async function satbulkRun(tb, plan, { qlogDir = null } = {}) {
   const upload = scenario.direction === 'up';
   // the server sends only downloads: an upload's trace would hold nothing
   const tracePath = upload ? null : path.join(tb.dir, 'satbulk.trace.jsonl');
-  await startSatbulkServer(tb, { tls, tracePath, quicArgs: originQuicArgs(plan.quic, plan) });
+  await startSatbulkServer(tb, {
+    tls,
+    tracePath,
+    quicArgs: originQuicArgs(plan.quic, plan),
+    carefulResumeLog: plan.quic?.['careful-resume'] === 'on' ? carefulResumeLogPath(tb, 'satbulk') : null,
+  });
 
   let addr = `${ADDRESSES.server}:${scenario.protocol.startsWith('quic') ? SATBULK_QUIC_PORT : SATBULK_TCP_PORT}`;
   let ca = tls.cert;
@@ -137,7 +154,7 @@ export async function satbulkRun(tb, plan, { qlogDir = null } = {}) {
       binPath('satbulk'),
       ...satbulkGetArgs(scenario, { addr, ca, binMs: plan.binMs, quicArgs: clientQuic, timeoutS }),
     ],
-    { allowFail: true, timeoutMs: (timeoutS + 30) * 1000 },
+    { allowFail: true, timeoutMs: (timeoutS * transfersOf(scenario) + 30) * 1000 },
   );
   let dl;
   try {
@@ -147,7 +164,9 @@ export async function satbulkRun(tb, plan, { qlogDir = null } = {}) {
       `satbulk get failed: ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ') || `exit ${r.code}`}`,
     );
   }
-  const lines = upload ? [] : await traceWhenFinal(tracePath, chain ? 5000 : 2000);
+  const all = upload ? [] : await traceWhenFinal(tracePath, chain ? 5000 : 2000);
+  // a revisit's sender is its second connection's (the last one the server accepted)
+  const lines = scenario.view === 'revisit' ? all.filter((l) => l.conn === all.at(-1)?.conn) : all;
   return {
     dl,
     sender: upload ? null : condenseTrace(lines, dl.t0_unix_ms || null),

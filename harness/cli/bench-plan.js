@@ -156,6 +156,13 @@ export async function checkBench(matrix, settings = {}, options = {}) {
   if (altSvc !== null && !ALT_SVC.includes(altSvc))
     throw new UsageError(`--alt-svc: expected ${ALT_SVC.join(' or ')}, got ${JSON.stringify(altSvc)}`);
   if (cache !== null) parseCachePolicy(cache);
+  // each run starts a fresh origin: only a run's second load (repeat,
+  // revisit) finds a saved path there
+  const views = matrix.views ?? DEFAULT_VIEWS;
+  if (quic['careful-resume'] === 'on' && views.every((v) => v === 'first'))
+    throw new UsageError(
+      '--quic careful-resume=on: a first view finds no saved path (each run starts a fresh origin); add --view revisit or repeat',
+    );
   const tunnelFrom = tunnelSource(pep.tunnel, options.given);
   const pepChains = checkPepOptions(pep, matrix.protocols.map(pepKind).filter(Boolean), { tunnelFrom });
   await checkOrigin(origin, matrix.protocols, { quic, h3Priorities });

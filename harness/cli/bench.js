@@ -77,7 +77,10 @@ Options:
   --quic LIST       the origin's QUIC transport, KEY=VALUE comma-separated: cc=cubic|newreno|bbr|sat,
                     initial-window=PACKETS (10), initial-mtu=BYTES, ack-frequency,
                     ack-eliciting-threshold=N, max-ack-delay-ms=MS, bdp-bytes=BYTES (flow-control
-                    windows are 2 × this; default: the profile's rate × RTT), idle-timeout-ms=MS;
+                    windows are 2 × this; default: the profile's rate × RTT), idle-timeout-ms=MS,
+                    careful-resume=on|off (Careful Resume, draft-ietf-tsvwg-careful-resume: a
+                    client's next connection starts from what its previous one measured; the
+                    record's careful_resume);
                     H2O takes only cc=cubic|newreno and initial-window (the others are refused)
   --h3-priorities P how our origin orders HTTP/3 responses: rfc9218 (the default: Chromium's
                     urgency first, non-incremental ones whole and in request order),
@@ -108,9 +111,11 @@ Options:
                     or A, B, C, D (Kuhn et al. 2020, Table III)
   --pep-sat LIST    the PEPs' satellite hop, KEY=VALUE comma-separated: cc, initial-window, and
                     the --quic keys (h3-pep, -qpep: the tunnel) or sndbuf, rcvbuf (h1-pep, h1s-pep,
-                    h2-pep)
-  --pep-ground LIST the PEPs' client and server hops, the same keys (-qpep: cc is also Proxy-GW's
-                    TCP congestion control towards the server)
+                    h2-pep); careful-resume=on: Proxy-GW resumes each connection from Proxy-ST
+                    from the path the previous one measured (per-connection: the next client
+                    connection's; warm: a re-dialled tunnel)
+  --pep-ground LIST the PEPs' client and server hops, the same keys but careful-resume (-qpep: cc
+                    is also Proxy-GW's TCP congestion control towards the server)
   --pep-tunnel MODE the QUIC PEP's satellite hop: warm (the default: one standing ST↔GW
                     connection, up before the load, shared by every client connection, cc=sat
                     from the satellite link's rate × RTT) or per-connection (one per client

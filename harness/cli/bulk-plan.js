@@ -10,7 +10,14 @@ import { binPath } from '../core/sys.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { checkCongestionControl, availableCongestionControls } from '../testbed/congestion-control.js';
 import { profileCache } from '../campaign/scenario.js';
-import { BULK_PROTOCOLS, BULK_DIRECTIONS, bulkPepKind, isBrowser } from '../bulk/matrix.js';
+import {
+  BULK_PROTOCOLS,
+  BULK_DIRECTIONS,
+  BULK_VIEWS,
+  REVISIT_PROTOCOLS,
+  bulkPepKind,
+  isBrowser,
+} from '../bulk/matrix.js';
 import { checkPepOptions, parsePepOptions } from './pep-options.js';
 
 /** Pure but for reading the profiles. */
@@ -28,6 +35,16 @@ export function validateBulkMatrix(m, { profiles = profileCache() } = {}) {
     if (!BULK_DIRECTIONS.includes(d))
       throw new UsageError(`--direction: expected down or up (or both, comma-separated), got ${JSON.stringify(d)}`);
   if (!directions.length) throw new UsageError('--direction: name down, up or both');
+  const views = m.views ?? ['first'];
+  for (const v of views)
+    if (!BULK_VIEWS.includes(v))
+      throw new UsageError(`--view: expected first or revisit (or both, comma-separated), got ${JSON.stringify(v)}`);
+  if (!views.length) throw new UsageError('--view: name first, revisit or both');
+  const noRevisit = m.protocols.find((p) => !REVISIT_PROTOCOLS.includes(p));
+  if (views.includes('revisit') && noRevisit)
+    throw new UsageError(
+      `--view revisit: ${noRevisit} makes no second connection; a revisit is satbulk's QUIC (${REVISIT_PROTOCOLS.join(', ')})`,
+    );
   const browser = m.protocols.find(isBrowser);
   if (directions.includes('up') && browser)
     throw new UsageError(
@@ -46,6 +63,32 @@ export function validateBulkMatrix(m, { profiles = profileCache() } = {}) {
   if (!Number.isInteger(m.runs) || m.runs < 1)
     throw new UsageError(`-n: expected a whole number of runs >= 1, got ${m.runs}`);
   return m;
+}
+
+/**
+ * Pure: refuses careful-resume=on where a bulk run cannot use it: without
+ * --view revisit a run makes one connection, so none would start from a
+ * saved path; through the QUIC PEP only per-connection mode dials Proxy-GW
+ * again for the revisit; and the receiver (--quic-client) sends nothing to
+ * resume.
+ */
+export function checkBulkCarefulResume({
+  views = ['first'],
+  quic = {},
+  quicClient = {},
+  sat = {},
+  tunnel = DEFAULTS.pepTunnel,
+}) {
+  const why = 'without --view revisit a bulk run makes one connection, so none would start from a saved path';
+  const revisit = views.includes('revisit');
+  if (quic['careful-resume'] === 'on' && !revisit) throw new UsageError(`--quic careful-resume=on: ${why}`);
+  if (sat['careful-resume'] === 'on' && !revisit) throw new UsageError(`--pep-sat careful-resume=on: ${why}`);
+  if (sat['careful-resume'] === 'on' && tunnel !== 'per-connection')
+    throw new UsageError(
+      `--pep-sat careful-resume=on: the warm tunnel carries both connections of a revisit as one; use --pep-tunnel per-connection`,
+    );
+  if (quicClient['careful-resume'] === 'on')
+    throw new UsageError("--quic-client careful-resume=on: Careful Resume is the sender's (--quic)");
 }
 
 /**
@@ -69,6 +112,13 @@ export function checkBulk(matrix, settings = {}, options = {}) {
     shard = null,
   } = settings;
   validateBulkMatrix(matrix, { profiles });
+  checkBulkCarefulResume({
+    views: matrix.views,
+    quic,
+    quicClient,
+    sat: given.sat ?? {},
+    tunnel: given.tunnel,
+  });
   checkCongestionControl(tcp?.cc, options.congestionControls ?? availableCongestionControls());
   const pep = {
     preset: given.preset ?? null,

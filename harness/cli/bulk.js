@@ -16,7 +16,7 @@ import { pepOptions } from './pep-options.js';
 import { campaignCommand, matrixAxes } from './campaign.js';
 
 export const HELP = `Usage: satbench bulk [--preset NAME] [--profile LIST] [--loss LIST] [--protocol LIST]
-                     [--duration S | --size BYTES] [--direction LIST] [-n RUNS] [--out DIR]
+                     [--duration S | --size BYTES] [--direction LIST] [--view LIST] [-n RUNS] [--out DIR]
                      [--resume DIR] [--seed N]
                      [--link auto|linkem|netem] [--bin-ms MS] [--quic LIST] [--quic-client LIST]
                      [--cc NAME] [--initcwnd N] [--pep-preset NAME] [--pep-sat LIST]
@@ -44,6 +44,11 @@ Options:
   --size BYTES      download BYTES (100MB, 2000000); replaces --duration
   --direction LIST  down (the server sends; the default), up (the client sends, over the return
                     link; the server counts from the client's t0), or down,up. Not with browser-*
+  --view LIST       first (the default: one connection) or revisit (quic, quic-pep: when the
+                    transfer is over satbulk get makes a second connection from the same
+                    endpoint, resuming the first's TLS session and address-validation token, and
+                    that transfer is measured; the record's first_connection has the first's
+                    metrics), or first,revisit
   --loss LIST       satellite-link loss in percent; default: the profile's own
   --bin-ms MS       bin length of the goodput curve (default ${DEFAULTS.binMs})
   --seed N          seed of the link emulator's random loss and jitter; run i uses N + i (default ${DEFAULTS.seed})
@@ -52,7 +57,10 @@ Options:
   --quic LIST       the sender's QUIC (satbulk, and the origin for browser-h3), KEY=VALUE
                     comma-separated: cc=cubic|newreno|bbr|sat, initial-window=PACKETS,
                     initial-mtu=BYTES, ack-frequency, ack-eliciting-threshold=N, max-ack-delay-ms=MS,
-                    bdp-bytes=BYTES (default: the profile's rate × RTT), idle-timeout-ms=MS
+                    bdp-bytes=BYTES (default: the profile's rate × RTT), idle-timeout-ms=MS;
+                    careful-resume=on (Careful Resume at satbulk serve: with --view revisit the
+                    second connection starts from what the first measured; the record's
+                    careful_resume)
   --quic-client LIST  the receiver's QUIC, the same keys (its flow-control windows, ACK frequency)
   --cc NAME         TCP congestion control of the end hosts (default cubic; newreno = reno)
   --initcwnd N      TCP initial congestion and receive window of the end hosts (default 10)
@@ -89,6 +97,7 @@ const OPTIONS = {
   size: { type: 'string' },
   'bin-ms': { type: 'string', default: String(DEFAULTS.binMs) },
   direction: { type: 'string' },
+  view: { type: 'string' },
   'quic-client': { type: 'string' },
   qlog: { type: 'boolean' },
   shard: { type: 'string' },
@@ -120,6 +129,7 @@ export function bulkInput(v) {
     losses,
     protocols,
     directions: v.direction !== undefined ? uniqueList(v.direction, '--direction') : preset.directions,
+    ...(v.view !== undefined ? { views: uniqueList(v.view, '--view') } : {}),
     // the preset uploads where the draft has upload objectives; --direction says where itself
     ...(preset.uploads_where_objectives && !v.direction ? { uploads_where_objectives: true } : {}),
     duration_s: size ? null : (duration ?? preset.duration_s),

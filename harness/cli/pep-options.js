@@ -101,6 +101,12 @@ export function checkPepOptions(pep, kinds, { tunnelFrom = null } = {}) {
     withFlag('--pep-ground', () => pepSettings(p, { ground: sides.ground }));
     chains.tcp = { preset: p, ...sides };
   }
+  // Careful Resume is the satellite hop's sender's (Proxy-GW, which accepts
+  // Proxy-ST's connections and keeps each one's path)
+  if (ground['careful-resume'] === 'on')
+    throw new UsageError(
+      '--pep-ground careful-resume=on: Careful Resume is for the satellite hop (--pep-sat careful-resume=on: Proxy-GW resumes from the path its previous connection from Proxy-ST measured)',
+    );
   // QPEP is the QUIC PEP with its tunnel: the same sides, and no other mode
   const tunnel = pep.tunnel ?? DEFAULTS.pepTunnel;
   for (const kind of ['quic', 'qpep'].filter((k) => kinds.includes(k)))

@@ -84,7 +84,13 @@ export const bulk = defineKind({
   // without --budget, compare fails a mean goodput more than 10 % lower, and significantly so
   defaultBudget: { mean_goodput_mbps: { max_slowdown_pct: 10 } },
   // a download's scenario has no direction
-  matrixAxes: { profiles: 'profile', losses: 'loss_pct', protocols: 'protocol', directions: ['direction', 'down'] },
+  matrixAxes: {
+    profiles: 'profile',
+    losses: 'loss_pct',
+    protocols: 'protocol',
+    directions: ['direction', 'down'],
+    views: ['view', 'first'],
+  },
   matrixScalars: ['duration_s', 'size_bytes'],
   complete: withBulkExtras,
   command: 'bulk',

@@ -13,6 +13,7 @@ import {
   startOrigin,
 } from '../servers/origin.js';
 import { handshakesRecord } from '../servers/connection-log.js';
+import { carefulResumeLogBytes, carefulResumeOn, readCarefulResumeLog } from '../servers/careful-resume-log.js';
 import { startPepChain, pepRecord, checkThrough } from '../pep/chain.js';
 import { runFolder } from '../campaign/results-dir.js';
 import { scenarioKey } from '../kinds/pageload.js';
@@ -176,6 +177,7 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
         counters.push({
           log: originLogBytes(tb),
           conns: mapValues(connLogs, (f) => (f ? logBytes(f) : 0)),
+          cr: carefulResumeLogBytes(tb),
           link_stats: await tb.linkStats(),
           pep: await chain?.stats(),
         });
@@ -208,6 +210,10 @@ export async function pageloadRun(plan, runNo, { outDir = null, lighthouse = fal
           mapValues(connLogs, (f, k) => f && readLogSlice(f, { from: i ? counters[0].conns[k] : 0, to: c.conns[k] })),
         );
         if (handshakes) rec.handshakes = handshakes;
+        // careful-resume=on (--quic: our origin; --pep-sat: Proxy-GW): each of the
+        // load's connections that started from a saved path
+        if (carefulResumeOn(plan))
+          rec.careful_resume = readCarefulResumeLog(tb, { from: i ? counters[0].cr : {}, to: c.cr });
         // a LEO slot process: the slot's phase at navigation start, and
         // whether a handover fell inside the load (a failed one: before it failed)
         const slot = slotAtLoad(

@@ -25,6 +25,7 @@ import { QUIC_KEYS, quicSideText } from '../core/quic-options.js';
 import { alive, requestStats, startProcess } from '../testbed/testbed.js';
 import { ADDRESSES, LINK_PLAN, ORIGIN_PORT, SITE_HOST } from '../testbed/addressing.js';
 import { applyTproxy, tproxyRules } from './tcp-chain.js';
+import { carefulResumeLogPath } from '../servers/careful-resume-log.js';
 
 const lan = LINK_PLAN.find((l) => l.name === 'lan');
 const sat = LINK_PLAN.find((l) => l.name === 'sat');
@@ -194,10 +195,15 @@ export function chainArgs({
     if (f.connLog) a.push('--conn-log', f.connLog);
     if (h3) a.push('--h3');
     if (tunnel === 'warm') a.push('--tunnel');
+    // Careful Resume is the accepting end's (Proxy-GW's, for the
+    // satellite hop): the dialling end's side leaves it out
+    const dialled = Object.fromEntries(Object.entries(h[connectHop] ?? {}).filter(([k]) => k !== 'careful-resume'));
     const accept = quicSideText(h[acceptHop], `QUIC PEP ${acceptHop} hop`);
-    const connect = quicSideText(h[connectHop], `QUIC PEP ${connectHop.replace('Return', '')} hop`);
+    const connect = quicSideText(dialled, `QUIC PEP ${connectHop.replace('Return', '')} hop`);
     if (accept) a.push('--accept-side', accept);
     if (connect) a.push('--connect-side', connect);
+    if (h[acceptHop]?.['careful-resume'] === 'on' && f.carefulResumeLog)
+      a.push('--careful-resume-log', f.carefulResumeLog);
     if (qlogDir) a.push('--qlog-dir', qlogDir);
     return a;
   };
@@ -392,6 +398,7 @@ export async function startQuicPepChain(
       stats: path.join(dir, `quic-pep-${role}.stats.json`),
       // Proxy-ST's clients are the browser's connections: their handshakes go into the record
       ...(role === 'st' ? { connLog: path.join(dir, 'quic-pep-st.connections.log') } : {}),
+      carefulResumeLog: carefulResumeLogPath(tb, role),
     };
   }
   if (qlogDir) fs.mkdirSync(qlogDir, { recursive: true });

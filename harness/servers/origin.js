@@ -14,6 +14,7 @@ import { cacheControl } from '../core/cache-policy.js';
 import { ADDRESSES, ORIGIN_HTTP_PORT, ORIGIN_PORT, SITE_HOST } from '../testbed/addressing.js';
 import { startProcess } from '../testbed/testbed.js';
 import { H2O_LOG_FORMAT, summarizeOriginLog } from './origin-log.js';
+import { carefulResumeLogPath } from './careful-resume-log.js';
 
 // h2o-patched: the same H2O with sites/origin/h2o-accept-hashkey-iv.patch
 // (its HTTP/3 handshake without the two round trips OpenSSL 3 costs it).
@@ -233,7 +234,8 @@ export const originLogBytes = (tb) => logBytes(originLogPath(tb));
  * in the server namespace, with the scenario's QUIC transport (`quic`, the
  * user's --quic; `bdpBytes` sizes our origin's windows), `h3Priorities` and
  * `altSvc`, and the `cache` policy (core/cache-policy.js; null: the
- * origin's own, an archive's recorded headers). Returns {spki} for Chromium's pin and the certificate's path
+ * origin's own, an archive's recorded headers). With careful-resume=on our
+ * origin logs Careful Resume to servers/careful-resume-log.js's file. Returns {spki} for Chromium's pin and the certificate's path
  * (the QUIC PEP trusts the origin by it).
  */
 export async function startOrigin(
@@ -301,6 +303,7 @@ export async function startOrigin(
         '--conn-log',
         originConnLogPath(tb),
         ...originQuicArgs(quic, { bdpBytes }),
+        ...(quic['careful-resume'] === 'on' ? ['--careful-resume-log', carefulResumeLogPath(tb, 'origin')] : []),
         ...(h3Priorities ? ['--h3-priorities', h3Priorities] : []),
         ...(altSvc ? ['--alt-svc', altSvc] : []),
         ...(cache ? ['--cache', cache] : []),

@@ -1,7 +1,7 @@
 // The bulk matrix: expanded, named, checked, its transfer timeout, and the quic4sat preset.
 import assert from 'node:assert/strict';
 import { bulkInput } from '../../harness/cli/bulk.js';
-import { expandBulkMatrix, transferTimeoutS } from '../../harness/bulk/matrix.js';
+import { expandBulkMatrix, transferTimeoutS, transfersOf } from '../../harness/bulk/matrix.js';
 import { validateBulkMatrix } from '../../harness/cli/bulk-plan.js';
 import { scenarioName } from '../../harness/bulk/run.js';
 
@@ -34,6 +34,19 @@ describe('bulk: matrix', () => {
     assert.equal(scenarioName(items[0].scenario), 'geo loss 0 % quic 10 s');
   });
 
+  it('a revisit is a scenario of its own, named so; bulk --view reads the list', () => {
+    const items = expandBulkMatrix({ ...m, losses: [0], protocols: ['quic'], runs: 1, views: ['first', 'revisit'] });
+    assert.deepEqual(
+      items.map((i) => i.scenario.view ?? 'first'),
+      ['first', 'revisit'],
+    );
+    assert.equal(items[0].scenario.view, undefined, "a first view's key is the one earlier campaigns have");
+    assert.equal(scenarioName(items[1].scenario), 'geo loss 0 % quic 10 s revisit');
+    const input = (v) => bulkInput({ link: 'auto', seed: '1', 'bin-ms': '100', protocol: 'quic', ...v });
+    assert.deepEqual(input({ view: 'first,revisit' }).matrix.views, ['first', 'revisit']);
+    assert.equal(input({}).matrix.views, undefined);
+  });
+
   it('validates before anything runs', () => {
     assert.doesNotThrow(() => validateBulkMatrix(m));
     assert.throws(() => validateBulkMatrix({ ...m, directions: ['sideways'] }), /--direction: expected down or up/);
@@ -50,7 +63,9 @@ describe('bulk: matrix', () => {
     assert.throws(() => validateBulkMatrix({ ...m, runs: 0 }), /-n/);
   });
 
-  it('gives a sized download four times its time at the link rate', () => {
+  it('gives a sized download four times its time at the link rate, a revisit two of them', () => {
+    assert.equal(transfersOf({ size_bytes: 1 }), 1);
+    assert.equal(transfersOf({ size_bytes: 1, view: 'revisit' }), 2);
     assert.equal(transferTimeoutS({ duration_s: 15 }, 20), 45);
     assert.equal(transferTimeoutS({ size_bytes: 100e6 }, 10), 380);
     assert.equal(transferTimeoutS({ size_bytes: 100e6 }, null), 600);

@@ -142,6 +142,17 @@ describe('bench: matrix validation', () => {
     );
     await checkBench({ ...BENCH, protocols: ['h1-pep'] }, { pep: tcpKey });
     await assert.rejects(checkBench(BENCH, { altSvc: 'h3' }), refusal('--alt-svc', /expected all or tcp, got "h3"/));
+    // Careful Resume: only a run's second load finds a saved path at the origin
+    const cr = { quic: { 'careful-resume': 'on' } };
+    await assert.rejects(
+      checkBench(BENCH, cr),
+      refusal('--quic careful-resume=on', /a first view finds no saved path .*add --view revisit or repeat/),
+    );
+    await checkBench({ ...BENCH, views: ['first', 'revisit'] }, cr);
+    await assert.rejects(
+      checkBench({ ...BENCH, views: ['revisit'] }, { ...cr, origin: 'h2o' }),
+      refusal('--quic', /H2O has no setting for careful-resume/),
+    );
     await checkBench(BENCH, { h3Priorities: 'off', altSvc: 'tcp', pep: parsePepOptions({ sat: 'cc=bbr' }) });
   });
 
@@ -217,6 +228,41 @@ describe('bulk: matrix validation', () => {
       assert.throws(() => validateBulkMatrix({ ...BULK, ...change }), refusal(flag, expected));
     });
   }
+
+  it('refuses careful-resume=on in bulk where nothing resumes: no revisit, the warm tunnel, the receiver', () => {
+    const REVISIT = { ...BULK, protocols: ['quic', 'quic-pep'], views: ['first', 'revisit'] };
+    assert.throws(
+      () => checkBulk(BULK, { quic: { 'careful-resume': 'on' } }),
+      refusal('--quic careful-resume=on', /without --view revisit a bulk run makes one connection/),
+    );
+    checkBulk(REVISIT, { quic: { 'careful-resume': 'on' } });
+    assert.throws(
+      () => checkBulk(BULK, { pep: parsePepOptions({ sat: 'careful-resume=on' }) }),
+      refusal('--pep-sat careful-resume=on', /without --view revisit/),
+    );
+    assert.throws(
+      () => checkBulk(REVISIT, { pep: parsePepOptions({ sat: 'careful-resume=on' }) }),
+      refusal('--pep-sat careful-resume=on', /the warm tunnel carries both connections .* --pep-tunnel per-connection/),
+    );
+    checkBulk(REVISIT, { pep: parsePepOptions({ sat: 'careful-resume=on', tunnel: 'per-connection' }) });
+    assert.throws(
+      () => checkBulk(REVISIT, { quicClient: { 'careful-resume': 'on' } }),
+      refusal('--quic-client careful-resume=on', /Careful Resume is the sender's/),
+    );
+    checkBulk(BULK, { quic: { 'careful-resume': 'off' } });
+  });
+
+  it('refuses a bulk view it has not, and a revisit over what makes no second connection', () => {
+    assert.throws(
+      () => validateBulkMatrix({ ...BULK, views: ['repeat'] }),
+      refusal('--view', /expected first or revisit .*got "repeat"/),
+    );
+    assert.throws(
+      () => validateBulkMatrix({ ...BULK, views: ['revisit'] }),
+      refusal('--view revisit', /tcp-pep makes no second connection; a revisit is satbulk's QUIC \(quic, quic-pep\)/),
+    );
+    validateBulkMatrix({ ...BULK, protocols: ['quic'], views: ['revisit'] });
+  });
 
   it('checks the PEP options against the chains the protocols use', async () => {
     const quicKey = parsePepOptions({ ground: 'ack-frequency' });

@@ -43,6 +43,29 @@ describe('QUIC PEP chain plan', () => {
     );
   });
 
+  it("gives careful-resume=on to Proxy-GW's accepting side with its log, never to Proxy-ST's dialling one", () => {
+    const withLogs = {
+      st: { ...files.st, carefulResumeLog: '/t/cr-st.log' },
+      gw: { ...files.gw, carefulResumeLog: '/t/cr-gw.log' },
+    };
+    const hops = resolveHops({}, null, { sat: { cc: 'cubic', 'careful-resume': 'on' } });
+    const args = chainArgs({ hops, files: withLogs, originCertPath: '/o', siteHost: 's' });
+    assert.equal(argOf(args.gw, '--accept-side'), 'cc=cubic,initial-window=100,careful-resume=on');
+    assert.equal(argOf(args.gw, '--careful-resume-log'), '/t/cr-gw.log');
+    assert.equal(argOf(args.st, '--connect-side'), 'cc=cubic,initial-window=100');
+    assert.ok(!args.st.includes('--careful-resume-log'));
+    const off = chainArgs({ hops: resolveHops(), files: withLogs, originCertPath: '/o', siteHost: 's' });
+    assert.ok(!off.gw.includes('--careful-resume-log'));
+    assert.throws(
+      () => checkPepOptions(parsePepOptions({ ground: 'careful-resume=on' }), ['quic']),
+      /^UsageError: --pep-ground careful-resume=on: Careful Resume is for the satellite hop/,
+    );
+    assert.equal(
+      checkPepOptions(parsePepOptions({ sat: 'careful-resume=on' }), ['quic']).quic.sat['careful-resume'],
+      'on',
+    );
+  });
+
   it('defaults to the paper: satellite hop NewReno with IW 100, client and server hops unchanged', () => {
     assert.deepEqual(resolveHops(), DEFAULT_HOPS);
     assert.deepEqual(resolveHops({ satellite: { 'initial-window': 32 } }).satellite, {

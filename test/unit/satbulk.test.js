@@ -50,4 +50,11 @@ describe('bulk: satbulk get', () => {
     const up = satbulkGetArgs({ protocol: 'tcp', size_bytes: 2e6, direction: 'up' }, { addr: 'a:1' });
     assert.deepEqual(up.slice(6, 10), ['100', '--direction', 'up', '--bytes']);
   });
+
+  it('a revisit asks satbulk get for a second connection', () => {
+    const args = (view) =>
+      satbulkGetArgs({ protocol: 'quic', size_bytes: 1e6, ...(view ? { view } : {}) }, { addr: 'a:1', ca: '/c' });
+    assert.ok(args('revisit').includes('--revisit'));
+    assert.ok(!args(null).includes('--revisit'));
+  });
 });

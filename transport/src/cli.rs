@@ -43,6 +43,9 @@ pub struct QuicArgs {
           value_name = value_name(Key::IdleTimeoutMs), help = help(Key::IdleTimeoutMs),
           value_parser = checked(Key::IdleTimeoutMs))]
     pub idle_timeout_ms: Option<String>,
+    #[arg(long = "quic-careful-resume", value_name = value_name(Key::CarefulResume),
+          help = help(Key::CarefulResume), value_parser = checked(Key::CarefulResume))]
+    pub careful_resume: Option<String>,
 }
 
 fn value_name(key: Key) -> &'static str {
@@ -78,6 +81,7 @@ impl QuicArgs {
             (Key::MaxAckDelayMs, &self.max_ack_delay_ms),
             (Key::BdpBytes, &self.bdp_bytes),
             (Key::IdleTimeoutMs, &self.idle_timeout_ms),
+            (Key::CarefulResume, &self.careful_resume),
         ];
         let mut out: Vec<(Key, Option<&str>)> = text
             .into_iter()
@@ -304,10 +308,11 @@ mod tests {
         let t = parse(
             "--addr x --quic-cc bbr --quic-initial-window=32 --quic-initial-mtu 1400 \
              --quic-ack-eliciting-threshold 9 --quic-max-ack-delay-ms 40 --bdp-bytes 1000000 \
-             --quic-idle-timeout-ms 5000",
+             --quic-idle-timeout-ms 5000 --quic-careful-resume on",
         )
         .unwrap();
         let q = t.quic.options().unwrap();
+        assert!(q.careful_resume);
         assert_eq!(
             (q.cc, q.initial_window_packets, q.initial_mtu),
             (Cc::Bbr, 32, 1400)

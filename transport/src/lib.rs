@@ -1,6 +1,7 @@
 //! What several satbench binaries share, so that no binary crate depends on
 //! another for it.
 
+pub mod careful_resume;
 pub mod cert;
 pub mod cli;
 pub mod conn_log;

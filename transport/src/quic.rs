@@ -57,6 +57,10 @@ pub struct QuicOptions {
     /// Bandwidth-delay product the flow-control windows are sized for.
     pub bdp_bytes: u64,
     pub idle_timeout_ms: u64,
+    /// Careful Resume in a server's sender (`careful_resume::Resumer`
+    /// gives each connection its controller; `transport_config` alone
+    /// builds the plain `cc`).
+    pub careful_resume: bool,
 }
 
 impl Default for QuicOptions {
@@ -70,6 +74,7 @@ impl Default for QuicOptions {
             max_ack_delay_ms: None,
             bdp_bytes: DEFAULT_BDP_BYTES,
             idle_timeout_ms: 30_000,
+            careful_resume: false,
         }
     }
 }
@@ -148,6 +153,13 @@ impl QuicOptions {
             }
             Key::BdpBytes => self.bdp_bytes = num()?,
             Key::IdleTimeoutMs => self.idle_timeout_ms = num()?,
+            Key::CarefulResume => {
+                self.careful_resume = match value {
+                    "on" => true,
+                    "off" => false,
+                    _ => return Err(format!("expected {}, got '{value}'", one_of(&spec.values))),
+                }
+            }
         }
         Ok(())
     }

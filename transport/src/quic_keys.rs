@@ -20,6 +20,7 @@ pub enum Key {
     MaxAckDelayMs,
     BdpBytes,
     IdleTimeoutMs,
+    CarefulResume,
 }
 
 /// What an option's value looks like.
@@ -137,7 +138,7 @@ pub fn one_of(values: &[String]) -> String {
 mod tests {
     use super::*;
 
-    const ALL: [Key; 8] = [
+    const ALL: [Key; 9] = [
         Key::Cc,
         Key::InitialWindow,
         Key::InitialMtu,
@@ -146,6 +147,7 @@ mod tests {
         Key::MaxAckDelayMs,
         Key::BdpBytes,
         Key::IdleTimeoutMs,
+        Key::CarefulResume,
     ];
 
     #[test]

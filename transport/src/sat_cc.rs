@@ -79,6 +79,14 @@ impl Sat {
         }
     }
 
+    /// Starts at `window` instead of the initial window (Careful Resume
+    /// hands over the window it validated), never below the floor.
+    pub fn resumed(initial: u64, mtu: u16, window: u64) -> Sat {
+        let mut s = Sat::new(initial, mtu);
+        s.window = window.clamp(s.floor(), s.ceiling());
+        s
+    }
+
     fn floor(&self) -> u64 {
         (self.initial / 2).max(2 * self.mtu)
     }
@@ -209,6 +217,13 @@ mod tests {
         );
         s.lost(at(t0, 1600), at(t0, 900), false, 200_000);
         assert_eq!(s.window, 1_500_000, "never below half the initial window");
+    }
+
+    #[test]
+    fn a_resumed_window_stays_within_the_floor_and_the_ceiling() {
+        assert_eq!(Sat::resumed(BDP, MTU, 2_000_000).window, 2_000_000);
+        assert_eq!(Sat::resumed(BDP, MTU, 1000).window, BDP / 2);
+        assert_eq!(Sat::resumed(BDP, MTU, u64::MAX).window, MAX_GROWTH * BDP);
     }
 
     #[test]

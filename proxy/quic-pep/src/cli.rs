@@ -148,6 +148,10 @@ pub struct Cli {
     /// One qlog (JSON-SEQ) per connection and side
     #[arg(long, value_name = "DIR")]
     qlog_dir: Option<PathBuf>,
+    /// With --accept-side careful-resume=on: a JSON line per accepted
+    /// connection that had a saved path (its phases and jump), appended
+    #[arg(long, value_name = "FILE")]
+    careful_resume_log: Option<PathBuf>,
     /// One line per connection (default stderr)
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
@@ -247,6 +251,8 @@ pub struct Config {
     pub accept: QuicOptions,
     pub connect: QuicOptions,
     pub qlog_dir: Option<PathBuf>,
+    /// `--careful-resume-log`.
+    pub careful_resume_log: Option<PathBuf>,
     pub log: Option<PathBuf>,
     /// `--conn-log`: each client connection's handshake.
     pub conn_log: Option<PathBuf>,
@@ -473,6 +479,18 @@ impl Cli {
         for l in &self.connect_side {
             connect.apply_list(l, "--connect-side")?;
         }
+        // the end that accepts sends to a returning peer and keeps its path
+        if connect.careful_resume {
+            return Err(
+                "--connect-side careful-resume: Careful Resume is the accepting end's \
+                        (its sends to a peer that returns); set it in --accept-side (Proxy-GW's \
+                        for the satellite hop)"
+                    .into(),
+            );
+        }
+        if self.careful_resume_log.is_some() && !accept.careful_resume {
+            return Err("--careful-resume-log: only with --accept-side careful-resume=on".into());
+        }
         if self.spare && !(self.tunnel && self.role == Some(Role::Gw)) {
             return Err("--spare is for --tunnel --role gw".into());
         }
@@ -549,6 +567,7 @@ impl Cli {
             accept,
             connect,
             qlog_dir: self.qlog_dir,
+            careful_resume_log: self.careful_resume_log,
             log: self.log,
             conn_log: self.conn_log,
             stats: self.stats,
@@ -584,6 +603,24 @@ mod tests {
 
     fn error(extra: &str) -> String {
         parse(&format!("{BASE} {extra}")).unwrap_err()
+    }
+
+    #[test]
+    fn careful_resume_is_the_accepting_sides_with_its_log() {
+        let gw =
+            config("--role gw --tunnel --accept-side careful-resume=on --careful-resume-log /l");
+        assert!(gw.accept.careful_resume);
+        assert_eq!(gw.careful_resume_log, Some(PathBuf::from("/l")));
+        assert!(error("--role st --connect-side careful-resume=on")
+            .starts_with("--connect-side careful-resume: Careful Resume is the accepting end's"));
+        assert_eq!(
+            error("--careful-resume-log /l"),
+            "--careful-resume-log: only with --accept-side careful-resume=on"
+        );
+        assert_eq!(
+            error("--accept-side careful-resume=maybe"),
+            "--accept-side careful-resume: expected off or on, got 'maybe'"
+        );
     }
 
     #[test]

@@ -98,7 +98,8 @@ impl NextHop {
     /// the tunnel's ALPN and transport (`tunnel::transport`).
     pub async fn connect_tunnel(&self, dial: u64) -> Result<Connection, Ended> {
         let (addr, name) = self.fixed()?;
-        let t = crate::tunnel::transport(&self.transport, true, dial).map_err(Ended::Failed)?;
+        let (t, _) =
+            crate::tunnel::transport(&self.transport, true, dial, None).map_err(Ended::Failed)?;
         Ok(self
             .connect_with(addr, name, vec![crate::tunnel::ALPN.to_vec()], t)
             .await?

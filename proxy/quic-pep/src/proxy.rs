@@ -25,6 +25,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use quinn::{Incoming, VarInt};
+use satbench_transport::careful_resume::{Resumer, Session};
 use satbench_transport::conn_log::ConnectionLog;
 use satbench_transport::quic_handshake::{self, Watch};
 
@@ -103,6 +104,11 @@ impl Proxy {
         }
         accept.windows = fit.accept;
         connect.windows = fit.connect;
+        if cfg.accept.careful_resume {
+            let r = Resumer::new(&cfg.accept, cfg.careful_resume_log.as_deref())
+                .map_err(|e| format!("--careful-resume-log {e}"))?;
+            accept.resumer = Some(Arc::new(r));
+        }
         if let Some(dir) = &cfg.qlog_dir {
             std::fs::create_dir_all(dir)
                 .map_err(|e| format!("--qlog-dir {}: {e}", dir.display()))?;
@@ -332,15 +338,22 @@ impl Proxy {
         self.log.line(&line);
     }
 
-    /// The server configuration one client connection is accepted with,
-    /// its handshake watched (`log_handshake` writes what it showed).
+    /// The server configuration one client connection (`incoming`) is
+    /// accepted with, its handshake watched (`log_handshake` writes what it
+    /// showed), and its Careful Resume session (`self.accept.watch` it once
+    /// accepted).
     fn server_config(
         &self,
         id: u64,
         alpn: Vec<Vec<u8>>,
         far: Option<&Upstream>,
-    ) -> Result<(quinn::ServerConfig, Watch), String> {
-        let mut t = self.accept.config(Conn::Client(id))?;
+        incoming: &quinn::Incoming,
+    ) -> Result<(quinn::ServerConfig, Watch, Option<Session>), String> {
+        let (mut t, session) = self.accept.accepted_config(
+            Conn::Client(id),
+            incoming.remote_address(),
+            incoming.local_ip(),
+        )?;
         if let Some(l) = far.and_then(|u| u.limits) {
             let v = |x: u64| VarInt::from_u64(x).unwrap_or(VarInt::MAX);
             t.max_concurrent_bidi_streams(v(l.max_streams_bidi));
@@ -348,7 +361,8 @@ impl Proxy {
         }
         let mut c = quinn::ServerConfig::with_crypto(tls::with_alpn(&self.server_tls, alpn));
         c.transport_config(Arc::new(t));
-        Ok(quic_handshake::watch(&c))
+        let (c, watch) = quic_handshake::watch(&c);
+        Ok((c, watch, session))
     }
 
     /// The connection log's line of a client connection whose handshake

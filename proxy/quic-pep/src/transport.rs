@@ -2,9 +2,12 @@
 //! options, the windows `limits::fit` left them, and the per-connection
 //! qlog file when `--qlog-dir` is set.
 
+use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use quinn::{TransportConfig, VarInt};
+use satbench_transport::careful_resume::{Resumer, Session};
 use satbench_transport::quic::{windows, QuicOptions, Windows};
 
 use crate::streams::Side;
@@ -47,6 +50,9 @@ pub struct SideTransport {
     pub opts: QuicOptions,
     pub windows: Windows,
     pub qlog: Option<QlogDir>,
+    /// `careful-resume=on` (an accepting side): the connections this side
+    /// accepts start from what the peer's previous one measured.
+    pub resumer: Option<Arc<Resumer>>,
 }
 
 /// Cheap to send: a few numbers, e.g. `cc=newreno iw=100 window=40625000`.
@@ -63,6 +69,9 @@ pub fn describe(opts: &QuicOptions, w: &Windows) -> String {
         ));
     }
     s.push_str(&format!(" idle_timeout_ms={}", opts.idle_timeout_ms));
+    if opts.careful_resume {
+        s.push_str(" careful_resume=on");
+    }
     s
 }
 
@@ -73,6 +82,7 @@ impl SideTransport {
             windows: windows(opts.bdp_bytes),
             opts,
             qlog: None,
+            resumer: None,
         }
     }
 
@@ -92,6 +102,31 @@ impl SideTransport {
             self.add_qlog(&mut t, q, conn)?;
         }
         Ok(t)
+    }
+
+    /// `config(conn)` for a connection accepted from `remote` on our
+    /// `local` address: with Careful Resume's controller when this side
+    /// has it, and its session for `watch`.
+    pub fn accepted_config(
+        &self,
+        conn: Conn,
+        remote: SocketAddr,
+        local: Option<IpAddr>,
+    ) -> Result<(TransportConfig, Option<Session>), String> {
+        let mut t = self.config(conn)?;
+        let session = self
+            .resumer
+            .as_ref()
+            .map(|r| r.attach(&mut t, remote, local));
+        Ok((t, session))
+    }
+
+    /// Careful Resume logs the accepted connection `conn` and saves what it
+    /// measured (nothing without a session).
+    pub fn watch(&self, conn: &quinn::Connection, session: Option<Session>) {
+        if let (Some(r), Some(s)) = (&self.resumer, session) {
+            r.watch(conn, s);
+        }
     }
 
     #[cfg(feature = "qlog")]

@@ -102,6 +102,10 @@ pub struct ServeFlags {
     /// current gets a 304
     #[arg(long, value_name = "POLICY", value_parser = cache_policy)]
     cache: Option<CachePolicy>,
+    /// With --quic-careful-resume on: a JSON line per HTTP/3 connection
+    /// that had a saved path (its phases and jump), appended
+    #[arg(long, value_name = "FILE")]
+    careful_resume_log: Option<PathBuf>,
     #[command(flatten)]
     quic: QuicArgs,
 }
@@ -181,6 +185,8 @@ pub struct ServeArgs {
     pub alt_svc: AltSvc,
     /// the Cache-Control policy (`--cache`); None: the content's own
     pub cache: Option<CachePolicy>,
+    /// where Careful Resume logs (`--careful-resume-log`)
+    pub careful_resume_log: Option<PathBuf>,
 }
 
 impl ServeFlags {
@@ -199,6 +205,10 @@ impl ServeFlags {
         {
             return Err(format!("--addr: {a} given twice"));
         }
+        let quic = self.quic.options()?;
+        if self.careful_resume_log.is_some() && !quic.careful_resume {
+            return Err("--careful-resume-log: only with --quic-careful-resume on".into());
+        }
         Ok(ServeArgs {
             source,
             addrs,
@@ -208,10 +218,11 @@ impl ServeFlags {
             log: self.log,
             conn_log: self.conn_log,
             zero_rtt: self.zero_rtt,
-            quic: self.quic.options()?,
+            quic,
             h3_priorities: self.h3_priorities,
             alt_svc: self.alt_svc,
             cache: self.cache,
+            careful_resume_log: self.careful_resume_log,
         })
     }
 }
@@ -305,7 +316,8 @@ mod tests {
              --log /tmp/l --quic-cc bbr --quic-initial-window 32 --quic-initial-mtu 1400 \
              --quic-ack-eliciting-threshold 9 --quic-max-ack-delay-ms 40 --bdp-bytes 1000000 \
              --idle-timeout-ms 5000 --h3-priorities=incremental-last --alt-svc tcp \
-             --cache max-age=600 --conn-log /tmp/c --zero-rtt off",
+             --cache max-age=600 --conn-log /tmp/c --zero-rtt off \
+             --quic-careful-resume on --careful-resume-log /tmp/cr",
         )
         .unwrap();
         assert_eq!(
@@ -317,6 +329,8 @@ mod tests {
         assert_eq!(s.alt_svc, AltSvc::Tcp);
         assert_eq!(s.cache, Some(CachePolicy::MaxAge(600)));
         assert_eq!(s.log, Some(PathBuf::from("/tmp/l")));
+        assert_eq!(s.careful_resume_log, Some(PathBuf::from("/tmp/cr")));
+        assert!(s.quic.careful_resume);
         let q = s.quic;
         assert_eq!(q.cc, Cc::Bbr);
         assert_eq!(q.initial_window_packets, 32);
@@ -389,6 +403,14 @@ mod tests {
             "--zero-rtt: expected on or off, got 'yes'"
         );
         assert!(err("--frobnicate").contains("unknown argument '--frobnicate'"));
+        assert_eq!(
+            err("--quic-careful-resume yes"),
+            "--quic-careful-resume: expected off or on, got 'yes'"
+        );
+        assert_eq!(
+            err("--careful-resume-log /tmp/cr"),
+            "--careful-resume-log: only with --quic-careful-resume on"
+        );
         assert!(serve("--root /srv")
             .unwrap_err()
             .contains("--addr is required"));

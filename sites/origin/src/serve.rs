@@ -29,6 +29,7 @@ use hyper::body::Incoming;
 use hyper::server::conn::{http1, http2};
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
+use satbench_transport::careful_resume::Resumer;
 use satbench_transport::cert;
 use satbench_transport::conn_log::{ConnectionLog, Handshake};
 use satbench_transport::process::{say_ready, Shutdown};
@@ -406,17 +407,26 @@ async fn handle_h3(site: Arc<Site>, priorities: StreamPriorities, resolver: H3Re
 /// HTTP/3 over QUIC, responses ordered by `policy`. Each connection is
 /// accepted with its handshake watched and served once its ClientHello is
 /// in: requests that come in 0-RTT are answered before the handshake
-/// completes (0.5-RTT data), as quinn lets a server do.
+/// completes (0.5-RTT data), as quinn lets a server do. With `resumer`
+/// (Careful Resume), the connection's controller starts from what this
+/// client's previous connection measured.
 pub async fn serve_h3(
     endpoint: quinn::Endpoint,
     config: quinn::ServerConfig,
     site: Arc<Site>,
     policy: Policy,
+    resumer: Option<Arc<Resumer>>,
 ) {
     while let Some(incoming) = endpoint.accept().await {
         let site = site.clone();
         let remote = incoming.remote_address();
-        let (config, watch) = quic_handshake::watch(&config);
+        let (mut config, watch) = quic_handshake::watch(&config);
+        let session = resumer.as_ref().map(|r| {
+            let (transport, session) = r.connection(remote, incoming.local_ip());
+            config.transport_config(Arc::new(transport));
+            session
+        });
+        let resumer = resumer.clone();
         tokio::spawn(async move {
             let Ok(mut connecting) = incoming.accept_with(Arc::new(config)) else {
                 return;
@@ -433,6 +443,9 @@ pub async fn serve_h3(
             let Ok((conn, established)) = connecting.into_0rtt() else {
                 return;
             };
+            if let (Some(r), Some(session)) = (&resumer, session) {
+                r.watch(&conn, session);
+            }
             tokio::spawn(log_quic_handshake(
                 site.clone(),
                 established,
@@ -580,6 +593,13 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
         .map_err(|e| format!("--key {}: unusable for QUIC: {e}", args.key.display()))?;
     let mut quic_config = quinn::ServerConfig::with_crypto(Arc::new(quic_crypto));
     quic_config.transport_config(Arc::new(args.quic.transport_config()));
+    let resumer = match args.quic.careful_resume {
+        true => Some(Arc::new(
+            Resumer::new(&args.quic, args.careful_resume_log.as_deref())
+                .map_err(|e| format!("--careful-resume-log {e}"))?,
+        )),
+        false => None,
+    };
 
     let mut listeners = Vec::new();
     for addr in &args.addrs {
@@ -598,6 +618,7 @@ pub async fn run(args: ServeArgs) -> Result<(), String> {
             quic_config.clone(),
             site.clone(),
             args.h3_priorities,
+            resumer.clone(),
         ));
         endpoints.push(l.quic);
     }

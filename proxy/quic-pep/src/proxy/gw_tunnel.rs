@@ -28,14 +28,22 @@ impl Proxy {
             &self.server_tls,
             vec![tunnel::ALPN.to_vec()],
         ));
-        match tunnel::transport(&self.accept, false, n) {
-            Ok(t) => cfg.transport_config(Arc::new(t)),
+        // a re-dialled tunnel resumes from the last one's path (careful-resume=on)
+        let peer = (remote, incoming.local_ip());
+        let cr = match tunnel::transport(&self.accept, false, n, Some(peer)) {
+            Ok((t, cr)) => {
+                cfg.transport_config(Arc::new(t));
+                cr
+            }
             Err(e) => return format!("tunnel from {remote} failed: {e}"),
         };
         let conn = match incoming.accept_with(Arc::new(cfg)) {
             Ok(c) => c.await,
             Err(e) => Err(e),
         };
+        if let Ok(c) = &conn {
+            self.accept.watch(c, cr);
+        }
         let conn = match conn {
             Ok(c) => c,
             Err(e) => {

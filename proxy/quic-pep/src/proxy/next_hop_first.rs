@@ -36,11 +36,14 @@ impl Proxy {
             .alpn
             .clone()
             .map_or_else(|| self.cfg.alpn.clone(), |a| vec![a]);
-        let (cfg, watch) = self.server_config(id, alpn, Some(&far))?;
+        let (cfg, watch, cr) = self.server_config(id, alpn, Some(&far), &incoming)?;
         let near = match incoming.accept_with(Arc::new(cfg)) {
             Ok(c) => c.await,
             Err(e) => Err(e),
         };
+        if let Ok(n) = &near {
+            self.accept.watch(n, cr);
+        }
         match near {
             Ok(n) => {
                 self.stats.accepted.fetch_add(1, Relaxed);

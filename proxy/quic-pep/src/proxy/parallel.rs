@@ -22,7 +22,7 @@ impl Proxy {
         id: u64,
         incoming: Incoming,
     ) -> Result<(quinn::Connection, Upstream), String> {
-        let (cfg, watch) = self.server_config(id, self.cfg.alpn.clone(), None)?;
+        let (cfg, watch, cr) = self.server_config(id, self.cfg.alpn.clone(), None, &incoming)?;
         let mut connecting: Connecting = incoming
             .accept_with(Arc::new(cfg))
             .map_err(|e| format!("client side: {e}"))?;
@@ -34,6 +34,9 @@ impl Proxy {
         let alpn =
             tls::negotiated_alpn(Some(hd)).map_or_else(|| self.cfg.alpn.clone(), |a| vec![a]);
         let (near, far) = tokio::join!(connecting, self.hop.connect(alpn, id));
+        if let Ok(n) = &near {
+            self.accept.watch(n, cr);
+        }
         match (near, far) {
             (Ok(n), Ok(f)) => {
                 self.stats.accepted.fetch_add(1, Relaxed);

@@ -47,12 +47,15 @@ impl Proxy {
                 return format!("conn {id} from {remote} failed: the tunnel is down");
             }
         };
-        let near = match self.server_config(id, self.cfg.alpn.clone(), None) {
-            Ok((cfg, watch)) => match incoming.accept_with(Arc::new(cfg)) {
+        let near = match self.server_config(id, self.cfg.alpn.clone(), None, &incoming) {
+            Ok((cfg, watch, cr)) => match incoming.accept_with(Arc::new(cfg)) {
                 Ok(c) => c
                     .await
-                    .map(|n| (n, watch))
-                    .map_err(|e| Ended::from(&e).describe()),
+                    .map_err(|e| Ended::from(&e).describe())
+                    .inspect(|n| {
+                        self.accept.watch(n, cr);
+                    })
+                    .map(|n| (n, watch)),
                 Err(e) => Err(Ended::from(&e).describe()),
             },
             Err(e) => Err(e),

@@ -690,17 +690,30 @@ async fn read_message(recv: &mut RecvStream) -> Result<Message, Option<FrameErro
 /// The transport of tunnel number `n` (its own qlog): the satellite hop's
 /// settings, room for every client connection's streams, and (at the
 /// dialling end) keep-alives well inside the idle timeout so the tunnel
-/// outlives quiet spells.
+/// outlives quiet spells. `accepted_from` (the accepting end: the peer's
+/// address and ours) gives it Careful Resume when the side has it, and
+/// the session to watch.
 pub fn transport(
     side: &crate::transport::SideTransport,
     keep_alive: bool,
     n: u64,
-) -> Result<quinn::TransportConfig, String> {
-    let mut t = side.config(crate::transport::Conn::Tunnel(n))?;
+    accepted_from: Option<(std::net::SocketAddr, Option<std::net::IpAddr>)>,
+) -> Result<
+    (
+        quinn::TransportConfig,
+        Option<satbench_transport::careful_resume::Session>,
+    ),
+    String,
+> {
+    let conn = crate::transport::Conn::Tunnel(n);
+    let (mut t, session) = match accepted_from {
+        Some((remote, local)) => side.accepted_config(conn, remote, local)?,
+        None => (side.config(conn)?, None),
+    };
     t.max_concurrent_bidi_streams(MAX_STREAMS.into());
     t.max_concurrent_uni_streams(MAX_STREAMS.into());
     if let Some(every) = keep_alive_every(side.opts.idle_timeout_ms).filter(|_| keep_alive) {
         t.keep_alive_interval(Some(every));
     }
-    Ok(t)
+    Ok((t, session))
 }
