@@ -179,11 +179,17 @@ impl Controller for CarefulResumeController {
         rtt: &RttEstimator,
     ) {
         self.in_flight = self.in_flight.saturating_sub(bytes);
+        // The minimum over the acked packets' own round trips, not quinn's
+        // estimator's: that one says its initial RTT (333 ms) until its
+        // first sample, and a 0-RTT connection's first acks (of 0.5-RTT
+        // data, sent before the handshake completes) may come before it.
+        let sample = now.saturating_duration_since(sent);
+        let min = self.rtt.map_or(sample, |r| r.min.min(sample));
         self.rtt = Some(Rtt {
-            min: rtt.min(),
+            min,
             smoothed: rtt.get(),
         });
-        self.observer.on_ack(now, sent, bytes, rtt.min());
+        self.observer.on_ack(now, sent, bytes, min);
         if let Some(cr) = self.cr.as_mut() {
             cr.on_ack(bytes);
         }
