@@ -18,7 +18,7 @@ import { originCertificate } from '../servers/origin.js';
 import { startPepChain, pepRecord } from '../pep/chain.js';
 import { condenseTrace } from '../results/goodput.js';
 import { transferTimeoutS, transfersOf } from './matrix.js';
-import { carefulResumeLogPath } from '../servers/careful-resume-log.js';
+import { carefulResumeLogPath } from '../core/careful-resume-files.js';
 import { DEFAULTS } from '../core/defaults.js';
 
 // satbulk's ports (the QUIC PEPs and our origin have 443). The split-TCP

@@ -25,7 +25,7 @@ import { QUIC_KEYS, quicSideText } from '../core/quic-options.js';
 import { alive, requestStats, startProcess } from '../testbed/testbed.js';
 import { ADDRESSES, LINK_PLAN, ORIGIN_PORT, SITE_HOST } from '../testbed/addressing.js';
 import { applyTproxy, tproxyRules } from './tcp-chain.js';
-import { carefulResumeLogPath } from '../servers/careful-resume-log.js';
+import { carefulResumeLogPath } from '../core/careful-resume-files.js';
 
 const lan = LINK_PLAN.find((l) => l.name === 'lan');
 const sat = LINK_PLAN.find((l) => l.name === 'sat');

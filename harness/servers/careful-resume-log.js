@@ -5,7 +5,7 @@
 // read back per page load (or bulk run) into the record's `careful_resume`. A line is written when Careful
 // Resume settles (Normal), or when the connection ends before.
 import fs from 'node:fs';
-import path from 'node:path';
+import { carefulResumeLogPath } from '../core/careful-resume-files.js';
 
 // the servers that write one: our origin, satbulk's server, the QUIC PEP's Proxy-GW
 export const CAREFUL_RESUME_SERVERS = ['origin', 'satbulk', 'gw'];
@@ -15,7 +15,6 @@ export const carefulResumeOn = (plan) =>
   plan.quic?.['careful-resume'] === 'on' || plan.pepSides?.sat?.['careful-resume'] === 'on';
 
 /** Where `server` of testbed `tb` writes it. */
-export const carefulResumeLogPath = (tb, server = 'origin') => path.join(tb.dir, `careful-resume-${server}.log`);
 
 // what the record keeps of a line (the line also has its qlog-style events)
 const FIELDS = ['phase_reached', 'jump_bytes', 'saved_capacity_bps', 'saved_rtt_ms', 'rtt_ms', 'retreated'];

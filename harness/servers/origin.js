@@ -14,7 +14,7 @@ import { cacheControl } from '../core/cache-policy.js';
 import { ADDRESSES, ORIGIN_HTTP_PORT, ORIGIN_PORT, SITE_HOST } from '../testbed/addressing.js';
 import { startProcess } from '../testbed/testbed.js';
 import { H2O_LOG_FORMAT, summarizeOriginLog } from './origin-log.js';
-import { carefulResumeLogPath } from './careful-resume-log.js';
+import { carefulResumeLogPath } from '../core/careful-resume-files.js';
 
 // h2o-patched: the same H2O with sites/origin/h2o-accept-hashkey-iv.patch
 // (its HTTP/3 handshake without the two round trips OpenSSL 3 costs it).

@@ -40,7 +40,7 @@ describe('PEP sides (--pep-sat, --pep-ground)', () => {
     );
     assert.deepEqual(
       PEP_KEYS.filter((k) => !takesNumber(k)),
-      ['cc', 'ack-frequency'],
+      ['cc', 'ack-frequency', 'careful-resume'],
     );
     for (const key of PEP_KEYS.filter(takesNumber))
       assert.throws(
