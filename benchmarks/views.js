@@ -71,6 +71,9 @@ const metric = (recs, key) => recs.map((r) => r.metrics?.[key]).filter((v) => ty
 // a count's median over the second views that have it (null: none has)
 const count = (recs, get) => med(recs.map(get).filter((v) => typeof v === 'number'));
 
+// Chromium's handshakes: with Proxy-ST through a QUIC PEP, else with the origin
+const chromiumsServer = (r) => r.handshakes?.proxy_st ?? r.handshakes?.origin;
+
 /** Pure: the first and second views of each pair in `records`, compared. */
 function comparePairs(records, { protocol, view }) {
   const own = records.filter((r) => r.scenario.protocol === protocol && viewOf(r.scenario) === view);
@@ -97,11 +100,10 @@ function comparePairs(records, { protocol, view }) {
       revalidated: count(seconds, (r) => r.cache_use?.revalidated),
       fetched: count(seconds, (r) => r.cache_use?.fetched),
     },
-    // Chromium's handshakes: with Proxy-ST through a QUIC PEP, else with the origin
     handshakes: {
-      full: count(seconds, (r) => (r.handshakes?.proxy_st ?? r.handshakes?.origin)?.full),
-      resumed: count(seconds, (r) => (r.handshakes?.proxy_st ?? r.handshakes?.origin)?.resumed),
-      early_accepted: count(seconds, (r) => (r.handshakes?.proxy_st ?? r.handshakes?.origin)?.early_accepted),
+      full: count(seconds, (r) => chromiumsServer(r)?.full),
+      resumed: count(seconds, (r) => chromiumsServer(r)?.resumed),
+      early_accepted: count(seconds, (r) => chromiumsServer(r)?.early_accepted),
     },
   };
 }
