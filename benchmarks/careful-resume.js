@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench:careful-resume — what Careful Resume (draft-ietf-tsvwg-careful-resume) does for a
+// npm run bench:careful-resume — what Careful Resume (RFC 9959) does for a
 // returning client, with and without `--quic careful-resume=on`, on one
 // profile (geo: 20 Mbit/s, about 580 ms):
 // - bulk: `bulk --view revisit --protocol quic --size 100MB` (satbulk's

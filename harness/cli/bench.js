@@ -78,7 +78,7 @@ Options:
                     initial-window=PACKETS (10), initial-mtu=BYTES, ack-frequency,
                     ack-eliciting-threshold=N, max-ack-delay-ms=MS, bdp-bytes=BYTES (flow-control
                     windows are 2 × this; default: the profile's rate × RTT), idle-timeout-ms=MS,
-                    careful-resume=on|off (Careful Resume, draft-ietf-tsvwg-careful-resume: a
+                    careful-resume=on|off (Careful Resume, RFC 9959: a
                     client's next connection starts from what its previous one measured; the
                     record's careful_resume);
                     H2O takes only cc=cubic|newreno and initial-window (the others are refused)

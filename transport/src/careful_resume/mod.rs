@@ -1,4 +1,4 @@
-//! Careful Resume (draft-ietf-tsvwg-careful-resume) in our QUIC
+//! Careful Resume (RFC 9959) in our QUIC
 //! senders, `careful-resume=on`:
 //! - `phases`: the draft's phases as a plain state machine;
 //! - `observe`: what a connection learns of its path, saved for the next;

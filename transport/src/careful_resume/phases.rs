@@ -1,4 +1,4 @@
-//! Careful Resume's phases (draft-ietf-tsvwg-careful-resume) as
+//! Careful Resume's phases (RFC 9959) as
 //! a plain state machine: what the sender saw goes in (packets sent, bytes
 //! acked, the largest packet number acked, a congestion event, the RTT),
 //! the window Careful Resume imposes and each phase change come out. No
