@@ -25,7 +25,7 @@ import { bench } from '../harness/pageload/bench.js';
 import { bulk } from '../harness/bulk/bulk.js';
 import { checkBench } from '../harness/cli/bench-plan.js';
 import { checkBulk } from '../harness/cli/bulk-plan.js';
-import { OBJECTIVE_SIZES, sizeMetric } from '../harness/results/goodput.js';
+import { OBJECTIVE_SIZES, resumeFloorMs, sizeMetric } from '../harness/results/goodput.js';
 import { requireNetAdmin } from '../harness/core/sys.js';
 import { median, round } from '../harness/core/stats.js';
 import { readResults, RESULTS } from '../harness/results/store.js';
@@ -95,7 +95,31 @@ async function bulkArm(careful) {
     revisit: times((r) => r.metrics),
     first_connection: times((r) => r.first_connection?.metrics),
     ...resumed(recs),
+    floor: floorOf(recs),
   };
+}
+
+// The default initial window: 10 packets of 1200 B (transport/quic-options.json).
+const IW_BYTES = 12_000;
+
+/**
+ * RFC 9959's floor for the revisits' time to 10 MB (goodput.js: the
+ * initial window in the first round trip of data, half the saved window in
+ * the next, the link's rate after), from their median ttfb, the link's
+ * rate and RTT, and the median saved window; and the same with a jump as
+ * large as the path (no halving): what no sender that keeps the first
+ * round trip to the initial window can beat.
+ */
+function floorOf(recs) {
+  const crs = recs.flatMap((r) => r.careful_resume ?? []).filter((c) => c.saved_rtt_ms);
+  const ttfbMs = median(recs.map((r) => r.metrics?.ttfb_ms).filter(Number.isFinite));
+  const rateBps = (recs[0]?.link_rate_mbps ?? 0) * 1e6;
+  const rttMs = crs.length ? median(crs.map((c) => c.saved_rtt_ms)) : null;
+  if (!Number.isFinite(ttfbMs) || !rateBps || !rttMs) return null;
+  const savedBytes = median(crs.map((c) => (c.saved_capacity_bps / 8) * (c.saved_rtt_ms / 1000)));
+  const at = (saved) =>
+    round(resumeFloorMs({ ttfbMs, rttMs, rateBps, iwBytes: IW_BYTES, savedBytes: saved, sizeBytes: 10e6 }), 0);
+  return { time_to_10mb_ms: at(savedBytes), unhalved_ms: at(null), saved_bytes: round(savedBytes, 0) };
 }
 
 /** One arm: the revisit pairs' medians and what Careful Resume did. */
@@ -168,6 +192,14 @@ else {
           ` (${a.runs} runs; ${resumedText(a)})`,
       );
     console.log(`  revisit time to 10 MB on/off: ${b.time_to_10mb_ratio ?? '–'} (target: at most 0.6)`);
+    const f = b.on.floor;
+    if (f)
+      console.log(
+        `  RFC 9959's floor for it (the initial window in the first round trip of data, half the saved ` +
+          `${f.saved_bytes} B in the next, the link's rate after): ${s_(f.time_to_10mb_ms)} s, on/off ` +
+          `${ratio(f.time_to_10mb_ms, b.off.revisit[sizeMetric(10e6)]) ?? '–'}; with a jump of the whole path: ` +
+          `${s_(f.unhalved_ms)} s, on/off ${ratio(f.unhalved_ms, b.off.revisit[sizeMetric(10e6)]) ?? '–'}`,
+      );
   }
   const p = result.kepler_h3_revisit;
   if (p) {

@@ -268,3 +268,21 @@ export function condenseTrace(lines, t0UnixMs = null) {
     congestion_events: last.congestion_events ?? null,
   };
 }
+
+/**
+ * The earliest a resumed connection can have received `sizeBytes` under
+ * Careful Resume's limits (RFC 9959): no more than the initial window in the
+ * first round trip of data (it arrives at `ttfbMs`), a jump of at most half
+ * the saved window paced over the next round trip, and the link's rate
+ * after that. `rateBps` is the link's rate in bits per second, `savedBytes`
+ * the saved window (null: no limit on the jump, the path's BDP). What the
+ * sender could gain beyond this is not Careful Resume's to give.
+ */
+export function resumeFloorMs({ ttfbMs, rttMs, rateBps, iwBytes, savedBytes = null, sizeBytes }) {
+  const perMs = rateBps / 8 / 1000;
+  const bdp = perMs * rttMs;
+  const jump = Math.min(savedBytes == null ? bdp : savedBytes / 2, bdp);
+  if (sizeBytes <= iwBytes) return ttfbMs;
+  if (sizeBytes <= iwBytes + jump) return ttfbMs + rttMs + ((sizeBytes - iwBytes) / jump) * rttMs;
+  return ttfbMs + 2 * rttMs + (sizeBytes - iwBytes - jump) / perMs;
+}

@@ -13,6 +13,7 @@ import {
   pepRatio,
   condenseTrace,
   OBJECTIVE_SIZES,
+  resumeFloorMs,
 } from '../../harness/results/goodput.js';
 
 const near = (a, b, eps = 1e-9) => assert.ok(Math.abs(a - b) <= eps, `${a} ≉ ${b}`);
@@ -266,5 +267,25 @@ describe('goodput: sender trace', () => {
     ]);
     assert.equal(t.slow_start_exit_ms, 100);
     assert.equal(t.time_base, 'accept');
+  });
+});
+
+describe("goodput: Careful Resume's floor", () => {
+  // geo: 20 Mbit/s (2500 B/ms), 580 ms, a BDP of 1.45 MB
+  const geo = { ttfbMs: 1167, rttMs: 580, rateBps: 20e6, iwBytes: 12_000 };
+  it('is the initial window at ttfb, half the saved window over the next round trip, then the link rate', () => {
+    near(
+      resumeFloorMs({ ...geo, savedBytes: 1.45e6, sizeBytes: 10e6 }),
+      1167 + 1160 + (10e6 - 12_000 - 725_000) / 2500,
+    );
+    // a size within the jump arrives at the jump's paced rate
+    near(resumeFloorMs({ ...geo, savedBytes: 1.45e6, sizeBytes: 12_000 + 362_500 }), 1167 + 580 + 290);
+    assert.equal(resumeFloorMs({ ...geo, savedBytes: 1.45e6, sizeBytes: 10_000 }), 1167);
+  });
+  it('never jumps beyond the path: a saved window of twice the BDP or none gives the link rate from the second round trip', () => {
+    const full = 1167 + 580 + (10e6 - 12_000) / 2500;
+    near(resumeFloorMs({ ...geo, savedBytes: 2.9e6, sizeBytes: 10e6 }), full);
+    near(resumeFloorMs({ ...geo, sizeBytes: 10e6 }), full);
+    near(resumeFloorMs({ ...geo, savedBytes: 5.8e6, sizeBytes: 10e6 }), full);
   });
 });
