@@ -80,7 +80,7 @@ export function cpuByProcess(records) {
 export const bulk = defineKind({
   name: 'bulk',
   // which way is better: by the metric's name (the default; goodput higher)
-  budgetMatch: ['profile', 'loss_pct', 'protocol'],
+  budgetMatch: ['profile', 'loss_pct', 'protocol', 'direction', 'view'],
   // without --budget, compare fails a mean goodput more than 10 % lower, and significantly so
   defaultBudget: { mean_goodput_mbps: { max_slowdown_pct: 10 } },
   // a download's scenario has no direction

@@ -48,6 +48,24 @@ describe('compare budget', () => {
     assert.equal(describeLimits({}), 'no limit');
   });
 
+  it("a bulk rule matches a download's direction and view", () => {
+    const budget = parseBudget(
+      {
+        scenarios: [
+          {
+            match: { kind: 'bulk', direction: 'up', view: 'revisit' },
+            metrics: { time_to_10mb_ms: { max_median: 9000 } },
+          },
+        ],
+      },
+      'b',
+    );
+    const scenario = (direction, view) => ({ profile: 'geo', loss_pct: 0, protocol: 'quic', direction, view });
+    assert.deepEqual(limitsFor(budget, 'bulk', scenario('up', 'revisit')), { time_to_10mb_ms: { max_median: 9000 } });
+    assert.deepEqual(limitsFor(budget, 'bulk', scenario('down', 'revisit')), {});
+    assert.deepEqual(limitsFor(budget, 'bulk', scenario('up', 'first')), {});
+  });
+
   it('rejects malformed budgets, naming the file, the key and what was expected', () => {
     const rejects = (doc, message) => assert.throws(() => parseBudget(doc, 'b'), { name: 'UsageError', message });
     rejects([], 'b: expected a mapping with "metrics" and/or "scenarios"');
@@ -68,11 +86,11 @@ describe('compare budget', () => {
     rejects({ scenarios: [{ match: {}, metric: {} }] }, 'b: scenarios[0].metric: unknown key; expected match, metrics');
     rejects(
       { scenarios: [{ match: [1], metrics: { plt_ms: { max_median: 1 } } }] },
-      'b: scenarios[0].match: expected a mapping of kind, profile, loss_pct, protocol, site, view, cc',
+      'b: scenarios[0].match: expected a mapping of kind, profile, loss_pct, protocol, site, view, cc, direction',
     );
     rejects(
       { scenarios: [{ match: { host: 'x' }, metrics: { plt_ms: { max_median: 1 } } }] },
-      'b: scenarios[0].match.host: unknown key; expected kind, profile, loss_pct, protocol, site, view, cc',
+      'b: scenarios[0].match.host: unknown key; expected kind, profile, loss_pct, protocol, site, view, cc, direction',
     );
     rejects(
       { scenarios: [{ match: {}, metrics: { plt_ms: { max_median: 'fast' } } }] },
