@@ -126,6 +126,17 @@ pub struct Cli {
     /// comma-separated; repeatable [default: 198.18.0.0/15]
     #[arg(long, value_name = "NET,…", value_parser = networks)]
     masque_allow: Vec<Networks>,
+    /// Forward error correction on the satellite hop: after every K
+    /// datagrams, N − K repair packets (Reed–Solomon), so the other end
+    /// rebuilds up to N − K lost ones without a round trip. On the socket
+    /// that faces the satellite: at st the next-hop side's, at gw
+    /// --listen's; both ends need it (needs --role)
+    #[arg(long, value_name = "K/N", value_parser = fec_setting)]
+    fec: Option<crate::fec::FecSetting>,
+    /// With --fec: the satellite hop's round trip, which a partial window's
+    /// repairs wait an eighth of (1 to 5 ms) and the receiver holds a window for
+    #[arg(long, value_name = "MS", requires = "fec")]
+    fec_hop_rtt_ms: Option<u64>,
     /// At gw: the TCP congestion control of QPEP's connections to the
     /// destination [default: the system's]
     #[arg(long, value_name = "NAME", value_parser = label)]
@@ -248,6 +259,8 @@ pub struct Config {
     pub qpep: Qpep,
     /// `--masque-listen` (Proxy-GW): the CONNECT-UDP listener.
     pub masque: Option<crate::masque::server::Settings>,
+    /// `--fec`: the code on the socket that faces the satellite.
+    pub fec: Option<crate::fec::socket::FecOnHop>,
     pub accept: QuicOptions,
     pub connect: QuicOptions,
     pub qlog_dir: Option<PathBuf>,
@@ -298,6 +311,10 @@ pub struct Qpep {
 /// them): nothing else is reached by default (`--qpep-allow`, `--allow-dst`).
 pub const DEFAULT_QPEP_ALLOW: &str = "198.18.0.0/15";
 
+/// `--fec-hop-rtt-ms` when not given: a GEO hop's round trip (the paper's
+/// 290 ms one way).
+pub const DEFAULT_FEC_HOP_RTT_MS: u64 = 580;
+
 pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
 pub const DEFAULT_MAX_CONN_MEMORY: u64 = 256 << 20;
 
@@ -329,6 +346,11 @@ fn networks(v: &str) -> Result<Networks, String> {
         true => Err(format!("expected networks like 198.18.0.0/15, got '{v}'")),
         false => Ok(Networks(n)),
     })
+}
+
+fn fec_setting(v: &str) -> Result<crate::fec::FecSetting, String> {
+    v.parse()
+        .map_err(|e: crate::fec::SettingError| e.to_string())
 }
 
 fn whole<T: std::str::FromStr>(v: &str) -> Result<T, String> {
@@ -518,6 +540,20 @@ impl Cli {
         }
         let transparent = self.transparent_config(gw_tunnel)?;
         let masque = self.masque_config()?;
+        let fec = match (self.fec, self.role) {
+            (None, _) => None,
+            (Some(_), None) => {
+                return Err(
+                    "--fec needs --role: st codes its next-hop side, gw its --listen".into(),
+                )
+            }
+            (Some(setting), Some(_)) => Some(crate::fec::socket::FecOnHop {
+                setting,
+                hop_rtt: std::time::Duration::from_millis(
+                    self.fec_hop_rtt_ms.unwrap_or(DEFAULT_FEC_HOP_RTT_MS),
+                ),
+            }),
+        };
         let allow = match self.qpep_allow.is_empty() {
             true => vec![DEFAULT_QPEP_ALLOW.parse()?],
             false => self.qpep_allow.into_iter().flat_map(|n| n.0).collect(),
@@ -564,6 +600,7 @@ impl Cli {
                 spares: self.qpep_spares,
             },
             masque,
+            fec,
             accept,
             connect,
             qlog_dir: self.qlog_dir,
@@ -621,6 +658,21 @@ mod tests {
             error("--accept-side careful-resume=maybe"),
             "--accept-side careful-resume: expected off or on, got 'maybe'"
         );
+    }
+
+    #[test]
+    fn fec_is_a_role_s_satellite_side_with_the_hop_s_round_trip() {
+        let st = config("--role st --fec 8/10 --fec-hop-rtt-ms 40")
+            .fec
+            .unwrap();
+        assert_eq!(st.setting.to_string(), "8/10");
+        assert_eq!(st.hop_rtt, std::time::Duration::from_millis(40));
+        let gw = config("--role gw --fec 4/6").fec.unwrap();
+        assert_eq!(gw.hop_rtt.as_millis(), u128::from(DEFAULT_FEC_HOP_RTT_MS));
+        assert!(config("").fec.is_none());
+        assert!(error("--fec 8/10").contains("--fec needs --role"));
+        assert!(error("--role st --fec 10/8").contains("N must be more than K"));
+        assert!(error("--role st --fec-hop-rtt-ms 40").contains("--fec"));
     }
 
     #[test]

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use quinn::Connection;
 
 use crate::close::Ended;
+use crate::fec::socket::{endpoint as fec_endpoint, FecOnHop, FecSocket};
 use crate::tls::{self, Capture};
 use crate::tparams::{self, PeerLimits};
 use crate::transport::{Conn, SideTransport};
@@ -40,28 +41,41 @@ pub struct NextHop {
 impl NextHop {
     /// Binds an ephemeral UDP port (any address of the family of the fixed
     /// next hop, else IPv4); the endpoint has no server configuration, so
-    /// it accepts nothing.
+    /// it accepts nothing. With `fec`, the code runs under it (Proxy-ST's
+    /// side of the satellite hop); the FEC socket comes back for its
+    /// counters.
     pub fn new(
         fixed: Option<(SocketAddr, String)>,
         tls: rustls::ClientConfig,
         transport: SideTransport,
-    ) -> Result<NextHop, String> {
+        fec: Option<FecOnHop>,
+    ) -> Result<(NextHop, Option<Arc<FecSocket>>), String> {
         let bind: SocketAddr = match &fixed {
             Some((a, _)) if a.is_ipv6() => (Ipv6Addr::UNSPECIFIED, 0).into(),
             _ => (Ipv4Addr::UNSPECIFIED, 0).into(),
         };
-        let endpoint = quinn::Endpoint::client(bind).map_err(|e| {
-            let to = fixed
-                .as_ref()
-                .map_or("next hop".into(), |(a, _)| format!("next hop {a}"));
-            format!("{to}: cannot bind a UDP socket: {e}")
-        })?;
-        Ok(NextHop {
-            endpoint,
-            fixed,
-            tls,
-            transport,
-        })
+        let to = fixed
+            .as_ref()
+            .map_or("next hop".into(), |(a, _)| format!("next hop {a}"));
+        let (endpoint, fec) = match fec {
+            None => (quinn::Endpoint::client(bind), None),
+            Some(on_hop) => {
+                let socket = std::net::UdpSocket::bind(bind)
+                    .map_err(|e| format!("{to}: cannot bind a UDP socket: {e}"))?;
+                let (e, f) = fec_endpoint(socket, None, on_hop)?;
+                (Ok(e), Some(f))
+            }
+        };
+        let endpoint = endpoint.map_err(|e| format!("{to}: cannot bind a UDP socket: {e}"))?;
+        Ok((
+            NextHop {
+                endpoint,
+                fixed,
+                tls,
+                transport,
+            },
+            fec,
+        ))
     }
 
     fn fixed(&self) -> Result<(SocketAddr, &str), Ended> {

@@ -104,6 +104,16 @@ impl Proxy {
         }
         accept.windows = fit.accept;
         connect.windows = fit.connect;
+        // the code goes on the socket that faces the satellite: Proxy-ST's
+        // next-hop side, Proxy-GW's --listen
+        let st_fec = cfg.fec.filter(|_| cfg.role == Some(Role::St));
+        let gw_fec = cfg.fec.filter(|_| cfg.role == Some(Role::Gw));
+        if let Some(f) = st_fec {
+            connect.reorder_packets = Some(f.setting.n() as u32);
+        }
+        if let Some(f) = gw_fec {
+            accept.reorder_packets = Some(f.setting.n() as u32);
+        }
         if cfg.accept.careful_resume {
             let r = Resumer::new(&cfg.accept, cfg.careful_resume_log.as_deref())
                 .map_err(|e| format!("--careful-resume-log {e}"))?;
@@ -119,7 +129,8 @@ impl Proxy {
             accept.qlog = Some(q.clone());
             connect.qlog = Some(q);
         }
-        let hop = Arc::new(NextHop::new(cfg.next_hop.clone(), client_tls, connect)?);
+        let (hop, mut fec) = NextHop::new(cfg.next_hop.clone(), client_tls, connect, st_fec)?;
+        let hop = Arc::new(hop);
         let mut server =
             quinn::ServerConfig::with_crypto(tls::with_alpn(&server_tls, cfg.alpn.clone()));
         // Every connection is accepted with its own config (`server_config`);
@@ -133,9 +144,16 @@ impl Proxy {
         // only bounds what quinn queues before we see them.
         server.max_incoming(cfg.max_connections.saturating_mul(2).max(16));
         let qpep_listener = qpep::listen(&cfg.qpep)?;
-        let endpoint = match st_transparent {
-            true => transparent_endpoint(server, cfg.listen)?,
-            false => quinn::Endpoint::server(server, cfg.listen)
+        let endpoint = match (st_transparent, gw_fec) {
+            (true, _) => transparent_endpoint(server, cfg.listen)?,
+            (false, Some(on_hop)) => {
+                let socket = std::net::UdpSocket::bind(cfg.listen)
+                    .map_err(|e| format!("--listen {}: {e}", cfg.listen))?;
+                let (e, f) = crate::fec::socket::endpoint(socket, Some(server), on_hop)?;
+                fec = Some(f);
+                e
+            }
+            (false, None) => quinn::Endpoint::server(server, cfg.listen)
                 .map_err(|e| format!("--listen {}: {e}", cfg.listen))?,
         };
         cfg.listen = endpoint
@@ -161,6 +179,9 @@ impl Proxy {
             log.line(&qpep::listening(l, cfg.qpep.to)?);
         }
         let stats = Arc::new(Stats::default());
+        if let Some(f) = fec {
+            let _ = stats.fec.set(f);
+        }
         let masque = match &cfg.masque {
             // the satellite hop's transport, as the tunnel's
             Some(m) => Some(masque::server::Server::bind(

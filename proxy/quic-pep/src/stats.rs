@@ -66,6 +66,8 @@ pub struct Stats {
     pub masque: Arc<crate::masque::stats::MasqueStats>,
     /// `--transparent`: client connections by destination.
     pub destinations: Destinations,
+    /// `--fec`: the satellite hop's code, once its socket exists.
+    pub fec: std::sync::OnceLock<Arc<crate::fec::socket::FecSocket>>,
 }
 
 /// `--transparent`: client connections by destination address (ST: carried
@@ -225,6 +227,7 @@ impl Stats {
             "tunnel": self.tunnel.json(),
             "qpep": self.qpep.json(),
             "masque": self.masque.json(),
+            "fec": self.fec.get().map(|f| f.json()),
             "destinations": destinations,
             "destinations_unlisted": unlisted,
         })

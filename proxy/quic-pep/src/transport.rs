@@ -53,6 +53,12 @@ pub struct SideTransport {
     /// `careful-resume=on` (an accepting side): the connections this side
     /// accepts start from what the peer's previous one measured.
     pub resumer: Option<Arc<Resumer>>,
+    /// `--fec` on this side's socket: how many later packets may be acked
+    /// before a packet is lost (RFC 9002's kPacketThreshold, 3 by default).
+    /// A lost datagram comes back rebuilt only after its window's repair,
+    /// up to a window's packets late: declared lost sooner, it would cost a
+    /// retransmission and a halved window that the code had made needless.
+    pub reorder_packets: Option<u32>,
 }
 
 /// Cheap to send: a few numbers, e.g. `cc=newreno iw=100 window=40625000`.
@@ -83,6 +89,7 @@ impl SideTransport {
             opts,
             qlog: None,
             resumer: None,
+            reorder_packets: None,
         }
     }
 
@@ -98,6 +105,9 @@ impl SideTransport {
         t.stream_receive_window(v(w.stream_receive));
         t.receive_window(v(w.connection_receive));
         t.send_window(w.send);
+        if let Some(n) = self.reorder_packets {
+            t.packet_threshold(n);
+        }
         if let Some(q) = &self.qlog {
             self.add_qlog(&mut t, q, conn)?;
         }

@@ -1,13 +1,16 @@
 //! Forward error correction over the datagrams of a window (issue 31 item
 //! 3): the tunnel's sender sends K datagrams and then N − K repair packets
 //! computed over them, so its receiver rebuilds up to N − K lost ones
-//! without a round trip and without the endpoints knowing. The tunnel that
-//! will carry it does not exist yet: this is the codec alone, plain code
-//! with no I/O and no clock (the caller passes `now`, as with quinn-proto).
+//! without a round trip and without the endpoints knowing. The codec is
+//! plain code with no I/O and no clock (the caller passes `now`, as with
+//! quinn-proto); `socket` puts it under a quinn endpoint.
 //!
 //! - `setting`: `fec=K/N` and the time bounds that follow from the hop;
 //! - `wire`: the header and the shard a datagram is coded as;
-//! - `encoder` and `decoder`: the two ends, with their counters.
+//! - `encoder` and `decoder`: the two ends, with their counters;
+//! - `socket`: the I/O, the codec as the UDP socket of the endpoint that
+//!   faces the satellite (`--fec K/N`: Proxy-ST's next-hop side, Proxy-GW's
+//!   `--listen`).
 //!
 //! The code is Reed–Solomon over GF(2^8) from `reed-solomon-erasure`: MDS
 //! (any K of a window's N datagrams rebuild it; RaptorQ may fail up to 1
@@ -26,6 +29,7 @@
 pub mod decoder;
 pub mod encoder;
 pub mod setting;
+pub mod socket;
 pub mod wire;
 
 #[cfg(test)]
