@@ -74,8 +74,10 @@ Options:
                     cubic (loss-based: slow start into the queue, random loss cuts the window). The
                     split-TCP PEP's: the kernel's (reno, cubic, bbr). --preset quic4sat gives the
                     QUIC PEP cc=sat,ack-eliciting-threshold=20 and the split-TCP PEP cc=bbr unless
-                    --pep-sat is given
-  --pep-ground LIST the PEPs' client and server hops, the same keys (tcp-qpep: cc is also
+                    --pep-sat is given. fec=K/N (quic-pep, tcp-qpep): forward error correction
+                    between Proxy-ST and Proxy-GW, N − K repair packets after every K datagrams
+                    (Reed–Solomon), the record's pep.fec
+  --pep-ground LIST the PEPs' client and server hops, the same keys but fec (tcp-qpep: cc is also
                     Proxy-GW's TCP congestion control towards the server)
   --pep-tunnel MODE the QUIC PEP's satellite hop: warm (the default: one standing ST↔GW
                     connection, up before the load, shared by every client connection, cc=sat

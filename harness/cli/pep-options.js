@@ -107,6 +107,10 @@ export function checkPepOptions(pep, kinds, { tunnelFrom = null } = {}) {
     throw new UsageError(
       '--pep-ground careful-resume=on: Careful Resume is for the satellite hop (--pep-sat careful-resume=on: Proxy-GW resumes from the path its previous connection from Proxy-ST measured)',
     );
+  if (ground.fec !== undefined)
+    throw new UsageError(
+      `--pep-ground fec=${ground.fec}: forward error correction is for the satellite hop (--pep-sat fec=K/N: Proxy-ST and Proxy-GW code what crosses it)`,
+    );
   // QPEP is the QUIC PEP with its tunnel: the same sides, and no other mode
   const tunnel = pep.tunnel ?? DEFAULTS.pepTunnel;
   for (const kind of ['quic', 'qpep'].filter((k) => kinds.includes(k)))

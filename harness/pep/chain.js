@@ -9,6 +9,7 @@ import { startTcpPepChain } from './tcp-chain.js';
 import { startQuicPepChain } from './quic-chain.js';
 import { startQpepChain, qpepRelayed, checkQpepRelayed } from './qpep-chain.js';
 import { startVpnChain, checkTunnelled } from './vpn-chain.js';
+import { fecRecord } from './fec.js';
 
 /**
  * Starts the chain of `kind` ('tcp', 'quic', 'qpep', 'vpn'; null: none,
@@ -40,6 +41,8 @@ export function pepRecord(chain, stats) {
   const rec = { kind: chain.kind, settings: chain.settings ?? null, relayed, stats };
   // the QUIC chain's tunnel as the load began (its beforeLoad)
   if (chain.tunnelAtLoad) rec.tunnel = chain.tunnelAtLoad();
+  const fec = fecRecord(stats);
+  if (fec) rec.fec = fec;
   return rec;
 }
 

@@ -9,12 +9,30 @@ import { UsageError } from '../core/errors.js';
 import { QUIC_KEYS, checkQuicOption, keyValueItems, quicOptionKind } from '../core/quic-options.js';
 
 export const TCP_PEP_KEYS = ['cc', 'initial-window', 'sndbuf', 'rcvbuf'];
-export const PEP_KEYS = [...new Set([...QUIC_KEYS, ...TCP_PEP_KEYS])];
+// The QUIC PEP's own satellite-hop keys, beyond the QUIC options every
+// QUIC tool takes: fec=K/N (forward error correction between the proxies).
+export const QUIC_PEP_SAT_KEYS = ['fec'];
+export const PEP_KEYS = [...new Set([...QUIC_KEYS, ...TCP_PEP_KEYS, ...QUIC_PEP_SAT_KEYS])];
 
 // Pure: whether a side's key takes a whole number: a QUIC option whose kind
 // is count (transport/quic-options.json), or a key only the split-TCP PEP
-// has (sndbuf, rcvbuf: bytes). cc (a choice) and flags take none.
-export const takesNumber = (key) => (quicOptionKind(key) ?? 'count') === 'count';
+// has (sndbuf, rcvbuf: bytes). cc (a choice), flags and fec take none.
+export const takesNumber = (key) => !QUIC_PEP_SAT_KEYS.includes(key) && (quicOptionKind(key) ?? 'count') === 'count';
+
+// quic-pep's bounds on fec=K/N (proxy/quic-pep/src/fec/setting.rs): K ≥ 1, K < N ≤ 64.
+const FEC_MAX_N = 64;
+
+/** Pure: fec's value `K/N` as {k, n}, or why it is not one (`flag` starts the message). */
+export function parseFec(value, flag) {
+  const m = /^(\d+)\/(\d+)$/.exec(String(value));
+  const k = m ? Number(m[1]) : NaN;
+  const n = m ? Number(m[2]) : NaN;
+  if (!m || k < 1 || n <= k || n > FEC_MAX_N)
+    throw new UsageError(
+      `${flag}: fec expects K/N, K source datagrams and N in all per window (1 ≤ K < N ≤ ${FEC_MAX_N}, e.g. fec=8/10), got ${JSON.stringify(value)}`,
+    );
+  return { k, n };
+}
 
 /** Pure: "cc=newreno,initial-window=100" → {cc: 'newreno', 'initial-window': '100'}. */
 export function parsePepSide(text, flag) {
@@ -24,6 +42,7 @@ export function parsePepSide(text, flag) {
       throw new UsageError(`${flag}: unknown option ${JSON.stringify(key)}; expected ${PEP_KEYS.join(', ')}`);
     if (takesNumber(key) && !/^\d+$/.test(String(value)))
       throw new UsageError(`${flag}: ${key} expects a whole number, got ${JSON.stringify(value)}`);
+    if (key === 'fec') parseFec(value, flag);
     out[key] = value;
   }
   return out;
@@ -40,9 +59,10 @@ export function tcpPepSide(side, flag) {
   return out;
 }
 
-/** Pure: a side as the QUIC chain takes it (the QUIC options' keys), or why it cannot. */
+/** Pure: a side as the QUIC chain takes it (the QUIC options' keys, and fec), or why it cannot. */
 export function quicPepSide(side, flag) {
   for (const [k, v] of Object.entries(side)) {
+    if (QUIC_PEP_SAT_KEYS.includes(k)) continue;
     if (!QUIC_KEYS.includes(k))
       throw new UsageError(`${flag}: ${k} is a TCP option; the QUIC PEP takes ${QUIC_KEYS.join(', ')}`);
     checkQuicOption(k, v, flag);

@@ -73,6 +73,16 @@ export function linkBdpBytes(profile, link) {
 }
 
 /**
+ * Pure: the satellite link's worst round trip in ms (its two directions'
+ * largest delays), what `--fec`'s timers follow; null without a profile.
+ */
+export function satelliteRttMs(profile) {
+  if (!profile) return null;
+  const { forward, return: back } = profile.links.satellite;
+  return extremes(forward).delay + extremes(back).delay;
+}
+
+/**
  * Pure: the initial window, in packets, of a standing tunnel's sender over
  * a loaded profile's satellite link, `direction` 'forward' (Proxy-GW's, the
  * default) or 'return' (Proxy-ST's, which uploads go over): that
@@ -151,7 +161,9 @@ export function resolveHops(hops = {}, profile = null, { sat = {}, ground = {}, 
  * next: Proxy-GW's next hop {addr, port, name, ca} (the origin by default);
  * extra: more arguments per role, {st: [...], gw: [...]} (QPEP's);
  * transparent: transparentPlan's result (many origins: Proxy-GW then has
- * no next hop of its own and no spare), or null.
+ * no next hop of its own and no spare), or null;
+ * fec: {value: 'K/N', hopRttMs} (--pep-sat fec=K/N: both proxies code the
+ * satellite hop), or null.
  */
 export function chainArgs({
   hops,
@@ -166,6 +178,7 @@ export function chainArgs({
   spare = h3,
   extra = {},
   transparent = null,
+  fec = null,
 }) {
   const h = resolveHops(hops);
   if (transparent && tunnel !== 'warm')
@@ -205,6 +218,12 @@ export function chainArgs({
     if (h[acceptHop]?.['careful-resume'] === 'on' && f.carefulResumeLog)
       a.push('--careful-resume-log', f.carefulResumeLog);
     if (qlogDir) a.push('--qlog-dir', qlogDir);
+    if (fec)
+      a.push(
+        '--fec',
+        fec.value,
+        ...(fec.hopRttMs == null ? [] : ['--fec-hop-rtt-ms', String(Math.round(fec.hopRttMs))]),
+      );
     return a;
   };
   const gwNext = { addr: ADDRESSES.server, port: ORIGIN_PORT, name: siteHost, ca: originCertPath, ...next };
@@ -402,7 +421,10 @@ export async function startQuicPepChain(
     };
   }
   if (qlogDir) fs.mkdirSync(qlogDir, { recursive: true });
-  const resolved = resolveHops(hops, profile, { sat, ground, tunnel });
+  // fec is the proxies' own, not a QUIC option of the hop's transport
+  const { fec: fecValue = null, ...satQuic } = sat;
+  const fec = fecValue ? { value: fecValue, hopRttMs: satelliteRttMs(profile) } : null;
+  const resolved = resolveHops(hops, profile, { sat: satQuic, ground, tunnel });
   const args = chainArgs({
     hops: resolved,
     h3,
@@ -416,6 +438,7 @@ export async function startQuicPepChain(
     spare,
     extra,
     transparent: through,
+    fec,
   });
   // Before Proxy-ST listens: from here on the client's QUIC reaches it or nothing.
   if (through) await applyTproxy(tb.ns.st, through.st);
@@ -464,6 +487,7 @@ export async function startQuicPepChain(
       tunnel,
       spare: tunnel === 'warm' && spare,
       ...(through ? { transparent: through.settings } : {}),
+      ...(fec ? { fec: { setting: fec.value, hop_rtt_ms: fec.hopRttMs } } : {}),
     },
     qlogDir,
     logs: { st: files.st.log, gw: files.gw.log },

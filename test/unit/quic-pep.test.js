@@ -7,6 +7,7 @@ import {
   chainArgs,
   linkBdpBytes,
   resolveHops,
+  satelliteRttMs,
   transparentNftRuleset,
   transparentPlan,
   tunnelAtLoad,
@@ -15,7 +16,8 @@ import {
 } from '../../harness/pep/quic-chain.js';
 import { TPROXY } from '../../harness/pep/tcp-chain.js';
 import { QPEP_TPROXY } from '../../harness/pep/qpep-chain.js';
-import { chainSat } from '../../harness/pep/options.js';
+import { chainSat, parsePepSide } from '../../harness/pep/options.js';
+import { fecRecord } from '../../harness/pep/fec.js';
 import { parsePepOptions, parsePepTunnel, checkPepOptions } from '../../harness/cli/pep-options.js';
 import { pepRecord } from '../../harness/pep/chain.js';
 import { parseProfile, withDefaultLimits } from '../../harness/testbed/profiles.js';
@@ -373,5 +375,90 @@ describe('QUIC PEP standing tunnel (--pep-tunnel)', () => {
     );
     assert.equal(rec.tunnel.handshake_ms, 1210.5);
     assert.equal(rec.settings.tunnel, 'warm');
+  });
+});
+
+describe('QUIC PEP forward error correction (--pep-sat fec=K/N)', () => {
+  it('gives both proxies --fec with the satellite round trip, and keeps it out of the hop transport', () => {
+    const chains = checkPepOptions(parsePepOptions({ sat: 'cc=cubic,fec=8/10' }), ['quic']);
+    assert.deepEqual(chains.quic.sat, { cc: 'cubic', fec: '8/10' });
+    const geo = profile({
+      satellite: { forward: { delay: '290ms', rate: '20mbit' }, return: { delay: '290ms', rate: '2mbit' } },
+      internet: { forward: { delay: '0ms' }, return: { delay: '0ms' } },
+    });
+    assert.equal(satelliteRttMs(geo), 580);
+    assert.equal(satelliteRttMs(null), null);
+    const args = chainArgs({
+      hops: resolveHops({}, null, { sat: { cc: 'cubic' } }),
+      files,
+      originCertPath: '/o',
+      siteHost: 's',
+      fec: { value: '8/10', hopRttMs: 580.4 },
+    });
+    for (const role of ['st', 'gw']) {
+      assert.equal(argOf(args[role], '--fec'), '8/10', role);
+      assert.equal(argOf(args[role], '--fec-hop-rtt-ms'), '580', role);
+    }
+    assert.equal(argOf(args.gw, '--accept-side'), 'cc=cubic,initial-window=100');
+    const off = chainArgs({ hops: resolveHops(), files, originCertPath: '/o', siteHost: 's' });
+    assert.ok(!off.st.includes('--fec') && !off.gw.includes('--fec'));
+  });
+
+  it('refuses a malformed K/N, fec on the ground hops and on the split-TCP PEP, in one line each', () => {
+    for (const bad of ['8', '10/8', '0/4', '8/65', 'a/b'])
+      assert.throws(() => parsePepSide(`fec=${bad}`, '--pep-sat'), {
+        name: 'UsageError',
+        message: new RegExp(`^--pep-sat: fec expects K/N, .* got "${bad}"$`),
+      });
+    assert.deepEqual(parsePepSide('fec=63/64', '--pep-sat'), { fec: '63/64' });
+    assert.throws(
+      () => checkPepOptions(parsePepOptions({ ground: 'fec=8/10' }), ['quic']),
+      /^UsageError: --pep-ground fec=8\/10: forward error correction is for the satellite hop/,
+    );
+    assert.throws(
+      () => checkPepOptions(parsePepOptions({ sat: 'fec=8/10' }), ['tcp']),
+      /--pep-sat: fec is a QUIC option; the split-TCP PEP takes/,
+    );
+  });
+
+  it('records per direction the repairs sent, the losses rebuilt and left, and the bytes the code cost', () => {
+    const coder = (sent, received) => ({ setting: '8/10', sent, received });
+    const stats = {
+      st: {
+        connections: 1,
+        fec: coder(
+          { source_packets: 80, source_bytes: 9600, source_header_bytes: 480, repair_packets: 20, repair_bytes: 2500 },
+          { repaired: 30, lost: 2 },
+        ),
+      },
+      gw: {
+        connections: 1,
+        fec: coder(
+          {
+            source_packets: 800,
+            source_bytes: 960000,
+            source_header_bytes: 4800,
+            repair_packets: 200,
+            repair_bytes: 250000,
+          },
+          { repaired: 1, lost: 0 },
+        ),
+      },
+    };
+    assert.deepEqual(fecRecord(stats), {
+      setting: '8/10',
+      down: {
+        source_packets: 800,
+        repair_packets: 200,
+        repaired: 30,
+        lost: 2,
+        cost_bytes: 254800,
+        overhead: 254800 / 960000,
+      },
+      up: { source_packets: 80, repair_packets: 20, repaired: 1, lost: 0, cost_bytes: 2980, overhead: 2980 / 9600 },
+    });
+    assert.equal(fecRecord({ st: { connections: 1 }, gw: { connections: 1 } }), null);
+    assert.deepEqual(pepRecord({ kind: 'quic' }, stats).fec, fecRecord(stats));
+    assert.equal(pepRecord({ kind: 'quic' }, { st: {}, gw: {} }).fec, undefined);
   });
 });
