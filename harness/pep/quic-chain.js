@@ -26,6 +26,7 @@ import { alive, requestStats, startProcess } from '../testbed/testbed.js';
 import { ADDRESSES, LINK_PLAN, ORIGIN_PORT, SITE_HOST } from '../testbed/addressing.js';
 import { applyTproxy, tproxyRules } from './tcp-chain.js';
 import { carefulResumeLogPath } from '../core/careful-resume-files.js';
+import { parseFec } from './options.js';
 
 const lan = LINK_PLAN.find((l) => l.name === 'lan');
 const sat = LINK_PLAN.find((l) => l.name === 'sat');
@@ -93,13 +94,16 @@ export function satelliteRttMs(profile) {
  * (quinn grows no window it does not fill), it would otherwise stay near
  * 100 packets where six split-TCP connections start at 600 together.
  * Pacing at 1.25 × window / RTT then sends about at the link's rate.
+ * `share`: the part of the link the tunnel's own packets may take (K/N
+ * with fec=K/N, whose repairs take the rest).
  */
-export function tunnelInitialWindow(profile, direction = 'forward') {
+export function tunnelInitialWindow(profile, direction = 'forward', share = 1) {
   const { forward: f, return: r } = profile.links.satellite;
   const rate = (direction === 'return' ? r : f).rate_mbit ?? 0;
   if (!rate) return null;
   const pipe = bdpBytes(rate, f.delay_ms + r.delay_ms);
-  return Math.max(DEFAULT_HOPS.satellite['initial-window'], Math.ceil(pipe / QUIC_PACKET_BYTES));
+  const packets = Math.max(DEFAULT_HOPS.satellite['initial-window'], Math.ceil(pipe / QUIC_PACKET_BYTES));
+  return share === 1 ? packets : Math.ceil(packets * share);
 }
 
 // What quinn counts an initial-window packet as (transport/src/quic.rs).
@@ -115,7 +119,11 @@ const QUIC_PACKET_BYTES = 1200;
  * Proxy-GW's (an asymmetric link), and nobody set one, the result also has
  * `satelliteReturn`: the satellite hop as Proxy-ST sends on it.
  */
-export function resolveHops(hops = {}, profile = null, { sat = {}, ground = {}, tunnel = null } = {}) {
+export function resolveHops(hops = {}, profile = null, { sat: satGiven = {}, ground = {}, tunnel = null } = {}) {
+  // fec is the proxies' own (chainArgs' --fec), not the hop's transport;
+  // its repairs take (N − K) / N of the link from the tunnel's window
+  const { fec = null, ...sat } = satGiven;
+  const share = fec ? (({ k, n }) => k / n)(parseFec(fec, '--pep-sat')) : 1;
   const { satelliteReturn = null, ...given } = hops;
   hops = given;
   for (const k of Object.keys(hops)) {
@@ -128,12 +136,12 @@ export function resolveHops(hops = {}, profile = null, { sat = {}, ground = {}, 
     const netBdp = linkBdpBytes(profile, 'internet');
     if (satBdp) fromProfile.satellite['bdp-bytes'] = satBdp;
     if (netBdp) fromProfile.server['bdp-bytes'] = netBdp;
-    const iw = tunnel === 'warm' ? tunnelInitialWindow(profile) : null;
+    const iw = tunnel === 'warm' ? tunnelInitialWindow(profile, 'forward', share) : null;
     // A tunnel that starts at the link's pipe has nothing to slow-start
     // towards: NewReno would double into the queue and, on a long fat
     // link, lose thousands of packets of one stream at once (proxy/README.md).
     if (iw) Object.assign(fromProfile.satellite, { 'initial-window': iw, cc: 'sat' });
-    const iwReturn = iw ? tunnelInitialWindow(profile, 'return') : null;
+    const iwReturn = iw ? tunnelInitialWindow(profile, 'return', share) : null;
     const chosen = 'initial-window' in (hops.satellite ?? {}) || 'initial-window' in sat;
     // Proxy-ST sends uploads over the return link: pacing them at the
     // forward link's pipe would overflow a narrower return link's queue
@@ -421,10 +429,8 @@ export async function startQuicPepChain(
     };
   }
   if (qlogDir) fs.mkdirSync(qlogDir, { recursive: true });
-  // fec is the proxies' own, not a QUIC option of the hop's transport
-  const { fec: fecValue = null, ...satQuic } = sat;
-  const fec = fecValue ? { value: fecValue, hopRttMs: satelliteRttMs(profile) } : null;
-  const resolved = resolveHops(hops, profile, { sat: satQuic, ground, tunnel });
+  const fec = sat.fec ? { value: sat.fec, hopRttMs: satelliteRttMs(profile) } : null;
+  const resolved = resolveHops(hops, profile, { sat, ground, tunnel });
   const args = chainArgs({
     hops: resolved,
     h3,

@@ -125,6 +125,37 @@ describe('bulk downloads (integration)', function () {
     }
   });
 
+  // 2 % loss on the satellite link: with fec=8/10 Proxy-GW sends two repairs
+  // after every eight datagrams and Proxy-ST rebuilds what the link lost.
+  it("repairs the satellite hop's losses between the QUIC PEPs with --pep-sat fec=K/N, and records what it cost", async () => {
+    const { r, out } = await bulkRun([
+      '--protocol',
+      'quic-pep',
+      '--size',
+      '4MB',
+      '--loss',
+      '2',
+      '--pep-sat',
+      'fec=8/10',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const [rec] = records(out);
+    assert.equal(rec.ok, true, rec.error);
+    assert.equal(rec.metrics.bytes, 4e6);
+    assert.deepEqual(rec.pep.settings.fec, { setting: '8/10', hop_rtt_ms: 20 });
+    const down = rec.pep.fec.down;
+    assert.equal(rec.pep.fec.setting, '8/10');
+    // 4 MB is over 2500 datagrams: about 2 % of them lost, most rebuilt
+    assert.ok(down.source_packets > 2500, JSON.stringify(down));
+    assert.ok(down.repair_packets >= down.source_packets / 4 - 1, JSON.stringify(down));
+    assert.ok(down.repaired > 10, JSON.stringify(down));
+    assert.ok(down.lost < down.repaired, JSON.stringify(down));
+    // two repairs per eight (per fewer, for a window flushed before it
+    // filled), each a datagram long, and the headers
+    assert.ok(down.overhead > 0.25 && down.overhead < 0.4, JSON.stringify(down));
+    assert.ok(rec.pep.fec.up.repair_packets > 0, 'the acks going up are coded too');
+  });
+
   // An asymmetric link (20 Mbit/s down, 5 up): an upload goes at the return
   // link's rate, counted where it arrives (the server), from the client's t0.
   it('uploads over quic, tcp and both PEP chains at the return link rate, counted at the server', async () => {
