@@ -150,14 +150,13 @@ impl FecSocket {
         let mut next: Option<Instant> = None;
         for (to, enc) in side.encoders.iter_mut() {
             enc.handle_timeout(now);
-            while let Some(bytes) = enc.poll_transmit() {
-                side.queue.push_back(Pending {
-                    to: *to,
-                    src_ip: None,
-                    ecn: None,
-                    bytes,
-                });
-            }
+            let repairs = std::iter::from_fn(|| enc.poll_transmit());
+            side.queue.extend(repairs.map(|bytes| Pending {
+                to: *to,
+                src_ip: None,
+                ecn: None,
+                bytes,
+            }));
             if let Some(t) = enc.poll_timeout() {
                 next = Some(next.map_or(t, |n| n.min(t)));
             }
@@ -270,20 +269,15 @@ impl AsyncUdpSocket for FecSocket {
                 }
             };
             opened |= !was_open && enc.poll_timeout().is_some();
-            side.queue.push_back(Pending {
-                to: transmit.destination,
-                src_ip: transmit.src_ip,
-                ecn: transmit.ecn,
-                bytes: packet,
-            });
-            while let Some(bytes) = enc.poll_transmit() {
-                side.queue.push_back(Pending {
+            // the source packet, then the repairs it completed
+            let repairs = std::iter::from_fn(|| enc.poll_transmit());
+            side.queue
+                .extend(std::iter::once(packet).chain(repairs).map(|bytes| Pending {
                     to: transmit.destination,
                     src_ip: transmit.src_ip,
                     ecn: transmit.ecn,
                     bytes,
-                });
-            }
+                }));
         }
         let drained = self.drain(side);
         if opened || matches!(drained, Ok(false)) {
