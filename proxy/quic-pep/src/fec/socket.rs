@@ -87,6 +87,13 @@ impl fmt::Debug for FecSocket {
     }
 }
 
+impl Drop for FecSocket {
+    /// The flush task ends with the socket: woken, it finds it gone.
+    fn drop(&mut self) {
+        self.wake.notify_one();
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
