@@ -101,7 +101,9 @@ async fn download(fec: Option<&str>) -> Run {
         quinn::ServerConfig::with_crypto(tls::with_alpn(&server_tls, vec![b"t".to_vec()]));
     let on_hop = fec.map(|s| FecOnHop {
         setting: s.parse().unwrap(),
-        hop_rtt: Duration::from_millis(20),
+        // the decoder holds a window one hop round trip: long enough that a
+        // busy machine's scheduling delays do not drop one before its repair
+        hop_rtt: Duration::from_millis(200),
     });
     // A loopback round trip (tens of µs) is shorter than a window takes to
     // fill while the sender waits for acks, so 9/8 of it (RFC 9002's time
