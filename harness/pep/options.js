@@ -61,6 +61,7 @@ export const PEP_TUNNEL_MODES = ['warm', 'per-connection'];
  * tunnel: the quic one), else the one satellite side given for all.
  */
 export function chainSat(pep, kind) {
-  const chain = kind === 'qpep' ? 'quic' : kind;
+  // QPEP and MASQUE cross the satellite over the QUIC PEPs' own connection
+  const chain = kind === 'qpep' || kind === 'masque' ? 'quic' : kind;
   return pep.sat_by_chain?.[chain] ?? pep.sat ?? {};
 }
