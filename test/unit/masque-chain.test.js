@@ -15,6 +15,8 @@ import { resolveHops } from '../../harness/pep/quic-chain.js';
 import { checkPepOptions, parsePepOptions } from '../../harness/cli/pep-options.js';
 import { pepRecord, checkThrough } from '../../harness/pep/chain.js';
 import { validateBenchMatrix, checkBench } from '../../harness/cli/bench-plan.js';
+import { comparisonPairs } from '../../harness/report/pageload/part.js';
+import { satHopSetting } from '../../harness/kinds/pep-variants.js';
 
 const files = {
   st: { log: '/d/st.log', stats: '/d/st.json' },
@@ -117,5 +119,23 @@ describe('h3-masque', () => {
     // --pep-sat sets its satellite hop, as the QUIC PEP's
     const chains = checkPepOptions(parsePepOptions({ sat: 'cc=bbr' }), ['masque']);
     assert.deepEqual(chains.masque.sat, { cc: 'bbr' });
+  });
+
+  it('is compared with plain h3 and with the decrypting QUIC PEP, and says its satellite hop', () => {
+    assert.deepEqual(
+      comparisonPairs(['h1', 'h3', 'h3-pep', 'h3-masque']).map((p) => `${p.a}/${p.b} ${p.kind}`),
+      [
+        'h3-pep/h3 PEP vs no PEP',
+        'h3-masque/h3 MASQUE vs no PEP',
+        'h3-masque/h3-pep MASQUE vs QUIC PEP',
+        'h3/h1 HTTP/3 vs HTTP/1.1',
+      ],
+    );
+    assert.deepEqual(
+      comparisonPairs(['h3-masque', 'h3-pep']).map((p) => `${p.a}/${p.b}`),
+      ['h3-masque/h3-pep'],
+    );
+    const pep = { kind: 'masque', settings: { mode: 'datagram', satellite: { cc: 'sat', 'initial-window': 150 } } };
+    assert.equal(satHopSetting(pep), 'MASQUE datagram tunnel, cc=sat, IW 150');
   });
 });
