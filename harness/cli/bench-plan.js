@@ -12,6 +12,7 @@ import {
   PROTOCOLS,
   PEP_PROTOCOLS,
   QPEP_PROTOCOLS,
+  MASQUE_PROTOCOLS,
   VPN_PROTOCOLS,
   baseProtocol,
   pepKind,
@@ -37,7 +38,7 @@ export const ALT_SVC = ['all', 'tcp'];
 
 /** Pure but for reading the profiles and looking for site folders. */
 export function validateBenchMatrix(m, { profiles = profileCache() } = {}) {
-  const protocols = [...PROTOCOLS, ...PEP_PROTOCOLS, ...QPEP_PROTOCOLS, ...VPN_PROTOCOLS];
+  const protocols = [...PROTOCOLS, ...PEP_PROTOCOLS, ...QPEP_PROTOCOLS, ...VPN_PROTOCOLS, ...MASQUE_PROTOCOLS];
   for (const p of m.protocols) {
     refuseQuicOverQpep(p);
     if (!protocols.includes(p))

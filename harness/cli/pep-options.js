@@ -64,8 +64,9 @@ export function tunnelSource(tunnel, given = {}) {
 
 /**
  * Pure: the typed sides each chain of `kinds` ('tcp', 'quic', 'qpep',
- * 'vpn') starts with, from `pep` (parsePepOptions' shape): {tcp: {preset,
- * sat, ground}, quic: {sat, ground, tunnel}, qpep: {…as quic}}, only for
+ * 'masque', 'vpn') starts with, from `pep` (parsePepOptions' shape): {tcp:
+ * {preset, sat, ground}, quic: {sat, ground, tunnel}, qpep and masque: {…as
+ * quic}}, only for
  * the kinds given. Fails now, naming the flag, when a chain could not
  * start with them; `tunnelFrom` names where the tunnel mode came from
  * (tunnelSource).
@@ -113,7 +114,7 @@ export function checkPepOptions(pep, kinds, { tunnelFrom = null } = {}) {
     );
   // QPEP is the QUIC PEP with its tunnel: the same sides, and no other mode
   const tunnel = pep.tunnel ?? DEFAULTS.pepTunnel;
-  for (const kind of ['quic', 'qpep'].filter((k) => kinds.includes(k)))
+  for (const kind of ['quic', 'qpep', 'masque'].filter((k) => kinds.includes(k)))
     chains[kind] = {
       sat: quicPepSide(chainSat(pep, kind), '--pep-sat'),
       ground: quicPepSide(ground, '--pep-ground'),
@@ -122,6 +123,10 @@ export function checkPepOptions(pep, kinds, { tunnelFrom = null } = {}) {
   if (kinds.includes('qpep') && tunnel !== 'warm')
     throw new UsageError(
       `${tunnelFrom ?? tunnelSource(tunnel)} QPEP (the -qpep protocols) carries TCP over the standing tunnel; use --pep-tunnel warm`,
+    );
+  if (kinds.includes('masque') && tunnel !== 'warm')
+    throw new UsageError(
+      `${tunnelFrom ?? tunnelSource(tunnel)} h3-masque carries every client flow over one standing HTTP/3 connection to Proxy-GW; use --pep-tunnel warm`,
     );
   if (kinds.includes('vpn')) chains.vpn = {};
   return chains;

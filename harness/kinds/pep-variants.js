@@ -1,18 +1,21 @@
 // What the report says about the PEP variants, for page loads and bulk
 // downloads alike: which protocol each variant is compared with (-pep,
-// -qpep and -vpn with their plain protocol; -qpep also with the VPN
-// baseline and the split-TCP PEP, as Pavur et al. compared QPEP), and how
+// -qpep, -vpn and -masque with their plain protocol; -qpep also with the VPN
+// baseline and the split-TCP PEP, as Pavur et al. compared QPEP; -masque
+// also with the decrypting QUIC PEP, which it is the alternative to), and how
 // the QUIC PEP's satellite hop ran (the standing tunnel or a connection
 // per client connection).
-import { baseProtocol, isQpep, isVpn, usesQuicPep } from '../core/protocols.js';
+import { baseProtocol, isMasque, isQpep, isVpn, usesQuicPep } from '../core/protocols.js';
 import { campaignSettings } from '../results/meta.js';
 
-const variantKind = (p) => (isVpn(p) ? 'VPN vs no VPN' : isQpep(p) ? 'QPEP vs no PEP' : 'PEP vs no PEP');
+const variantKind = (p) =>
+  isVpn(p) ? 'VPN vs no VPN' : isQpep(p) ? 'QPEP vs no PEP' : isMasque(p) ? 'MASQUE vs no PEP' : 'PEP vs no PEP';
 
 /**
  * Pure: the pairs [{a, b, kind}] among `protocols` (bench's or bulk's
  * names): each variant against its plain protocol, then each -qpep
- * against the -vpn and the -pep of the same protocol.
+ * against the -vpn and the -pep of the same protocol, and each -masque
+ * against the -pep of the same protocol.
  */
 export function variantPairs(protocols) {
   const pairs = [];
@@ -27,6 +30,10 @@ export function variantPairs(protocols) {
       [`${base}-pep`, 'QPEP vs split-TCP PEP'],
     ])
       if (protocols.includes(b)) pairs.push({ a: p, b, kind });
+  }
+  for (const p of protocols.filter(isMasque)) {
+    const b = `${baseProtocol(p)}-pep`;
+    if (protocols.includes(b)) pairs.push({ a: p, b, kind: 'MASQUE vs QUIC PEP' });
   }
   return pairs;
 }
@@ -76,6 +83,10 @@ export function satHopSetting(pep) {
   const s = pep?.settings;
   if (!s) return null;
   if (pep.kind === 'vpn') return 'OpenVPN tunnel, no PEP';
+  if (pep.kind === 'masque') {
+    const sat = s.satellite ?? {};
+    return [`MASQUE ${s.mode} tunnel`, `cc=${sat.cc}`, `IW ${sat['initial-window']}`].join(', ');
+  }
   const ack = (hop) =>
     ['ack-frequency', 'ack-eliciting-threshold', 'max-ack-delay-ms']
       .filter((k) => hop[k] !== undefined)

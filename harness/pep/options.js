@@ -76,11 +76,12 @@ export function quicPepSide(side, flag) {
 export const PEP_TUNNEL_MODES = ['warm', 'per-connection'];
 
 /**
- * Pure: the satellite side the chain of `kind` ('tcp', 'quic', 'qpep')
+ * Pure: the satellite side the chain of `kind` ('tcp', 'quic', 'qpep', 'masque')
  * starts with: the preset's for that chain (QPEP rides the QUIC PEP's
- * tunnel: the quic one), else the one satellite side given for all.
+ * tunnel, MASQUE its own connection over the same hop: the quic one), else
+ * the one satellite side given for all.
  */
 export function chainSat(pep, kind) {
-  const chain = kind === 'qpep' ? 'quic' : kind;
+  const chain = kind === 'qpep' || kind === 'masque' ? 'quic' : kind;
   return pep.sat_by_chain?.[chain] ?? pep.sat ?? {};
 }

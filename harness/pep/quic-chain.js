@@ -341,9 +341,33 @@ export function tunnelAtLoad(mode, stats) {
   };
 }
 
+/**
+ * Both proxies' counters, {st, gw}, from the quic-pep processes of the
+ * testbed's state (`files[role].stats`): fresh while they run, their last
+ * file after teardown.
+ */
+export function proxyStats(tb, files) {
+  const readFile = (f) => {
+    try {
+      return JSON.parse(fs.readFileSync(f, 'utf8'));
+    } catch {
+      return null;
+    }
+  };
+  return async () => {
+    const out = {};
+    for (const role of ['st', 'gw']) {
+      const pid = tb.state.processes.find((p) => p.role === `quic-pep-${role}`)?.pid;
+      out[role] =
+        (pid && alive(pid) ? await requestStats(pid, files[role].stats) : null) ?? readFile(files[role].stats);
+    }
+    return out;
+  };
+}
+
 // How long the chain's start may wait for the tunnel (a GEO handshake
 // takes a second or two).
-const TUNNEL_UP_MS = 20000;
+export const TUNNEL_UP_MS = 20000;
 
 /**
  * Makes the proxies' certificates (Proxy-ST's for `siteHost`, whose SPKI
@@ -455,22 +479,7 @@ export async function startQuicPepChain(
       what: `the QUIC PEP in ${role}`,
     });
   }
-  const readFile = (f) => {
-    try {
-      return JSON.parse(fs.readFileSync(f, 'utf8'));
-    } catch {
-      return null;
-    }
-  };
-  const stats = async () => {
-    const out = {};
-    for (const role of ['st', 'gw']) {
-      const pid = tb.state.processes.find((p) => p.role === `quic-pep-${role}`)?.pid;
-      out[role] =
-        (pid && alive(pid) ? await requestStats(pid, files[role].stats) : null) ?? readFile(files[role].stats);
-    }
-    return out;
-  };
+  const stats = proxyStats(tb, files);
   // The standing tunnel comes up now, before any load is measured.
   if (tunnel === 'warm') {
     const end = Date.now() + TUNNEL_UP_MS;

@@ -53,7 +53,7 @@ describe('VPN baseline: the -vpn protocols', () => {
     );
     assert.throws(
       () => validateBenchMatrix({ profiles: [], losses: [], sites: [], runs: 1, protocols: ['h4-vpn'] }, { profiles }),
-      /--protocol: unknown protocol "h4-vpn"; expected h1, h1s, h2, h3, h1-pep, h1s-pep, h2-pep, h3-pep, h1-qpep, h1s-qpep, h2-qpep, h1-vpn, h1s-vpn, h2-vpn, h3-vpn$/,
+      /--protocol: unknown protocol "h4-vpn"; expected h1, h1s, h2, h3, h1-pep, h1s-pep, h2-pep, h3-pep, h1-qpep, h1s-qpep, h2-qpep, h1-vpn, h1s-vpn, h2-vpn, h3-vpn, h3-masque$/,
     );
   });
 

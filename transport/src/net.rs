@@ -1,8 +1,9 @@
 //! IPv4 networks (`198.18.0.0/15`), for the proxies' allowed-destination
-//! lists (tcp-pep's --allow-dst, quic-pep's --qpep-allow).
+//! lists (tcp-pep's --allow-dst, quic-pep's --qpep-allow); `v4`, an
+//! address as IPv4 (the proxies carry IPv4 only).
 
 use std::fmt;
-use std::net::Ipv4Addr;
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::str::FromStr;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,6 +45,19 @@ impl FromStr for Ipv4Net {
 }
 
 /// A comma-separated list of networks (`10.0.0.0/8, 192.0.2.7`); empty
+/// `a` as an IPv4 address: itself, or the IPv4 address an IPv4-mapped
+/// IPv6 one stands for (what a dual-stack socket reports); None for any
+/// other IPv6 address.
+pub fn v4(a: SocketAddr) -> Option<SocketAddrV4> {
+    match a {
+        SocketAddr::V4(a) => Some(a),
+        SocketAddr::V6(a) => a
+            .ip()
+            .to_ipv4_mapped()
+            .map(|ip| SocketAddrV4::new(ip, a.port())),
+    }
+}
+
 /// items are skipped, so the list may come back empty.
 pub fn parse_list(v: &str) -> Result<Vec<Ipv4Net>, String> {
     v.split(',')
@@ -70,6 +84,14 @@ mod tests {
 
     fn net(s: &str) -> Ipv4Net {
         s.parse().unwrap()
+    }
+
+    #[test]
+    fn v4_takes_ipv4_and_mapped_addresses_only() {
+        let a = |s: &str| v4(s.parse().unwrap()).map(|a| a.to_string());
+        assert_eq!(a("198.18.0.2:5"), Some("198.18.0.2:5".into()));
+        assert_eq!(a("[::ffff:198.18.0.2]:5"), Some("198.18.0.2:5".into()));
+        assert_eq!(a("[2001:db8::1]:5"), None);
     }
 
     #[test]

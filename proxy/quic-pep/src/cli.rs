@@ -34,16 +34,16 @@ pub struct Cli {
     /// The UDP address clients reach (IP:PORT)
     #[arg(long, value_name = "IP:PORT", value_parser = socket_addr)]
     listen: SocketAddr,
-    /// PEM certificate chain presented to clients
-    #[arg(long, value_name = "FILE")]
-    cert: PathBuf,
+    /// PEM certificate chain presented to clients (not with --masque-via)
+    #[arg(long, value_name = "FILE", required_unless_present = "masque_via")]
+    cert: Option<PathBuf>,
     /// PEM private key of --cert
-    #[arg(long, value_name = "FILE")]
-    key: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "masque_via")]
+    key: Option<PathBuf>,
     /// Where every connection is relayed to (IP:PORT); not with --transparent
     /// at gw, which dials each connection's own destination
     #[arg(long, value_name = "IP:PORT", value_parser = socket_addr,
-          required_unless_present = "transparent")]
+          required_unless_present_any = ["transparent", "masque_via"])]
     next_hop: Option<SocketAddr>,
     /// The name the next hop's certificate must carry
     #[arg(long, value_name = "NAME", value_parser = host_name,
@@ -137,6 +137,25 @@ pub struct Cli {
     /// repairs wait an eighth of (1 to 5 ms) and the receiver holds a window for
     #[arg(long, value_name = "MS", requires = "fec")]
     fec_hop_rtt_ms: Option<u64>,
+    /// At st, instead of terminating QUIC: a MASQUE client that decrypts
+    /// nothing. --listen is then a transparent UDP socket (IP_TRANSPARENT;
+    /// nftables TPROXY hands it the clients' UDP to any address); each
+    /// client flow (its address and original destination) gets one
+    /// CONNECT-UDP request (RFC 9298) over one HTTP/3 connection to
+    /// Proxy-GW's --masque-listen at IP:PORT (named --next-hop-name,
+    /// trusted by --next-hop-ca or --next-hop-spki, the satellite hop's
+    /// --connect-side); its UDP crosses as HTTP Datagrams and the answers
+    /// leave from the original destination's address
+    #[arg(long, value_name = "IP:PORT", value_parser = socket_addr)]
+    masque_via: Option<SocketAddr>,
+    /// With --masque-via: take every datagram as sent to IP:PORT instead of
+    /// its original destination (no TPROXY needed; for tests)
+    #[arg(long, value_name = "IP:PORT", value_parser = socket_addr_v4)]
+    masque_to: Option<SocketAddrV4>,
+    /// With --masque-via: a flow that carried nothing either way for this
+    /// long ends, and its request is closed [default: 30000]
+    #[arg(long, value_name = "MS", value_parser = at_least_one_u64)]
+    masque_idle_ms: Option<u64>,
     /// At gw: the TCP congestion control of QPEP's connections to the
     /// destination [default: the system's]
     #[arg(long, value_name = "NAME", value_parser = label)]
@@ -239,8 +258,9 @@ pub enum Mode {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
     pub listen: SocketAddr,
-    pub cert: PathBuf,
-    pub key: PathBuf,
+    /// None only with `--masque-via`, which terminates no TLS.
+    pub cert: Option<PathBuf>,
+    pub key: Option<PathBuf>,
     /// The one next hop and its name; None at a `--transparent` Proxy-GW.
     pub next_hop: Option<(SocketAddr, String)>,
     /// None: trust no next hop (only with `--masque-listen`).
@@ -261,6 +281,8 @@ pub struct Config {
     pub masque: Option<crate::masque::server::Settings>,
     /// `--fec`: the code on the socket that faces the satellite.
     pub fec: Option<crate::fec::socket::FecOnHop>,
+    /// `--masque-via` (Proxy-ST): a MASQUE client instead of a QUIC PEP.
+    pub masque_via: Option<crate::masque::client::Settings>,
     pub accept: QuicOptions,
     pub connect: QuicOptions,
     pub qlog_dir: Option<PathBuf>,
@@ -314,6 +336,9 @@ pub const DEFAULT_QPEP_ALLOW: &str = "198.18.0.0/15";
 /// `--fec-hop-rtt-ms` when not given: a GEO hop's round trip (the paper's
 /// 290 ms one way).
 pub const DEFAULT_FEC_HOP_RTT_MS: u64 = 580;
+/// How long a MASQUE flow may carry nothing before it ends: Chromium's
+/// QUIC idle timeout.
+pub const DEFAULT_MASQUE_IDLE_MS: u64 = 30_000;
 
 pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
 pub const DEFAULT_MAX_CONN_MEMORY: u64 = 256 << 20;
@@ -359,6 +384,13 @@ fn whole<T: std::str::FromStr>(v: &str) -> Result<T, String> {
 }
 
 fn at_least_one(v: &str) -> Result<usize, String> {
+    match whole(v)? {
+        0 => Err("at least 1".into()),
+        n => Ok(n),
+    }
+}
+
+fn at_least_one_u64(v: &str) -> Result<u64, String> {
     match whole(v)? {
         0 => Err("at least 1".into()),
         n => Ok(n),
@@ -487,6 +519,53 @@ impl Cli {
         Ok(Some(crate::masque::server::Settings { listen, allow }))
     }
 
+    /// `--masque-via` and the flags that go with it: Proxy-ST as a MASQUE
+    /// client, which needs Proxy-GW's name and trust and nothing of the
+    /// QUIC PEP's.
+    fn masque_via_config(&self) -> Result<Option<crate::masque::client::Settings>, String> {
+        let Some(via) = self.masque_via else {
+            return match self.masque_to.is_some() || self.masque_idle_ms.is_some() {
+                true => Err("--masque-to and --masque-idle-ms go with --masque-via".into()),
+                false => Ok(None),
+            };
+        };
+        if self.role != Some(Role::St) {
+            return Err("--masque-via is for --role st (Proxy-ST)".into());
+        }
+        if self.cert.is_some() || self.key.is_some() {
+            return Err(
+                "--cert and --key: Proxy-ST with --masque-via terminates no TLS and holds no key"
+                    .into(),
+            );
+        }
+        if self.tunnel || self.transparent || self.qpep_listen.is_some() || self.next_hop.is_some()
+        {
+            return Err(
+                "--masque-via: not with --tunnel, --transparent, --qpep-listen or --next-hop \
+                 (its one connection to Proxy-GW is the HTTP/3 one)"
+                    .into(),
+            );
+        }
+        if self
+            .masque_to
+            .is_some_and(|t| SocketAddr::V4(t) == self.listen)
+        {
+            return Err("--masque-to: the proxy's own --listen address (a loop)".into());
+        }
+        let name = self
+            .next_hop_name
+            .clone()
+            .ok_or("--next-hop-name is required (Proxy-GW's name)")?;
+        Ok(Some(crate::masque::client::Settings {
+            via,
+            name,
+            to: self.masque_to,
+            idle: std::time::Duration::from_millis(
+                self.masque_idle_ms.unwrap_or(DEFAULT_MASQUE_IDLE_MS),
+            ),
+        }))
+    }
+
     /// The settings the flags ask for; errors name the flag.
     pub fn config(self) -> Result<Config, String> {
         let (mut accept, mut connect) = (QuicOptions::default(), QuicOptions::default());
@@ -554,6 +633,7 @@ impl Cli {
                 ),
             }),
         };
+        let masque_via = self.masque_via_config()?;
         let allow = match self.qpep_allow.is_empty() {
             true => vec![DEFAULT_QPEP_ALLOW.parse()?],
             false => self.qpep_allow.into_iter().flat_map(|n| n.0).collect(),
@@ -568,6 +648,8 @@ impl Cli {
             (Some(addr), Some(name)) => Some((addr, name)),
             // clap asks for both unless --transparent, which needs neither at gw
             (None, None) if gw_tunnel && transparent.is_some() => None,
+            // its name is Proxy-GW's, in `masque_via`
+            (None, Some(_)) if masque_via.is_some() => None,
             (None, _) => return Err("--next-hop is required (Proxy-GW's address)".into()),
             (_, None) => return Err("--next-hop-name is required (Proxy-GW's name)".into()),
         };
@@ -601,6 +683,7 @@ impl Cli {
             },
             masque,
             fec,
+            masque_via,
             accept,
             connect,
             qlog_dir: self.qlog_dir,
@@ -833,6 +916,58 @@ mod tests {
     }
 
     #[test]
+    fn masque_via_makes_st_a_client_of_gw_holding_no_key() {
+        let st = "--listen 198.18.1.1:443 --role st --masque-via 198.18.2.2:4433 \
+                  --next-hop-name pep-gw.satbench.test";
+        let c = parse(&format!("{st} --next-hop-spki {PIN}")).unwrap();
+        assert_eq!(
+            c.masque_via,
+            Some(crate::masque::client::Settings {
+                via: "198.18.2.2:4433".parse().unwrap(),
+                name: "pep-gw.satbench.test".into(),
+                to: None,
+                idle: std::time::Duration::from_millis(DEFAULT_MASQUE_IDLE_MS),
+            })
+        );
+        assert_eq!((c.cert, c.key, c.next_hop), (None, None, None));
+        assert_eq!(c.trust, Some(Trust::Spki(PIN.into())));
+        assert_eq!(c.connect.cc, Cc::NewReno, "the satellite hop's setting");
+        let c = parse(&format!(
+            "{st} --next-hop-ca gw.pem --masque-to 127.0.0.1:9 --masque-idle-ms 500"
+        ))
+        .unwrap();
+        let m = c.masque_via.unwrap();
+        assert_eq!(m.to, Some("127.0.0.1:9".parse().unwrap()));
+        assert_eq!(m.idle, std::time::Duration::from_millis(500));
+        let err = |extra: &str| parse(&format!("{st} --next-hop-spki {PIN} {extra}")).unwrap_err();
+        assert!(err("--cert c.pem").contains("holds no key"));
+        assert!(err("--tunnel").contains("not with --tunnel"));
+        assert!(err("--next-hop 198.18.2.2:443").contains("not with"));
+        assert!(err("--masque-to 198.18.1.1:443").contains("a loop"));
+        assert!(err("--masque-idle-ms 0").starts_with("--masque-idle-ms: at least 1"));
+        let e = parse(&format!(
+            "{} --next-hop-spki {PIN}",
+            st.replace("--role st", "--role gw")
+        ))
+        .unwrap_err();
+        assert!(e.contains("is for --role st"), "{e}");
+        let e = parse(st).unwrap_err();
+        assert!(e.contains("--next-hop-ca"), "{e}");
+        let e = parse(
+            "--listen 198.18.1.1:443 --role st --masque-via 198.18.2.2:4433 --next-hop-ca gw.pem",
+        )
+        .unwrap_err();
+        assert!(e.contains("--next-hop-name"), "{e}");
+        assert!(error("--masque-to 127.0.0.1:9").contains("go with --masque-via"));
+        // without it, a certificate is still required
+        let e = parse(
+            "--listen 198.18.1.1:443 --next-hop 198.18.2.2:443 --next-hop-name a --next-hop-ca x",
+        )
+        .unwrap_err();
+        assert!(e.contains("--cert"), "{e}");
+    }
+
+    #[test]
     fn the_next_hop_is_trusted_by_its_certificate_or_its_key() {
         let c = parse(&format!(
             "{} --next-hop-spki {PIN}",
@@ -852,6 +987,7 @@ mod tests {
     #[test]
     fn defaults() {
         let c = config("");
+        assert_eq!(c.masque_via, None);
         assert_eq!(c.listen.to_string(), "198.18.1.1:443");
         let (hop, name) = c.next_hop.clone().unwrap();
         assert_eq!(

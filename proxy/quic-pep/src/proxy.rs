@@ -71,9 +71,14 @@ impl Proxy {
     /// it there). Must run inside a tokio runtime.
     pub fn bind(mut cfg: Config, log: Arc<Log>) -> Result<Arc<Proxy>, String> {
         let st_transparent = cfg.transparent.is_some() && cfg.role == Some(Role::St);
+        let (cert, key) = cfg
+            .cert
+            .as_deref()
+            .zip(cfg.key.as_deref())
+            .ok_or("--cert and --key are required")?;
         let server_tls = match st_transparent {
-            true => tls::server_tls_per_name(Arc::new(tls::PerName::new(&cfg.cert, &cfg.key)?)),
-            false => tls::server_tls(&cfg.cert, &cfg.key)?,
+            true => tls::server_tls_per_name(Arc::new(tls::PerName::new(cert, key)?)),
+            false => tls::server_tls(cert, key)?,
         };
         // session tickets that allow 0-RTT, as a deployed QUIC server's do
         let server_tls = quic_handshake::accept_0rtt(server_tls, true);

@@ -9,7 +9,6 @@
 mod common;
 
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::{Buf, Bytes};
@@ -20,44 +19,6 @@ use tokio::net::UdpSocket;
 
 type SendRequest = h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>;
 type Stream = h3::client::RequestStream<h3_quinn::BidiStream<Bytes>, Bytes>;
-
-/// A UDP echo server that prefixes its answers with `tag` and remembers
-/// who sent to it.
-async fn echo(tag: &'static str) -> (SocketAddr, Arc<Mutex<Vec<SocketAddr>>>) {
-    let s = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
-    let addr = s.local_addr().unwrap();
-    let peers = Arc::new(Mutex::new(Vec::new()));
-    let seen = peers.clone();
-    tokio::spawn(async move {
-        let mut buf = vec![0u8; 65536];
-        while let Ok((n, from)) = s.recv_from(&mut buf).await {
-            seen.lock().unwrap().push(from);
-            let reply = [tag.as_bytes(), &buf[..n]].concat();
-            let _ = s.send_to(&reply, from).await;
-        }
-    });
-    (addr, peers)
-}
-
-/// Proxy-GW with only the CONNECT-UDP listener in use, and no origin trust.
-fn gw(dir: &std::path::Path, extra: &[&str]) -> (Pep, SocketAddr) {
-    let certs = gen_cert(dir, "gw.test");
-    let args = [
-        &[
-            "--role",
-            "gw",
-            "--tunnel",
-            "--transparent",
-            "--masque-listen",
-            "127.0.0.1:0",
-        ][..],
-        extra,
-    ]
-    .concat();
-    let gw = Pep::start_with(dir, "gw", &certs, &args);
-    let masque = bound(&gw.log(), "masque listening on ");
-    (gw, masque)
-}
 
 struct Client {
     _endpoint: quinn::Endpoint,
@@ -139,7 +100,7 @@ async fn next_datagram(conn: &quinn::Connection) -> (u64, Vec<u8>) {
 #[tokio::test]
 async fn two_requests_on_one_connection_each_reach_their_own_target() {
     let dir = temp_dir("masque-relay");
-    let (gw, at) = gw(&dir, &["--masque-allow", "127.0.0.1"]);
+    let (gw, at) = masque_gw(&dir, &["--masque-allow", "127.0.0.1"]);
     let (a, a_peers) = echo("a:").await;
     let (b, b_peers) = echo("b:").await;
     let mut c = client(&dir, at, true).await;
@@ -206,7 +167,7 @@ async fn two_requests_on_one_connection_each_reach_their_own_target() {
 #[tokio::test]
 async fn refusals_carry_the_status_the_rfcs_give() {
     let dir = temp_dir("masque-refuse");
-    let (gw, at) = gw(&dir, &["--masque-allow", "127.0.0.1"]);
+    let (gw, at) = masque_gw(&dir, &["--masque-allow", "127.0.0.1"]);
     let mut c = client(&dir, at, true).await;
     let cases: Vec<(http::Request<()>, u16, &str)> = vec![
         (connect_udp("/index.html"), 404, "not a UDP proxying path"),
@@ -297,7 +258,7 @@ async fn refusals_carry_the_status_the_rfcs_give() {
 #[tokio::test]
 async fn without_h3_datagrams_the_answers_come_as_capsules() {
     let dir = temp_dir("masque-capsules");
-    let (gw, at) = gw(&dir, &["--masque-allow", "127.0.0.1"]);
+    let (gw, at) = masque_gw(&dir, &["--masque-allow", "127.0.0.1"]);
     let (a, _) = echo("a:").await;
     let mut c = client(&dir, at, false).await;
     let (resp, mut s) = open(&mut c, connect_udp(&udp_path(a))).await;
@@ -334,7 +295,7 @@ async fn without_h3_datagrams_the_answers_come_as_capsules() {
 #[tokio::test]
 async fn a_target_that_refuses_closes_its_request_stream() {
     let dir = temp_dir("masque-unreachable");
-    let (gw, at) = gw(&dir, &["--masque-allow", "127.0.0.1"]);
+    let (gw, at) = masque_gw(&dir, &["--masque-allow", "127.0.0.1"]);
     // a port nobody listens on: the first payload draws an ICMP port unreachable
     let closed = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0))
         .await

@@ -8,6 +8,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
+use satbench_transport::net::v4;
 use satbench_transport::process::{say_ready, Shutdown};
 use satbench_transport::time::rfc3339_millis;
 use tokio::net::{TcpSocket, TcpStream};
@@ -161,16 +162,6 @@ fn side_text(s: &SideOptions) -> String {
         parts.push(format!("rcvbuf {b}"));
     }
     parts.join(" ")
-}
-
-fn v4(a: SocketAddr) -> Option<SocketAddrV4> {
-    match a {
-        SocketAddr::V4(a) => Some(a),
-        SocketAddr::V6(a) => a
-            .ip()
-            .to_ipv4_mapped()
-            .map(|ip| SocketAddrV4::new(ip, a.port())),
-    }
 }
 
 fn on_accept(ctx: &Arc<Ctx>, cap: &mut CapNotice, stream: TcpStream, peer: SocketAddr) {

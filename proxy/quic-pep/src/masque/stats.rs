@@ -1,4 +1,8 @@
-//! The CONNECT-UDP listener's counters (`masque` in `--stats`).
+//! CONNECT-UDP's counters (`masque` in `--stats`): Proxy-GW's listener's
+//! (`--masque-listen`) or, at Proxy-ST, the client's (`--masque-via`),
+//! where `connections` are those to Proxy-GW, `requests` those sent,
+//! `proxied` those accepted, `refused` Proxy-GW's refusals, `up` from the
+//! clients and `down` to them.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -31,6 +35,10 @@ pub struct MasqueStats {
     /// HTTP Datagrams dropped: for no open request, another context, too
     /// large for the connection, or a full queue.
     pub dropped: AtomicU64,
+    /// Proxy-ST: flows that never opened (no connection to Proxy-GW, a
+    /// refusal, no socket) and flows ended after the idle time.
+    pub failed: AtomicU64,
+    pub closed_idle: AtomicU64,
 }
 
 impl MasqueStats {
@@ -58,6 +66,8 @@ impl MasqueStats {
             "capsules": {"up": n(&self.capsules_up), "down": n(&self.capsules_down)},
             "bytes": {"up": n(&self.bytes_up), "down": n(&self.bytes_down)},
             "dropped": n(&self.dropped),
+            "failed": n(&self.failed),
+            "closed_idle": n(&self.closed_idle),
         })
     }
 }

@@ -54,12 +54,23 @@ impl Pep {
 
     /// As `start`, with the next hop (or none) among `args`.
     pub fn start_with(dir: &Path, label: &str, certs: &Path, args: &[&str]) -> Pep {
+        let tls = [
+            "--cert",
+            certs.join("cert.pem").to_str().unwrap(),
+            "--key",
+            certs.join("key.pem").to_str().unwrap(),
+        ]
+        .map(String::from);
+        let tls: Vec<&str> = tls.iter().map(String::as_str).collect();
+        Pep::start_args(dir, label, &[&tls, args].concat())
+    }
+
+    /// As `start_with`, with no certificate unless `args` give one.
+    pub fn start_args(dir: &Path, label: &str, args: &[&str]) -> Pep {
         let log = dir.join(format!("{label}.log"));
         let stats = dir.join(format!("{label}.stats.json"));
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_quic-pep"));
         cmd.args(["--listen", "127.0.0.1:0"])
-            .args(["--cert", certs.join("cert.pem").to_str().unwrap()])
-            .args(["--key", certs.join("key.pem").to_str().unwrap()])
             .args([
                 "--label",
                 label,
@@ -152,6 +163,50 @@ pub fn bound(log: &str, what: &str) -> SocketAddr {
         .rev()
         .find_map(|l| l.split_once(what)?.1.split('/').next()?.parse().ok())
         .unwrap_or_else(|| panic!("no line with '{what}ADDR/' in the log: {log}"))
+}
+
+/// A UDP echo server that prefixes its answers with `tag` and remembers
+/// who sent to it. Its socket lets another bind its address too
+/// (SO_REUSEADDR), as Proxy-ST's MASQUE answers do, connected to their
+/// client, when they leave from the origin's address.
+pub async fn echo(tag: &'static str) -> (SocketAddr, Arc<Mutex<Vec<SocketAddr>>>) {
+    let s = std::net::UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+    nix::sys::socket::setsockopt(&s, nix::sys::socket::sockopt::ReuseAddr, &true).unwrap();
+    s.set_nonblocking(true).unwrap();
+    let s = tokio::net::UdpSocket::from_std(s).unwrap();
+    let addr = s.local_addr().unwrap();
+    let peers = Arc::new(Mutex::new(Vec::new()));
+    let seen = peers.clone();
+    tokio::spawn(async move {
+        let mut buf = vec![0u8; 65536];
+        while let Ok((n, from)) = s.recv_from(&mut buf).await {
+            seen.lock().unwrap().push(from);
+            let reply = [tag.as_bytes(), &buf[..n]].concat();
+            let _ = s.send_to(&reply, from).await;
+        }
+    });
+    (addr, peers)
+}
+
+/// Proxy-GW with only the CONNECT-UDP listener in use (certificate
+/// `DIR/gw.test`), no origin trust; and where that listener is.
+pub fn masque_gw(dir: &Path, extra: &[&str]) -> (Pep, SocketAddr) {
+    let certs = gen_cert(dir, "gw.test");
+    let args = [
+        &[
+            "--role",
+            "gw",
+            "--tunnel",
+            "--transparent",
+            "--masque-listen",
+            "127.0.0.1:0",
+        ][..],
+        extra,
+    ]
+    .concat();
+    let gw = Pep::start_with(dir, "gw", &certs, &args);
+    let masque = bound(&gw.log(), "masque listening on ");
+    (gw, masque)
 }
 
 /// What the scripted server saw, one string per event.

@@ -1,0 +1,139 @@
+//! Proxy-ST as a MASQUE client (`--masque-via`) in front of Proxy-GW's
+//! CONNECT-UDP listener, over loopback: `--masque-to` stands in for the
+//! original destination TPROXY would report (the real interception is
+//! test/integration/h3-masque-pageload.test.js's). Each client flow gets
+//! its own proxying request on the one HTTP/3 connection, its datagrams
+//! round-trip to a UDP echo origin, the answers come from the origin's own
+//! address (Proxy-ST's socket for the flow is bound to it), idle flows end
+//! and close their requests, and a refusal fails only its flow.
+
+mod common;
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::Path;
+use std::time::Duration;
+
+use common::*;
+use satbench_transport::testkit::temp_dir;
+use tokio::net::UdpSocket;
+
+/// Proxy-ST as Proxy-GW's MASQUE client, every flow taken as sent to `to`.
+fn st(dir: &Path, gw: SocketAddr, to: SocketAddr, idle_ms: &str) -> Pep {
+    let via = gw.to_string();
+    let ca = dir.join("gw.test").join("cert.pem");
+    let to = to.to_string();
+    Pep::start_args(
+        dir,
+        "st",
+        &[
+            "--role",
+            "st",
+            "--masque-via",
+            &via,
+            "--next-hop-name",
+            "gw.test",
+            "--next-hop-ca",
+            ca.to_str().unwrap(),
+            "--masque-to",
+            &to,
+            "--masque-idle-ms",
+            idle_ms,
+        ],
+    )
+}
+
+/// Sends `payload` to `st` and waits for the answer: its bytes and sender.
+async fn round_trip(c: &UdpSocket, st: SocketAddr, payload: &[u8]) -> (Vec<u8>, SocketAddr) {
+    c.send_to(payload, st).await.unwrap();
+    let mut buf = vec![0u8; 65536];
+    let (n, from) = tokio::time::timeout(T, c.recv_from(&mut buf))
+        .await
+        .expect("an answer")
+        .unwrap();
+    (buf[..n].to_vec(), from)
+}
+
+async fn client() -> UdpSocket {
+    UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap()
+}
+
+#[tokio::test]
+async fn each_flow_is_a_proxying_request_answered_from_the_origins_address() {
+    let dir = temp_dir("masque-client");
+    let (gw, at) = masque_gw(&dir, &["--masque-allow", "127.0.0.1"]);
+    let (origin, peers) = echo("o:").await;
+    let st = st(&dir, at, origin, "600");
+    st.wait_log("masque connection 1 to ").await;
+    let (a, b) = (client().await, client().await);
+    // Chromium's packets are up to about 1350 bytes
+    for (i, n) in [1usize, 100, 1200, 1350].into_iter().enumerate() {
+        for c in [&a, &b] {
+            let payload: Vec<u8> = (0..n).map(|k| (i + k) as u8).collect();
+            let (back, from) = round_trip(c, st.addr, &payload).await;
+            assert_eq!(back, [&b"o:"[..], &payload].concat(), "size {n}");
+            assert_eq!(from, origin, "the answer comes from the origin's address");
+        }
+    }
+    // the origin sees Proxy-GW's sockets, one per flow, never the clients
+    let seen = peers.lock().unwrap().clone();
+    let mut socks = seen.clone();
+    socks.sort();
+    socks.dedup();
+    assert_eq!(socks.len(), 2, "{seen:?}");
+    for c in [&a, &b] {
+        assert!(!seen.contains(&c.local_addr().unwrap()));
+    }
+    let s = st.stats().await;
+    let m = &s["masque"];
+    assert_eq!(s["mode"], "masque-client");
+    assert_eq!(m["connections"], 1, "one HTTP/3 connection: {m}");
+    assert_eq!(
+        (m["requests"].clone(), m["proxied"].clone()),
+        (2.into(), 2.into())
+    );
+    assert_eq!(m["active"], 2);
+    assert_eq!(m["datagrams"]["up"], 8);
+    assert_eq!(m["datagrams"]["down"], 8);
+    assert_eq!(m["bytes"]["up"], 2 * (1 + 100 + 1200 + 1350));
+    assert_eq!(m["bytes"]["down"], 2 * (3 + 102 + 1202 + 1352));
+    assert_eq!(m["dropped"], 0);
+    let g = gw.stats().await;
+    assert_eq!(g["masque"]["proxied"], 2);
+    assert_eq!(g["masque"]["datagrams"]["up"], 8);
+    // quiet flows end: Proxy-ST closes their requests, and Proxy-GW sees it
+    st.wait_log("closed by idle up=4 down=4").await;
+    gw.wait_log(" closed by client ").await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let m = st.stats().await["masque"].clone();
+    assert_eq!(
+        (m["active"].clone(), m["closed_idle"].clone()),
+        (0.into(), 2.into())
+    );
+    assert_eq!(gw.stats().await["masque"]["active"], 0);
+    // the same client again is a new flow, with a new request
+    let (back, from) = round_trip(&a, st.addr, b"again").await;
+    assert_eq!((back.as_slice(), from), (&b"o:again"[..], origin));
+    assert_eq!(st.stats().await["masque"]["requests"], 3);
+}
+
+#[tokio::test]
+async fn a_refused_request_fails_its_flow_with_proxy_gws_reason() {
+    let dir = temp_dir("masque-client-refused");
+    // the origin is on loopback, which this Proxy-GW may not reach
+    let (gw, at) = masque_gw(&dir, &["--masque-allow", "10.0.0.0/8"]);
+    let (origin, peers) = echo("o:").await;
+    let st = st(&dir, at, origin, "5000");
+    st.wait_log("masque connection 1 to ").await;
+    let c = client().await;
+    c.send_to(b"anyone?", st.addr).await.unwrap();
+    st.wait_log("failed: Proxy-GW answered 403 (gw;error=destination_ip_prohibited")
+        .await;
+    let m = st.stats().await["masque"].clone();
+    assert_eq!(m["refused"], serde_json::json!({"403": 1}));
+    assert_eq!(
+        (m["proxied"].clone(), m["failed"].clone()),
+        (0.into(), 1.into())
+    );
+    assert!(peers.lock().unwrap().is_empty());
+    gw.wait_log("refused 403").await;
+}
