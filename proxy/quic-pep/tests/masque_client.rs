@@ -100,6 +100,7 @@ async fn each_flow_is_a_proxying_request_answered_from_the_origins_address() {
     let g = gw.stats().await;
     assert_eq!(g["masque"]["proxied"], 2);
     assert_eq!(g["masque"]["datagrams"]["up"], 8);
+    assert_eq!(g["masque"]["dropped"], 0);
     // quiet flows end: Proxy-ST closes their requests, and Proxy-GW sees it
     st.wait_log("closed by idle up=4 down=4").await;
     gw.wait_log(" closed by client ").await;
@@ -136,4 +137,19 @@ async fn a_refused_request_fails_its_flow_with_proxy_gws_reason() {
     );
     assert!(peers.lock().unwrap().is_empty());
     gw.wait_log("refused 403").await;
+    // Proxy-ST sent the datagram with its request, before the answer (kept
+    // for it, or come after the refusal): it went nowhere, counted
+    let end = std::time::Instant::now() + T;
+    let g = loop {
+        let g = gw.stats().await["masque"].clone();
+        if g["dropped"] != 0 || std::time::Instant::now() > end {
+            break g;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(
+        (g["datagrams"]["up"].clone(), g["dropped"].clone()),
+        (0.into(), 1.into()),
+        "{g}"
+    );
 }

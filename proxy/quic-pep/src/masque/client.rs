@@ -3,7 +3,8 @@
 //! learns each datagram's original destination (IP_ORIGDSTADDR). Each flow
 //! (`flows::FlowKey`) gets one CONNECT-UDP request over the one HTTP/3
 //! connection to Proxy-GW, kept up here; its payloads cross as HTTP/3
-//! Datagrams (context 0), queued until Proxy-GW has accepted the request.
+//! Datagrams (context 0), sent from the request on, before Proxy-GW's
+//! answer (which keeps them for the request: `early`); a refusal ends it.
 //! The answers leave from a socket of the flow's own, bound with
 //! IP_TRANSPARENT to the original destination and connected to the
 //! client: the client sees the origin answer, and TPROXY hands the flow's
@@ -58,6 +59,7 @@ const MAX_FLOWS: usize = 4096;
 const REDIAL: Duration = Duration::from_millis(500);
 
 type SendRequest = h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>;
+type RequestStream = h3::client::RequestStream<h3_quinn::BidiStream<Bytes>, Bytes>;
 
 /// An open flow, as the answers from Proxy-GW find it by its stream ID.
 struct Open {
@@ -262,16 +264,18 @@ impl Client {
             };
             let udp = &frame[at..];
             *open.last_down.lock().unwrap() = Instant::now();
+            // counted before it leaves: the client may have it, and ask for
+            // the stats, before this task runs again
+            let len = udp.len() as u64;
+            open.down.fetch_add(1, Relaxed);
+            s.datagrams_down.fetch_add(1, Relaxed);
+            s.bytes_down.fetch_add(len, Relaxed);
             // never wait on one client's socket: the other flows' answers queue behind
-            match open.socket.try_send(udp) {
-                Ok(_) => {
-                    open.down.fetch_add(1, Relaxed);
-                    s.datagrams_down.fetch_add(1, Relaxed);
-                    s.bytes_down.fetch_add(udp.len() as u64, Relaxed);
-                }
-                Err(_) => {
-                    s.dropped.fetch_add(1, Relaxed);
-                }
+            if open.socket.try_send(udp).is_err() {
+                open.down.fetch_sub(1, Relaxed);
+                s.datagrams_down.fetch_sub(1, Relaxed);
+                s.bytes_down.fetch_sub(len, Relaxed);
+                s.dropped.fetch_add(1, Relaxed);
             }
         }
     }
@@ -325,7 +329,8 @@ impl Client {
     }
 
     /// Opens the flow's request and relays until it ends: how it ended and
-    /// the payloads each way; an error when it never opened.
+    /// the payloads each way; an error when Proxy-GW refused it or never
+    /// answered.
     async fn carry(
         &self,
         id: u64,
@@ -347,33 +352,19 @@ impl Client {
         s.requests.fetch_add(1, Relaxed);
         let authority = format!("{}:{}", self.settings.name, self.settings.via.port());
         let mut send = gw.send.clone();
-        let opened = async {
-            let mut stream = send
-                .send_request(flows::request(&authority, key.dst))
-                .await
-                .map_err(|e| format!("request: {e}"))?;
-            let resp = stream
-                .recv_response()
-                .await
-                .map_err(|e| format!("response: {e}"))?;
-            let proxy_status = resp
-                .headers()
-                .get("proxy-status")
-                .and_then(|v| v.to_str().ok());
-            if let Err(why) = flows::accepted(resp.status().as_u16(), proxy_status) {
-                s.refused(resp.status().as_u16());
-                return Err(why);
-            }
-            Ok(stream)
-        };
-        let mut stream = tokio::time::timeout(self.settings.idle, opened)
-            .await
-            .map_err(|_| "Proxy-GW did not answer the request".to_string())??;
+        let mut stream = tokio::time::timeout(
+            self.settings.idle,
+            send.send_request(flows::request(&authority, key.dst)),
+        )
+        .await
+        .map_err(|_| "Proxy-GW did not take the request".to_string())?
+        .map_err(|e| format!("request: {e}"))?;
+        // The flow's datagrams go from now on, not once Proxy-GW has
+        // answered (RFC 9298 §5 lets a client): over a satellite the answer
+        // is a round trip away, and Proxy-GW keeps them for the request.
         let sid = stream.id().into_inner();
-        s.proxied.fetch_add(1, Relaxed);
-        s.active.fetch_add(1, Relaxed);
         self.log.line(&format!(
-            "masque flow {id} {key} proxying on stream {sid} of {}",
+            "masque flow {id} {key} requested on stream {sid} of {}",
             self.settings.via
         ));
         let open = Arc::new(Open {
@@ -382,43 +373,65 @@ impl Client {
             down: AtomicU64::new(0),
         });
         gw.routes.lock().unwrap().insert(sid, open.clone());
+        s.active.fetch_add(1, Relaxed);
         let (mut up, mut last_up) = (0u64, Instant::now());
         let mut buf = vec![0u8; datagram::MAX_UDP_PAYLOAD];
         let deadline = |last_up| {
             flows::idle_deadline(last_up, *open.last_down.lock().unwrap(), self.settings.idle)
         };
+        let mut answered = false;
         let end = loop {
             let payload = tokio::select! {
+                // what the client sent leaves before an answer is looked at
+                biased;
                 p = rx.recv() => match p {
                     Some(p) => p,
-                    None => break "proxy",
+                    None => break Ok("proxy"),
                 },
                 // TPROXY hands the flow's later datagrams to its own socket
                 r = socket.recv(&mut buf) => match r {
                     Ok(n) => Bytes::copy_from_slice(&buf[..n]),
-                    Err(_) => break "client socket",
+                    Err(_) => break Ok("client socket"),
                 },
-                d = stream.recv_data() => match d {
-                    Ok(Some(_)) => continue, // capsules: none are sent to a client that takes datagrams
-                    _ => break "proxy-gw",
+                g = from_gw(&mut stream, answered) => match g {
+                    FromGw::Accepted => {
+                        answered = true;
+                        s.proxied.fetch_add(1, Relaxed);
+                        self.log.line(&format!("masque flow {id} {key} proxying on stream {sid}"));
+                        continue;
+                    }
+                    FromGw::Refused(status, why) => {
+                        s.refused(status);
+                        break Err(why);
+                    }
+                    // capsules: none are sent to a client that takes datagrams
+                    FromGw::Data => continue,
+                    FromGw::Ended(why) if !answered => break Err(why),
+                    FromGw::Ended(_) => break Ok("proxy-gw"),
                 },
                 // an answer since the timer was set moves the deadline on
                 _ = tokio::time::sleep_until(deadline(last_up).into()) => match deadline(last_up) <= Instant::now() {
-                    true => break "idle",
+                    true if !answered => break Err("Proxy-GW did not answer the request".into()),
+                    true => break Ok("idle"),
                     false => continue,
                 },
             };
             last_up = Instant::now();
-            match gw
+            // counted before it leaves: its answer may be back before this
+            // task runs again
+            let len = payload.len() as u64;
+            s.datagrams_up.fetch_add(1, Relaxed);
+            s.bytes_up.fetch_add(len, Relaxed);
+            let sent = gw
                 .conn
-                .send_datagram(Bytes::from(datagram::encode_udp(sid, &payload)))
-            {
-                Ok(()) => {
-                    up += 1;
-                    s.datagrams_up.fetch_add(1, Relaxed);
-                    s.bytes_up.fetch_add(payload.len() as u64, Relaxed);
-                }
-                Err(quinn::SendDatagramError::ConnectionLost(_)) => break "connection lost",
+                .send_datagram(Bytes::from(datagram::encode_udp(sid, &payload)));
+            if sent.is_err() {
+                s.datagrams_up.fetch_sub(1, Relaxed);
+                s.bytes_up.fetch_sub(len, Relaxed);
+            }
+            match sent {
+                Ok(()) => up += 1,
+                Err(quinn::SendDatagramError::ConnectionLost(_)) => break Ok("connection lost"),
                 Err(_) => {
                     s.dropped.fetch_add(1, Relaxed);
                 }
@@ -426,11 +439,48 @@ impl Client {
         };
         gw.routes.lock().unwrap().remove(&sid);
         s.active.fetch_sub(1, Relaxed);
-        if end == "idle" {
+        if end == Ok("idle") {
             s.closed_idle.fetch_add(1, Relaxed);
         }
         let _ = stream.finish().await;
-        Ok((end, up, open.down.load(Relaxed)))
+        end.map(|end| (end, up, open.down.load(Relaxed)))
+    }
+}
+
+/// What came from Proxy-GW on a flow's request stream.
+enum FromGw {
+    /// A 2xx: the request is open.
+    Accepted,
+    /// Another status, and why (its `Proxy-Status`).
+    Refused(u16, String),
+    /// Data on the stream after the answer.
+    Data,
+    /// The stream or connection ended, and how.
+    Ended(String),
+}
+
+/// The next thing on the request stream: its answer until it has one
+/// (`answered`), then its data.
+async fn from_gw(stream: &mut RequestStream, answered: bool) -> FromGw {
+    if answered {
+        return match stream.recv_data().await {
+            Ok(Some(_)) => FromGw::Data,
+            Ok(None) => FromGw::Ended("the request stream ended".into()),
+            Err(e) => FromGw::Ended(e.to_string()),
+        };
+    }
+    match stream.recv_response().await {
+        Err(e) => FromGw::Ended(format!("response: {e}")),
+        Ok(resp) => {
+            let proxy_status = resp
+                .headers()
+                .get("proxy-status")
+                .and_then(|v| v.to_str().ok());
+            match flows::accepted(resp.status().as_u16(), proxy_status) {
+                Ok(()) => FromGw::Accepted,
+                Err(why) => FromGw::Refused(resp.status().as_u16(), why),
+            }
+        }
     }
 }
 

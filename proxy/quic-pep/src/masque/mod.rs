@@ -8,14 +8,15 @@
 //! Plain, unit-tested: `target` (the URI template's path), `request` (what
 //! a request is answered, the `Proxy-Status`), `datagram` (HTTP/3 Datagrams
 //! of a proxying request), `capsule` (the Capsule Protocol's DATAGRAM
-//! capsules), `flows` (Proxy-ST's flows: their keys, requests and ends)
-//! and `stats`. I/O: `server` (the listener, one socket per proxying
+//! capsules), `flows` (Proxy-ST's flows: their keys, requests and ends),
+//! `early` (datagrams that come before their request is open) and `stats`. I/O: `server` (the listener, one socket per proxying
 //! request, the relay both ways) and `client` (Proxy-ST's interception,
 //! its connection to Proxy-GW, a request per flow).
 
 pub mod capsule;
 pub mod client;
 pub mod datagram;
+pub mod early;
 pub mod flows;
 pub mod request;
 pub mod server;

@@ -21,6 +21,7 @@ use tokio::sync::mpsc;
 
 use super::capsule::{self, Capsule};
 use super::datagram::{self, UDP_CONTEXT};
+use super::early::Early;
 use super::request::{self, Head, Refusal};
 use super::stats::MasqueStats;
 use super::target::{Host, Target};
@@ -30,9 +31,16 @@ use crate::tls;
 type Resolver = h3::server::RequestResolver<h3_quinn::Connection, Bytes>;
 type Stream = h3::server::RequestStream<h3_quinn::BidiStream<Bytes>, Bytes>;
 
-/// Each open proxying request's queue of UDP payloads from the client, by
-/// its stream ID (the datagrams of one connection arrive in one place).
-type Routes = Arc<Mutex<HashMap<u64, mpsc::Sender<Bytes>>>>;
+/// Where a connection's datagrams go, by stream ID (they arrive in one
+/// place): each open proxying request's queue of UDP payloads, and those
+/// that came before their request was open (`early`).
+#[derive(Default)]
+struct Table {
+    open: HashMap<u64, mpsc::Sender<Bytes>>,
+    early: Early,
+}
+
+type Routes = Arc<Mutex<Table>>;
 
 /// UDP payloads waiting for one target's socket; beyond, they are dropped
 /// (a UDP proxy SHOULD NOT queue to batch, RFC 9298 §6).
@@ -186,28 +194,38 @@ impl Server {
         let decided = request::decide(&head);
         let target = match decided {
             Ok(t) => t,
-            Err(r) => return self.refuse(id, remote, stream, r).await,
+            Err(r) => return self.refuse(id, remote, stream, &routes, r).await,
         };
         let to = match resolve(&target).await {
             Ok(to) => to,
-            Err(r) => return self.refuse(id, remote, stream, r).await,
+            Err(r) => return self.refuse(id, remote, stream, &routes, r).await,
         };
         if let Err(r) = request::check_destination(to, &self.allow, &self.own) {
-            return self.refuse(id, remote, stream, r).await;
+            return self.refuse(id, remote, stream, &routes, r).await;
         }
         let socket = match open_socket(to).await {
             Ok(s) => s,
             Err(e) => {
                 let r = request::unreachable(to, &e.to_string());
-                return self.refuse(id, remote, stream, r).await;
+                return self.refuse(id, remote, stream, &routes, r).await;
             }
         };
         self.proxy(id, remote, stream, conn, routes, target, to, socket)
             .await;
     }
 
-    async fn refuse(&self, id: u64, remote: SocketAddr, mut stream: Stream, r: Refusal) {
+    async fn refuse(
+        &self,
+        id: u64,
+        remote: SocketAddr,
+        mut stream: Stream,
+        routes: &Routes,
+        r: Refusal,
+    ) {
         self.stats.refused(r.status);
+        // what the client sent ahead goes nowhere
+        let ahead = routes.lock().unwrap().early.end(stream.id().into_inner());
+        self.stats.dropped.fetch_add(ahead as u64, Relaxed);
         let mut resp = http::Response::builder()
             .status(r.status)
             .header("content-type", "text/plain; charset=utf-8");
@@ -249,14 +267,21 @@ impl Server {
     ) {
         let sid = stream.id().into_inner();
         let (tx, rx) = mpsc::channel(QUEUE);
-        routes.lock().unwrap().insert(sid, tx);
+        {
+            let mut t = routes.lock().unwrap();
+            // what the client sent ahead of our answer goes first
+            for payload in t.early.take(sid) {
+                let _ = tx.try_send(payload);
+            }
+            t.open.insert(sid, tx);
+        }
         let ok = http::Response::builder()
             .status(200)
             .header("capsule-protocol", "?1")
             .body(())
             .expect("a valid response");
         if let Err(e) = stream.send_response(ok).await {
-            routes.lock().unwrap().remove(&sid);
+            routes.lock().unwrap().open.remove(&sid);
             self.log.line(&format!(
                 "masque req {id} from {remote} to {target}: the response was not sent: {e}"
             ));
@@ -278,7 +303,11 @@ impl Server {
             down: 0,
         };
         let (end, up, down) = relay.run(stream, rx).await;
-        routes.lock().unwrap().remove(&sid);
+        {
+            let mut t = routes.lock().unwrap();
+            t.open.remove(&sid);
+            t.early.end(sid);
+        }
         self.stats.active.fetch_sub(1, Relaxed);
         self.log.line(&format!(
             "masque req {id} to {target} closed by {end} up={up} down={down} duration_ms={}",
@@ -362,9 +391,25 @@ async fn read_datagrams(conn: quinn::Connection, routes: Routes, stats: Arc<Masq
             }
         };
         let at = frame.len() - udp.len();
-        let queue = routes.lock().unwrap().get(&d.stream_id).cloned();
-        // none: not (or no longer) an open proxying request (RFC 9298 §5: drop)
-        let queued = queue.is_some_and(|q| q.try_send(frame.slice(at..)).is_ok());
+        let payload = frame.slice(at..);
+        let mut t = routes.lock().unwrap();
+        let queued = match t.open.get(&d.stream_id) {
+            Some(q) => q.try_send(payload).is_ok(),
+            // not open (yet: its request may still be decided; or no
+            // longer): kept a while, for a client's request stream only
+            None if d.stream_id % 4 == 0 => {
+                let now = Instant::now();
+                let expired = t.early.expire(now);
+                stats.dropped.fetch_add(expired as u64, Relaxed);
+                let held = t.early.hold(d.stream_id, payload, now);
+                if held {
+                    stats.early.fetch_add(1, Relaxed);
+                }
+                held
+            }
+            None => false,
+        };
+        drop(t);
         if !queued {
             stats.dropped.fetch_add(1, Relaxed);
         }

@@ -35,6 +35,9 @@ pub struct MasqueStats {
     /// HTTP Datagrams dropped: for no open request, another context, too
     /// large for the connection, or a full queue.
     pub dropped: AtomicU64,
+    /// Proxy-GW: HTTP Datagrams that came before their request was open
+    /// and were kept for it (`early`).
+    pub early: AtomicU64,
     /// Proxy-ST: flows that never opened (no connection to Proxy-GW, a
     /// refusal, no socket) and flows ended after the idle time.
     pub failed: AtomicU64,
@@ -66,6 +69,7 @@ impl MasqueStats {
             "capsules": {"up": n(&self.capsules_up), "down": n(&self.capsules_down)},
             "bytes": {"up": n(&self.bytes_up), "down": n(&self.bytes_down)},
             "dropped": n(&self.dropped),
+            "early": n(&self.early),
             "failed": n(&self.failed),
             "closed_idle": n(&self.closed_idle),
         })
