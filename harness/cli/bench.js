@@ -113,9 +113,9 @@ Options:
                     the --quic keys (h3-pep, -qpep: the tunnel) or sndbuf, rcvbuf (h1-pep, h1s-pep,
                     h2-pep); careful-resume=on: Proxy-GW resumes each connection from Proxy-ST
                     from the path the previous one measured (per-connection: the next client
-                    connection's; warm: a re-dialled tunnel); fec=K/N (h3-pep, -qpep): forward
-                    error correction between Proxy-ST and Proxy-GW, N − K repair packets after
-                    every K datagrams (Reed–Solomon), the record's pep.fec
+                    connection's; warm: a re-dialled tunnel); fec=K/N (h3-pep, -qpep,
+                    h3-masque): forward error correction between Proxy-ST and Proxy-GW, N − K
+                    repair packets after every K datagrams (Reed–Solomon), the record's pep.fec
   --pep-ground LIST the PEPs' client and server hops, the same keys but careful-resume and fec
                     (-qpep: cc is also Proxy-GW's TCP congestion control towards the server)
   --pep-tunnel MODE the QUIC PEP's satellite hop: warm (the default: one standing ST↔GW

@@ -41,10 +41,15 @@ export async function startPepChain(tb, kind, { sides = {}, qlogDir = null, via 
 // MASQUE the proxying requests and the packets they carried).
 export function pepRecord(chain, stats) {
   if (chain.kind === 'vpn') return { kind: chain.kind, settings: chain.settings, tun: stats };
-  if (chain.kind === 'masque')
-    return { kind: chain.kind, settings: chain.settings ?? null, masque: masqueRecord(stats), stats };
-  const relayed = chain.kind === 'qpep' ? qpepRelayed(stats) : relayedCounts(stats);
-  const rec = { kind: chain.kind, settings: chain.settings ?? null, relayed, stats };
+  const rec =
+    chain.kind === 'masque'
+      ? { kind: chain.kind, settings: chain.settings ?? null, masque: masqueRecord(stats), stats }
+      : {
+          kind: chain.kind,
+          settings: chain.settings ?? null,
+          relayed: chain.kind === 'qpep' ? qpepRelayed(stats) : relayedCounts(stats),
+          stats,
+        };
   // the QUIC chain's tunnel as the load began (its beforeLoad)
   if (chain.tunnelAtLoad) rec.tunnel = chain.tunnelAtLoad();
   const fec = fecRecord(stats);

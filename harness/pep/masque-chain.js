@@ -26,6 +26,8 @@ import {
   PEP_QUIC_PORT,
   QUIC_TPROXY,
   TUNNEL_UP_MS,
+  fecArgs,
+  fecPlan,
   proxyStats,
   resolveHops,
   transparentNftRuleset,
@@ -57,12 +59,15 @@ export function masqueSatellite(hop = {}) {
  * Pure: the two proxies' command lines (without the binary). `hops` as
  * resolveHops returns them (only the satellite hop's matter: no proxy
  * terminates the client's or the origin's QUIC); files: { st: {log,
- * stats}, gw: {cert, key, log, stats} } — no certificate for Proxy-ST.
+ * stats}, gw: {cert, key, log, stats} } — no certificate for Proxy-ST;
+ * fec: fecPlan's result (--pep-sat fec=K/N), or null.
  */
-export function masqueArgs({ hops, files, qlogDir = null }) {
+export function masqueArgs({ hops, files, qlogDir = null, fec = null }) {
   const common = (role) => {
     const a = ['--role', role, '--label', role, '--log', files[role].log, '--stats', files[role].stats];
     if (qlogDir) a.push('--qlog-dir', qlogDir);
+    // the tunnel's packets coded between Proxy-ST and Proxy-GW (fecPlan)
+    a.push(...fecArgs(fec));
     return a;
   };
   const gwSide = quicSideText(masqueSatellite(hops.satellite), 'MASQUE satellite hop');
@@ -155,7 +160,8 @@ export async function startMasqueChain(
   };
   if (qlogDir) fs.mkdirSync(qlogDir, { recursive: true });
   const hops = resolveHops({}, profile, { sat, tunnel: 'warm' });
-  const args = masqueArgs({ hops, files, qlogDir });
+  const fec = fecPlan(sat, profile);
+  const args = masqueArgs({ hops, files, qlogDir, fec });
   const listen = `${PEP_ADDRESSES.st}:${PEP_QUIC_PORT}`;
   const bin = binPath('quic-pep');
   const start = (role) =>
@@ -183,6 +189,7 @@ export async function startMasqueChain(
       satellite: masqueSatellite(hops.satellite),
       nft_table: QUIC_TPROXY.nftTable,
       listen,
+      ...(fec ? { fec: { setting: fec.value, hop_rtt_ms: fec.hopRttMs } } : {}),
     },
     qlogDir,
     logs: { st: files.st.log, gw: files.gw.log },

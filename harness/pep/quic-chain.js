@@ -84,6 +84,20 @@ export function satelliteRttMs(profile) {
 }
 
 /**
+ * Pure: what --pep-sat fec=K/N makes of a `profile`'s chain: {value,
+ * hopRttMs} (the satellite link's round trip), or null without it.
+ */
+export function fecPlan(sat, profile) {
+  return sat?.fec ? { value: sat.fec, hopRttMs: satelliteRttMs(profile) } : null;
+}
+
+/** Pure: a proxy's arguments for `fec` (fecPlan's), none for null. */
+export function fecArgs(fec) {
+  if (!fec) return [];
+  return ['--fec', fec.value, ...(fec.hopRttMs == null ? [] : ['--fec-hop-rtt-ms', String(Math.round(fec.hopRttMs))])];
+}
+
+/**
  * Pure: the initial window, in packets, of a standing tunnel's sender over
  * a loaded profile's satellite link, `direction` 'forward' (Proxy-GW's, the
  * default) or 'return' (Proxy-ST's, which uploads go over): that
@@ -226,12 +240,7 @@ export function chainArgs({
     if (h[acceptHop]?.['careful-resume'] === 'on' && f.carefulResumeLog)
       a.push('--careful-resume-log', f.carefulResumeLog);
     if (qlogDir) a.push('--qlog-dir', qlogDir);
-    if (fec)
-      a.push(
-        '--fec',
-        fec.value,
-        ...(fec.hopRttMs == null ? [] : ['--fec-hop-rtt-ms', String(Math.round(fec.hopRttMs))]),
-      );
+    a.push(...fecArgs(fec));
     return a;
   };
   const gwNext = { addr: ADDRESSES.server, port: ORIGIN_PORT, name: siteHost, ca: originCertPath, ...next };
@@ -453,7 +462,7 @@ export async function startQuicPepChain(
     };
   }
   if (qlogDir) fs.mkdirSync(qlogDir, { recursive: true });
-  const fec = sat.fec ? { value: sat.fec, hopRttMs: satelliteRttMs(profile) } : null;
+  const fec = fecPlan(sat, profile);
   const resolved = resolveHops(hops, profile, { sat, ground, tunnel });
   const args = chainArgs({
     hops: resolved,

@@ -11,7 +11,7 @@ import {
   masqueRecord,
   masqueSatellite,
 } from '../../harness/pep/masque-chain.js';
-import { resolveHops } from '../../harness/pep/quic-chain.js';
+import { fecPlan, resolveHops } from '../../harness/pep/quic-chain.js';
 import { checkPepOptions, parsePepOptions } from '../../harness/cli/pep-options.js';
 import { pepRecord, checkThrough } from '../../harness/pep/chain.js';
 import { validateBenchMatrix, checkBench } from '../../harness/cli/bench-plan.js';
@@ -108,6 +108,32 @@ describe('h3-masque', () => {
       checkMasqueCarried(masqueRecord({ st: { masque: { ...carried.st.masque, failed: 1 } } })).error,
       /failed/,
     );
+  });
+
+  it('codes the tunnel with --pep-sat fec=K/N: both proxies get --fec, the record its counters', () => {
+    const chains = checkPepOptions(parsePepOptions({ sat: 'fec=8/10' }), ['masque']);
+    assert.deepEqual(chains.masque.sat, { fec: '8/10' });
+    const hops = resolveHops({}, null, { sat: chains.masque.sat, tunnel: 'warm' });
+    const fec = { value: '8/10', hopRttMs: 580 };
+    const a = masqueArgs({ hops, files, fec });
+    for (const role of ['st', 'gw']) {
+      assert.equal(arg(a[role], '--fec'), '8/10', role);
+      assert.equal(arg(a[role], '--fec-hop-rtt-ms'), '580', role);
+    }
+    assert.ok(!masqueArgs({ hops, files }).st.includes('--fec'));
+    assert.equal(fecPlan({}, null), null);
+    const coder = (sent, received) => ({ setting: '8/10', sent, received });
+    const stats = {
+      st: { ...carried.st, fec: coder({ source_packets: 10, source_bytes: 1000 }, { repaired: 4, lost: 1 }) },
+      gw: {
+        ...carried.gw,
+        fec: coder({ source_packets: 40, source_bytes: 40000, repair_packets: 10 }, { repaired: 0 }),
+      },
+    };
+    const rec = pepRecord({ kind: 'masque', settings: { mode: 'datagram' } }, stats);
+    assert.equal(rec.fec.setting, '8/10');
+    assert.deepEqual([rec.fec.down.repair_packets, rec.fec.down.repaired, rec.fec.down.lost], [10, 4, 1]);
+    assert.equal(pepRecord({ kind: 'masque' }, carried).fec, undefined);
   });
 
   it('refuses --pep-tunnel per-connection in one line, before anything runs', async () => {

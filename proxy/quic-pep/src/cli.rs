@@ -128,9 +128,10 @@ pub struct Cli {
     masque_allow: Vec<Networks>,
     /// Forward error correction on the satellite hop: after every K
     /// datagrams, N − K repair packets (Reed–Solomon), so the other end
-    /// rebuilds up to N − K lost ones without a round trip. On the socket
-    /// that faces the satellite: at st the next-hop side's, at gw
-    /// --listen's; both ends need it (needs --role)
+    /// rebuilds up to N − K lost ones without a round trip. On the sockets
+    /// that face the satellite: at st the next-hop side's (or
+    /// --masque-via's), at gw --listen's and --masque-listen's; both ends
+    /// need it (needs --role)
     #[arg(long, value_name = "K/N", value_parser = fec_setting)]
     fec: Option<crate::fec::FecSetting>,
     /// With --fec: the satellite hop's round trip, which a partial window's
@@ -623,7 +624,7 @@ impl Cli {
             (None, _) => None,
             (Some(_), None) => {
                 return Err(
-                    "--fec needs --role: st codes its next-hop side, gw its --listen".into(),
+                    "--fec needs --role: st codes its next-hop side, gw its --listen and --masque-listen".into(),
                 )
             }
             (Some(setting), Some(_)) => Some(crate::fec::socket::FecOnHop {

@@ -185,19 +185,24 @@ impl Proxy {
         }
         let stats = Arc::new(Stats::default());
         if let Some(f) = fec {
-            let _ = stats.fec.set(f);
+            stats.fec.lock().unwrap().push(f);
         }
         let masque = match &cfg.masque {
             // the satellite hop's transport, as the tunnel's
-            Some(m) => Some(masque::server::Server::bind(
-                m,
-                &server_tls,
-                plain.config(Conn::Client(0))?,
-                vec![cfg.listen],
-                &cfg.label,
-                stats.masque.clone(),
-                log.clone(),
-            )?),
+            Some(m) => {
+                let (server, coded) = masque::server::Server::bind(
+                    m,
+                    &server_tls,
+                    plain.config(Conn::Client(0))?,
+                    vec![cfg.listen],
+                    &cfg.label,
+                    stats.masque.clone(),
+                    log.clone(),
+                    gw_fec,
+                )?;
+                stats.fec.lock().unwrap().extend(coded);
+                Some(server)
+            }
             None => None,
         };
         Ok(Arc::new(Proxy {

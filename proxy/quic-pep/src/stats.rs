@@ -66,8 +66,8 @@ pub struct Stats {
     pub masque: Arc<crate::masque::stats::MasqueStats>,
     /// `--transparent`: client connections by destination.
     pub destinations: Destinations,
-    /// `--fec`: the satellite hop's code, once its socket exists.
-    pub fec: std::sync::OnceLock<Arc<crate::fec::socket::FecSocket>>,
+    /// `--fec`: the satellite hop's code, on each socket that faces it.
+    pub fec: std::sync::Mutex<Vec<Arc<crate::fec::socket::FecSocket>>>,
 }
 
 /// `--transparent`: client connections by destination address (ST: carried
@@ -227,7 +227,7 @@ impl Stats {
             "tunnel": self.tunnel.json(),
             "qpep": self.qpep.json(),
             "masque": self.masque.json(),
-            "fec": self.fec.get().map(|f| f.json()),
+            "fec": crate::fec::socket::json_of(&self.fec.lock().unwrap_or_else(|e| e.into_inner())),
             "destinations": destinations,
             "destinations_unlisted": unlisted,
         })

@@ -19,12 +19,15 @@ use tokio::net::UdpSocket;
 
 /// Proxy-ST as Proxy-GW's MASQUE client, every flow taken as sent to `to`.
 fn st(dir: &Path, gw: SocketAddr, to: SocketAddr, idle_ms: &str) -> Pep {
+    st_with(dir, gw, to, idle_ms, &[])
+}
+
+/// As `st`, with `extra` arguments.
+fn st_with(dir: &Path, gw: SocketAddr, to: SocketAddr, idle_ms: &str, extra: &[&str]) -> Pep {
     let via = gw.to_string();
     let ca = dir.join("gw.test").join("cert.pem");
     let to = to.to_string();
-    Pep::start_args(
-        dir,
-        "st",
+    let args = [
         &[
             "--role",
             "st",
@@ -38,8 +41,11 @@ fn st(dir: &Path, gw: SocketAddr, to: SocketAddr, idle_ms: &str) -> Pep {
             &to,
             "--masque-idle-ms",
             idle_ms,
-        ],
-    )
+        ][..],
+        extra,
+    ]
+    .concat();
+    Pep::start_args(dir, "st", &args)
 }
 
 /// Sends `payload` to `st` and waits for the answer: its bytes and sender.
@@ -152,4 +158,45 @@ async fn a_refused_request_fails_its_flow_with_proxy_gws_reason() {
         (0.into(), 1.into()),
         "{g}"
     );
+}
+
+#[tokio::test]
+async fn with_fec_the_tunnel_between_them_is_coded_both_ways() {
+    let dir = temp_dir("masque-client-fec");
+    let fec = ["--fec", "4/6", "--fec-hop-rtt-ms", "200"];
+    let (gw, at) = masque_gw(&dir, &[&["--masque-allow", "127.0.0.1"][..], &fec].concat());
+    let (origin, _) = echo("o:").await;
+    let st = st_with(&dir, at, origin, "5000", &fec);
+    st.wait_log("masque connection 1 to ").await;
+    let c = client().await;
+    for n in [1usize, 1200, 1350] {
+        let payload = vec![7u8; n];
+        let (back, from) = round_trip(&c, st.addr, &payload).await;
+        assert_eq!((back.len(), from), (n + 2, origin));
+    }
+    // Proxy-ST codes what it sends Proxy-GW and decodes what comes back;
+    // Proxy-GW codes its --listen and its --masque-listen
+    let s = st.stats().await["fec"].clone();
+    assert_eq!(
+        (s["setting"].clone(), s["sockets"].clone()),
+        ("4/6".into(), 1.into()),
+        "{s}"
+    );
+    let g = gw.stats().await["fec"].clone();
+    assert_eq!(g["sockets"], 2, "{g}");
+    for (what, f) in [("st", &s), ("gw", &g)] {
+        assert!(
+            f["sent"]["source_packets"].as_u64().unwrap() > 3,
+            "{what}: {f}"
+        );
+        assert!(
+            f["sent"]["repair_packets"].as_u64().unwrap() > 0,
+            "{what}: {f}"
+        );
+        assert!(
+            f["received"]["source_packets"].as_u64().unwrap() > 3,
+            "{what}: {f}"
+        );
+        assert_eq!(f["received"]["malformed"], 0, "{what}: {f}");
+    }
 }

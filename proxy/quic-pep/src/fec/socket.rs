@@ -193,6 +193,22 @@ impl FecSocket {
     }
 }
 
+/// The counters of every coded socket of a proxy (Proxy-GW codes its
+/// `--listen` and its `--masque-listen`), added up; None without one.
+pub fn json_of(sockets: &[Arc<FecSocket>]) -> Option<Value> {
+    let first = sockets.first()?.json();
+    let all: Vec<Value> = sockets.iter().map(|s| s.json()).collect();
+    let total = |key: &str| sum(all.iter().map(|v| v[key].clone()));
+    Some(serde_json::json!({
+        "setting": first["setting"],
+        "hop_rtt_ms": first["hop_rtt_ms"],
+        "sockets": sockets.len(),
+        "sent": total("sent"),
+        "received": total("received"),
+        "too_long": all.iter().filter_map(|v| v["too_long"].as_u64()).sum::<u64>(),
+    }))
+}
+
 /// Counter objects added key by key.
 fn sum(values: impl Iterator<Item = Value>) -> Value {
     let mut out = Map::new();

@@ -116,12 +116,25 @@ impl Client {
                 label: cfg.label.clone(),
             });
         }
-        let endpoint = quinn::Endpoint::client((Ipv4Addr::UNSPECIFIED, 0).into()).map_err(|e| {
+        let stats = Arc::new(Stats::default());
+        let unbound = |e: std::io::Error| {
             format!(
                 "--masque-via {}: cannot bind a UDP socket: {e}",
                 settings.via
             )
-        })?;
+        };
+        let any = std::net::SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0));
+        let endpoint = match cfg.fec {
+            None => quinn::Endpoint::client(any).map_err(unbound)?,
+            // the code under the satellite hop, as Proxy-GW's --masque-listen has it
+            Some(on_hop) => {
+                side.reorder_packets = Some(on_hop.setting.n() as u32);
+                let socket = std::net::UdpSocket::bind(any).map_err(unbound)?;
+                let (e, f) = crate::fec::socket::endpoint(socket, None, on_hop)?;
+                stats.fec.lock().unwrap().push(f);
+                e
+            }
+        };
         log.line(&format!(
             "listening on {listen}/udp (MASQUE client: each flow {}, a CONNECT-UDP request \
              to {} ({}); nothing decrypted), satellite side: {}, flows idle after {} ms",
@@ -143,7 +156,7 @@ impl Client {
             side,
             gw: watch::channel(None).0,
             flows: Mutex::new(Flows::new(MAX_FLOWS)),
-            stats: Arc::new(Stats::default()),
+            stats,
             log,
             next_id: AtomicU64::new(1),
         }))

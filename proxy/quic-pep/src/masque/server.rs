@@ -25,6 +25,7 @@ use super::early::Early;
 use super::request::{self, Head, Refusal};
 use super::stats::MasqueStats;
 use super::target::{Host, Target};
+use crate::fec::socket::{endpoint as fec_endpoint, FecOnHop, FecSocket};
 use crate::log::Log;
 use crate::tls;
 
@@ -70,7 +71,9 @@ pub struct Server {
 }
 
 impl Server {
-    /// Binds the listener (ALPN h3, the proxy's certificate, `transport`).
+    /// Binds the listener (ALPN h3, the proxy's certificate, `transport`);
+    /// with `fec`, the code under it, whose socket comes back too.
+    #[allow(clippy::too_many_arguments)]
     pub fn bind(
         settings: &Settings,
         server_tls: &rustls::ServerConfig,
@@ -79,27 +82,42 @@ impl Server {
         label: &str,
         stats: Arc<MasqueStats>,
         log: Arc<Log>,
-    ) -> Result<Arc<Server>, String> {
+        fec: Option<FecOnHop>,
+    ) -> Result<(Arc<Server>, Option<Arc<FecSocket>>), String> {
         let mut server =
             quinn::ServerConfig::with_crypto(tls::with_alpn(server_tls, vec![b"h3".to_vec()]));
         server.transport_config(Arc::new(transport));
         let what = format!("--masque-listen {}", settings.listen);
-        let endpoint =
-            quinn::Endpoint::server(server, settings.listen).map_err(|e| format!("{what}: {e}"))?;
+        let (endpoint, coded) = match fec {
+            None => (
+                quinn::Endpoint::server(server, settings.listen)
+                    .map_err(|e| format!("{what}: {e}"))?,
+                None,
+            ),
+            Some(on_hop) => {
+                let socket = std::net::UdpSocket::bind(settings.listen)
+                    .map_err(|e| format!("{what}: {e}"))?;
+                let (e, f) = fec_endpoint(socket, Some(server), on_hop)?;
+                (e, Some(f))
+            }
+        };
         let bound = endpoint.local_addr().map_err(|e| format!("{what}: {e}"))?;
         log.line(&format!(
             "masque listening on {bound}/udp (CONNECT-UDP, RFC 9298), targets within {}",
             request::nets(&settings.allow)
         ));
-        Ok(Arc::new(Server {
-            endpoint,
-            allow: settings.allow.clone(),
-            own: [own, vec![bound]].concat(),
-            label: label.to_string(),
-            stats,
-            log,
-            next_id: AtomicU64::new(1),
-        }))
+        Ok((
+            Arc::new(Server {
+                endpoint,
+                allow: settings.allow.clone(),
+                own: [own, vec![bound]].concat(),
+                label: label.to_string(),
+                stats,
+                log,
+                next_id: AtomicU64::new(1),
+            }),
+            coded,
+        ))
     }
 
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
