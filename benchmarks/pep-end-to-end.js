@@ -6,8 +6,7 @@
 //   h3             Chromium to the origin, no proxy
 //   h3-pep         the decrypting QUIC PEP (Proxy-ST holds the keys)
 //   h3-pep+fec     the same, the satellite hop coded (--pep-sat fec=K/N)
-//   h3-masque      the end-to-end tunnel (CONNECT-UDP to Proxy-GW), when
-//                  this checkout has the protocol
+//   h3-masque      the end-to-end tunnel (CONNECT-UDP to Proxy-GW)
 //   h3-masque+fec  the tunnel with the hop coded
 // Prints per profile the PLT median with its 95 % interval (bootstrap) per
 // variant and loss, each variant's growth from loss 0 to the highest loss,
@@ -44,26 +43,12 @@ const profiles = o.profiles.split(',');
 const losses = o.losses.split(',').map(Number);
 const runs = Number(o.runs);
 
-// h3-masque joins when this checkout's bench takes the protocol (issue 31 item 1)
-async function takes(protocol) {
-  try {
-    await checkBench({ profiles: [profiles[0]], losses: [0], protocols: [protocol], sites: ['kepler'], runs: 1 });
-    return true;
-  } catch {
-    return false;
-  }
-}
-const hasMasque = await takes('h3-masque');
 const ALL = [
   { name: 'h3', protocol: 'h3', sat: null },
   { name: 'h3-pep', protocol: 'h3-pep', sat: null },
   { name: 'h3-pep+fec', protocol: 'h3-pep', sat: `fec=${o.fec}` },
-  ...(hasMasque
-    ? [
-        { name: 'h3-masque', protocol: 'h3-masque', sat: null },
-        { name: 'h3-masque+fec', protocol: 'h3-masque', sat: `fec=${o.fec}` },
-      ]
-    : []),
+  { name: 'h3-masque', protocol: 'h3-masque', sat: null },
+  { name: 'h3-masque+fec', protocol: 'h3-masque', sat: `fec=${o.fec}` },
 ];
 const wanted = o.variants ? o.variants.split(',') : ALL.map((v) => v.name);
 const unknown = wanted.filter((w) => !ALL.some((v) => v.name === w));
@@ -132,7 +117,6 @@ else {
   console.log(
     `kepler, ${runs} runs per cell, PLT medians [95 % interval] (ms); load average before ${result.load_before.join(' ')}, after ${result.load_after.join(' ')}`,
   );
-  if (!hasMasque) console.log('  (h3-masque is not a protocol of this checkout: its rows are absent)');
   for (const profile of profiles) {
     console.log(`${profile}:`);
     for (const v of variants) {

@@ -67,20 +67,18 @@ function extremes(imp) {
 export function linkBdpBytes(profile, link) {
   const f = extremes(profile.links[link].forward);
   const r = extremes(profile.links[link].return);
-  const rttMs = f.delay + r.delay;
+  const rttMs = linkRttMs(profile, link);
   const hold = (d) => (d.rate ? bdpBytes(d.rate, rttMs) + d.queue : 0);
   const bytes = Math.max(hold(f), hold(r));
   return bytes ? Math.round(bytes) : null;
 }
 
 /**
- * Pure: the satellite link's worst round trip in ms (its two directions'
- * largest delays), what `--fec`'s timers follow; null without a profile.
+ * Pure: the worst round trip in ms of one emulated link of a loaded
+ * profile ('satellite' or 'internet'): its two directions' largest delays.
  */
-export function satelliteRttMs(profile) {
-  if (!profile) return null;
-  const { forward, return: back } = profile.links.satellite;
-  return extremes(forward).delay + extremes(back).delay;
+export function linkRttMs(profile, link) {
+  return extremes(profile.links[link].forward).delay + extremes(profile.links[link].return).delay;
 }
 
 /**
@@ -88,7 +86,8 @@ export function satelliteRttMs(profile) {
  * hopRttMs} (the satellite link's round trip), or null without it.
  */
 export function fecPlan(sat, profile) {
-  return sat?.fec ? { value: sat.fec, hopRttMs: satelliteRttMs(profile) } : null;
+  // the satellite link's round trip is what --fec's timers follow
+  return sat?.fec ? { value: sat.fec, hopRttMs: profile ? linkRttMs(profile, 'satellite') : null } : null;
 }
 
 /** Pure: a proxy's arguments for `fec` (fecPlan's), none for null. */

@@ -7,7 +7,8 @@ import {
   chainArgs,
   linkBdpBytes,
   resolveHops,
-  satelliteRttMs,
+  fecPlan,
+  linkRttMs,
   transparentNftRuleset,
   transparentPlan,
   tunnelAtLoad,
@@ -386,14 +387,15 @@ describe('QUIC PEP forward error correction (--pep-sat fec=K/N)', () => {
       satellite: { forward: { delay: '290ms', rate: '20mbit' }, return: { delay: '290ms', rate: '2mbit' } },
       internet: { forward: { delay: '0ms' }, return: { delay: '0ms' } },
     });
-    assert.equal(satelliteRttMs(geo), 580);
+    assert.equal(linkRttMs(geo, 'satellite'), 580);
+    assert.deepEqual(fecPlan({ fec: '8/10' }, geo), { value: '8/10', hopRttMs: 580 });
     // the warm tunnel paces at its window: with 2 repairs per 8, at 8/10 of the pipe
     const pipe = tunnelInitialWindow(geo); // 20 Mbit/s × 580 ms in 1200-byte packets
     const coded = resolveHops({}, geo, { sat: { fec: '8/10' }, tunnel: 'warm' });
     assert.equal(coded.satellite['initial-window'], Math.ceil(Math.ceil(1_450_000 / 1200) * 0.8));
     assert.ok(!('fec' in coded.satellite), 'not a transport option');
     assert.equal(resolveHops({}, geo, { tunnel: 'warm' }).satellite['initial-window'], pipe);
-    assert.equal(satelliteRttMs(null), null);
+    assert.deepEqual(fecPlan({ fec: '8/10' }, null), { value: '8/10', hopRttMs: null });
     const args = chainArgs({
       hops: resolveHops({}, null, { sat: { cc: 'cubic' } }),
       files,
