@@ -12,11 +12,17 @@
 //   default here) makes the revisit fetch every object again: with
 //   kepler's own policy (revalidate) it is 304s only, and there is little
 //   for a jump to carry.
+// - safety (`--only safety`, not run by default): `bulk --view revisit
+//   --size 20MB --revisit-capacity F` for each F of --capacities (the path
+//   lost capacity between the two connections), with and without: the
+//   revisits completed, their time to 10 MB, and what Careful Resume did
+//   (jumped, retreated, the phases), with the satellite link's queue drops.
 // Each arm also says how its revisits' connections resumed (jumped,
 // retreated, the median jump), and the machine's load average before and
 // after (it is shared).
 // Usage: node benchmarks/careful-resume.js [--profile geo] [--runs 10] [--bulk-runs 5]
-//          [--cache none] [--only bulk|kepler] [--json]
+//          [--cache none] [--only bulk|kepler|safety] [--safety-runs 3]
+//          [--capacities 0.5,0.25] [--json]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,9 +43,13 @@ const { values: o } = parseArgs({
     'bulk-runs': { type: 'string', default: '5' },
     cache: { type: 'string', default: 'none' },
     only: { type: 'string' },
+    'safety-runs': { type: 'string', default: '3' },
+    capacities: { type: 'string', default: '0.5,0.25' },
     json: { type: 'boolean' },
   },
 });
+if (o.only && !['bulk', 'kepler', 'safety'].includes(o.only))
+  throw new Error(`--only: expected bulk, kepler or safety, got ${JSON.stringify(o.only)}`);
 requireNetAdmin('bench:careful-resume');
 
 const kepler = {
@@ -99,6 +109,39 @@ async function bulkArm(careful) {
   };
 }
 
+/** One safety arm: revisits over a path at `capacity` × its rate. */
+async function safetyArm(careful, capacity) {
+  const outDir = fs.mkdtempSync(path.join(os.tmpdir(), `satbench-cr-safety-${careful}-`));
+  const matrix = {
+    profiles: [o.profile],
+    losses: [0],
+    protocols: ['quic'],
+    views: ['revisit'],
+    revisit_capacity: capacity,
+    size_bytes: 20e6,
+    duration_s: null,
+    runs: Number(o['safety-runs']),
+  };
+  const plan = checkBulk(matrix, { quic: quicOf(careful) });
+  await bulk(plan, {
+    outDir,
+    onProgress: (m) => process.stderr.write(`safety careful-resume=${careful}: ${m}\n`),
+  });
+  const all = readResults(path.join(outDir, RESULTS));
+  fs.rmSync(outDir, { recursive: true, force: true });
+  const recs = all.filter((r) => r.ok);
+  const k = sizeMetric(10e6);
+  return {
+    runs: all.length,
+    completed: recs.filter((r) => r.metrics?.bytes === 20e6).length,
+    revisit_time_to_10mb_ms: medianMs(recs.map((r) => r.metrics?.[k])),
+    first_time_to_10mb_ms: medianMs(recs.map((r) => r.first_connection?.metrics?.[k])),
+    queue_drops: median(recs.map((r) => r.link_stats?.sat?.forward?.drops?.queue ?? 0)),
+    phases: [...new Set(recs.flatMap((r) => (r.careful_resume ?? []).flatMap((c) => c.phases)))],
+    ...resumed(recs),
+  };
+}
+
 // The default initial window: 10 packets of 1200 B (transport/quic-options.json).
 const IW_BYTES = 12_000;
 
@@ -148,7 +191,12 @@ async function arm(careful) {
 const load = os.loadavg().map((x) => round(x, 2));
 const ratio = (a, b) => (a && b ? round(a / b, 3) : null);
 const result = { profile: o.profile, load_before: load };
-if (o.only !== 'kepler') {
+if (o.only === 'safety') {
+  result.safety = [];
+  for (const capacity of o.capacities.split(',').map(Number))
+    result.safety.push({ capacity, off: await safetyArm('off', capacity), on: await safetyArm('on', capacity) });
+}
+if (!o.only || o.only === 'bulk') {
   const off = await bulkArm('off');
   const on = await bulkArm('on');
   const k = sizeMetric(10e6);
@@ -160,7 +208,7 @@ if (o.only !== 'kepler') {
     target: 0.6,
   };
 }
-if (o.only !== 'bulk') {
+if (!o.only || o.only === 'kepler') {
   const off = await arm('off');
   const on = await arm('on');
   result.kepler_h3_revisit = {
@@ -199,6 +247,17 @@ else {
           `${f.saved_bytes} B in the next, the link's rate after): ${s_(f.time_to_10mb_ms)} s, on/off ` +
           `${ratio(f.time_to_10mb_ms, b.off.revisit[sizeMetric(10e6)]) ?? '–'}; with a jump of the whole path: ` +
           `${s_(f.unhalved_ms)} s, on/off ${ratio(f.unhalved_ms, b.off.revisit[sizeMetric(10e6)]) ?? '–'}`,
+      );
+  }
+  for (const { capacity, off, on } of result.safety ?? []) {
+    console.log(
+      `bulk --view revisit --size 20MB --revisit-capacity ${capacity}: the satellite link at ${capacity} × its rate for the revisit`,
+    );
+    for (const [name, a] of Object.entries({ off, on }))
+      console.log(
+        `  careful-resume=${name.padEnd(3)} ${a.completed} of ${a.runs} revisits completed; time to 10 MB ` +
+          `${s_(a.revisit_time_to_10mb_ms)} s (its first connection ${s_(a.first_time_to_10mb_ms)} s); ` +
+          `queue drops ${a.queue_drops} (median); ${resumedText(a)}${a.phases.length ? `; phases ${a.phases.join(', ')}` : ''}`,
       );
   }
   const p = result.kepler_h3_revisit;

@@ -68,6 +68,9 @@ pub struct GetArgs {
     pub quic: QuicOptions,
     /// `--revisit`: a second connection after the first, resuming it.
     pub revisit: bool,
+    /// `--revisit-pause`: between the two connections, wait for a line on
+    /// stdin (the caller changes the path meanwhile).
+    pub revisit_pause: bool,
 }
 
 /// `100000`, `10MB`, `10M`, `1.5G`, `64KiB`: bytes. Decimal prefixes are
@@ -234,6 +237,11 @@ pub struct GetFlags {
     /// first's in `first`
     #[arg(long)]
     revisit: bool,
+    /// With --revisit: once the first connection has closed, say so on
+    /// stderr and wait for a line on stdin before the second (so that the
+    /// caller can change the path between the two visits)
+    #[arg(long, requires = "revisit")]
+    revisit_pause: bool,
     #[command(flatten)]
     quic: QuicArgs,
 }
@@ -337,6 +345,7 @@ impl GetFlags {
             json: self.json,
             quic,
             revisit: self.revisit,
+            revisit_pause: self.revisit_pause,
         })
     }
 }
@@ -436,7 +445,17 @@ mod tests {
             panic!()
         };
         assert!(g.revisit);
+        assert!(!g.revisit_pause);
+        let Parsed::Get(g) =
+            parse("get quic --addr 1.2.3.4:1 --ca c --bytes 1 --revisit --revisit-pause").unwrap()
+        else {
+            panic!()
+        };
+        assert!(g.revisit_pause);
         let e = |s: &str| parse(s).unwrap_err();
+        assert!(
+            e("get quic --addr 1.2.3.4:1 --ca c --bytes 1 --revisit-pause").contains("--revisit")
+        );
         assert!(
             e("get tcp --addr 1.2.3.4:1 --bytes 1 --revisit").starts_with("--revisit: QUIC only")
         );

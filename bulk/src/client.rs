@@ -256,9 +256,29 @@ pub async fn get(args: GetArgs) -> Result<Report, String> {
     if !args.revisit || !first.ok {
         return Ok(first);
     }
+    if args.revisit_pause {
+        wait_for_go().await?;
+    }
     let mut second = once(&args, endpoint.as_ref()).await;
     second.first = Some(Box::new(first));
     Ok(second)
+}
+
+/// The line `--revisit-pause` writes to stderr once the first connection
+/// has closed; the caller answers with a line on stdin.
+pub const REVISIT_PAUSED: &str = "satbulk: first connection closed; waiting for a line on stdin";
+
+/// Says the first visit is over and waits for the caller's line (EOF: go
+/// on, so that a caller that closes stdin cannot hang the run).
+async fn wait_for_go() -> Result<(), String> {
+    eprintln!("{REVISIT_PAUSED}");
+    tokio::task::spawn_blocking(|| {
+        let mut line = String::new();
+        std::io::stdin().read_line(&mut line).map(|_| ())
+    })
+    .await
+    .map_err(|e| format!("--revisit-pause: {e}"))?
+    .map_err(|e| format!("--revisit-pause: reading stdin: {e}"))
 }
 
 /// One transfer on a new connection (QUIC: from `endpoint`).

@@ -197,6 +197,52 @@ fn a_revisit_makes_a_second_connection_which_the_server_resumes() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn a_paused_revisit_waits_for_the_callers_line_between_its_connections() {
+    use std::io::{BufRead, BufReader, Write};
+    let s = serve(&[]);
+    let ca = s.dir.join("cert/cert.pem");
+    let addr = format!("127.0.0.1:{}", s.quic);
+    let mut child = Command::new(BIN)
+        .args(["get", "quic", "--addr", &addr, "--bytes", "1MB", "--json"])
+        .args(["--revisit", "--revisit-pause", "--ca"])
+        .arg(&ca)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert!(
+        line.starts_with("satbulk: first connection closed"),
+        "{line}"
+    );
+    // the first connection only: the server has seen one connection end
+    std::thread::sleep(Duration::from_millis(400));
+    let conns = |lines: &[serde_json::Value]| {
+        let mut c: Vec<_> = lines.iter().map(|l| l["conn"].clone()).collect();
+        c.dedup();
+        c.len()
+    };
+    assert_eq!(conns(&trace_lines(&s.dir)), 1);
+    std::thread::sleep(Duration::from_millis(300));
+    child.stdin.take().unwrap().write_all(b"go\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (r["ok"].as_bool(), r["bytes"].as_u64()),
+        (Some(true), Some(1_000_000)),
+        "{r}"
+    );
+    assert_eq!(r["first"]["bytes"], 1_000_000, "{r}");
+    // the second started after the line (700 ms of waiting), not before
+    let gap = r["t0_unix_ms"].as_u64().unwrap() - r["first"]["t0_unix_ms"].as_u64().unwrap();
+    assert!(gap >= 700, "{gap} ms: {r}");
+}
+
 fn bins_of(r: &serde_json::Value) -> Vec<u64> {
     r["bins"]
         .as_array()

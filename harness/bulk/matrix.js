@@ -35,7 +35,8 @@ export const bulkPepKind = (p) =>
  * Pure: every (scenario, run) of a bulk matrix, run-major (as bench's). An
  * upload's scenario says `direction: 'up'`; a download's has no direction
  * (records from before uploads existed keep their keys); a revisit's says
- * `view: 'revisit'`. With
+ * `view: 'revisit'` (and `revisit_capacity` when the path changes between
+ * its two connections). With
  * `uploads_where_objectives` (the quic4sat preset) a profile is uploaded
  * over only where the draft sets upload objectives.
  */
@@ -46,6 +47,7 @@ export function expandBulkMatrix({
   runs,
   directions = ['down'],
   views = ['first'],
+  revisit_capacity: revisitCapacity = null,
   uploads_where_objectives: uploadsWhereObjectives = false,
   duration_s: durationS = null,
   size_bytes: sizeBytes = null,
@@ -65,6 +67,8 @@ export function expandBulkMatrix({
               ...(direction === 'up' ? { direction } : {}),
               // a first view's scenario has no view: its key is the one earlier campaigns have
               ...(view === 'revisit' ? { view } : {}),
+              // the satellite link's rate for the second connection, as a fraction of the profile's
+              ...(view === 'revisit' && revisitCapacity != null ? { revisit_capacity: revisitCapacity } : {}),
             });
           }
     }

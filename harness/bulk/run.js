@@ -13,7 +13,7 @@ import { objectivesFor } from '../results/objectives.js';
 import { checkThrough } from '../pep/chain.js';
 import { satbulkRun } from './satbulk.js';
 import { browserRun } from './browser.js';
-import { carefulResumeOn, readCarefulResumeLog } from '../servers/careful-resume-log.js';
+import { carefulResumeOn, readCarefulResumeLog, keepCarefulResumeLogs } from '../servers/careful-resume-log.js';
 
 const DOWNLOAD_FIELDS = [
   'connect_ms',
@@ -41,7 +41,7 @@ export function bulkDeadlineMs(scenario, linkMbps) {
 // Pure: a bulk scenario in a progress line.
 export function scenarioName(s) {
   const what = s.size_bytes ? `${s.size_bytes / 1e6} MB` : `${s.duration_s} s`;
-  return `${s.profile} loss ${s.loss_pct ?? 'as profile'} % ${s.protocol} ${what}${s.direction === 'up' ? ' up' : ''}${s.view === 'revisit' ? ' revisit' : ''}`;
+  return `${s.profile} loss ${s.loss_pct ?? 'as profile'} % ${s.protocol} ${what}${s.direction === 'up' ? ' up' : ''}${s.view === 'revisit' ? ' revisit' : ''}${s.revisit_capacity != null ? ` at ${s.revisit_capacity} × rate` : ''}`;
 }
 
 // Pure: a bulk record's result in a progress line.
@@ -108,6 +108,8 @@ export async function bulkRun(plan, runNo, { outDir = null, interrupt } = {}) {
         ? { first_connection: { ok: Boolean(dl.first.ok), metrics: downloadMetrics(dl.first, { linkMbps }) } }
         : {};
       const careful = carefulResumeOn(plan) ? { careful_resume: readCarefulResumeLog(tb) } : {};
+      // with --qlog, the logs themselves: each connection's qlog events of Careful Resume
+      if (careful.careful_resume && plan.pep.qlog) keepCarefulResumeLogs(tb, folder('qlog'));
       if (r.sender?.slow_start_exit_ms != null) metrics.sender_slow_start_exit_ms = r.sender.slow_start_exit_ms;
       if (r.sender?.max_cwnd) metrics.sender_max_cwnd_bytes = r.sender.max_cwnd;
       const objectives = objectivesFor(scenario.profile, scenario.direction);
@@ -123,6 +125,7 @@ export async function bulkRun(plan, runNo, { outDir = null, interrupt } = {}) {
         goodput: { bin_ms: dl.bin_ms, bins: dl.bins },
         download: Object.fromEntries(DOWNLOAD_FIELDS.filter((k) => dl[k] !== undefined).map((k) => [k, dl[k]])),
         ...revisit,
+        ...(r.revisit_link ? { revisit_link: r.revisit_link } : {}),
         ...careful,
         sender: r.sender,
         pep: r.pep,

@@ -10,11 +10,14 @@
 // `satbulk get`, whose final view of the connection is in its report.
 import fs from 'node:fs';
 import path from 'node:path';
+import readline from 'node:readline';
+import { spawn } from 'node:child_process';
 import { binPath, run } from '../core/sys.js';
 import { originQuicArgs } from '../core/quic-options.js';
 import { ADDRESSES, SITE_HOST } from '../testbed/addressing.js';
 import { startProcess } from '../testbed/testbed.js';
 import { originCertificate } from '../servers/origin.js';
+import { satelliteAtCapacity } from '../testbed/profiles.js';
 import { startPepChain, pepRecord } from '../pep/chain.js';
 import { condenseTrace } from '../results/goodput.js';
 import { transferTimeoutS, transfersOf } from './matrix.js';
@@ -33,6 +36,8 @@ export function satbulkGetArgs(scenario, { addr, ca, binMs = DEFAULTS.binMs, qui
   if (scenario.direction === 'up') a.push('--direction', 'up');
   // a second connection resuming the first, measured (the first's in its `first`)
   if (scenario.view === 'revisit') a.push('--revisit');
+  // the path changes between the two: satbulk waits for the harness's word
+  if (scenario.revisit_capacity != null) a.push('--revisit-pause');
   a.push(
     ...(scenario.size_bytes ? ['--bytes', String(scenario.size_bytes)] : ['--duration', String(scenario.duration_s)]),
   );
@@ -42,6 +47,43 @@ export function satbulkGetArgs(scenario, { addr, ca, binMs = DEFAULTS.binMs, qui
 }
 
 const wait = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// What `satbulk get --revisit-pause` says on stderr once the first
+// connection has closed (bulk/src/client.rs REVISIT_PAUSED).
+export const REVISIT_PAUSED = 'satbulk: first connection closed; waiting for a line on stdin';
+
+/**
+ * Runs `satbulk get … --revisit-pause`: when it says the first connection
+ * has closed, awaits `between()` (the path changed) and lets it go on.
+ * Resolves as run() does with allowFail; `between`'s error ends the child
+ * and rejects.
+ */
+function runPaused(cmd, args, { between, timeoutMs }) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const out = { stdout: '', stderr: '' };
+    let failed = null;
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.stdout.on('data', (d) => (out.stdout += d));
+    child.stderr.on('data', (d) => (out.stderr += d));
+    readline.createInterface({ input: child.stderr }).on('line', (line) => {
+      if (line !== REVISIT_PAUSED) return;
+      between().then(
+        () => child.stdin.end('go\n'),
+        (e) => {
+          failed = e;
+          child.kill('SIGKILL');
+        },
+      );
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (failed) reject(failed);
+      else resolve({ ok: code === 0, code, ...out });
+    });
+  });
+}
 
 function readTrace(file) {
   if (!fs.existsSync(file)) return [];
@@ -116,7 +158,8 @@ export async function startSatbulkServer(
 
 /**
  * One satbulk transfer in testbed `tb` for `plan` (a resolved bulk
- * scenario). Returns {dl (satbulk get's JSON), sender, protocol_seen, pep}.
+ * scenario). Returns {dl (satbulk get's JSON), sender, protocol_seen, pep,
+ * revisit_link (--revisit-capacity's rates, or null)}.
  */
 export async function satbulkRun(tb, plan, { qlogDir = null } = {}) {
   const { scenario } = plan;
@@ -145,17 +188,22 @@ export async function satbulkRun(tb, plan, { qlogDir = null } = {}) {
   const timeoutS = transferTimeoutS(scenario, plan.linkMbps);
   const clientQuic = originQuicArgs(plan.quicClient, plan);
   await chain?.beforeLoad?.();
-  const r = await run(
-    'ip',
-    [
-      'netns',
-      'exec',
-      tb.ns.client,
-      binPath('satbulk'),
-      ...satbulkGetArgs(scenario, { addr, ca, binMs: plan.binMs, quicArgs: clientQuic, timeoutS }),
-    ],
-    { allowFail: true, timeoutMs: (timeoutS * transfersOf(scenario) + 30) * 1000 },
-  );
+  const get = [
+    'netns',
+    'exec',
+    tb.ns.client,
+    binPath('satbulk'),
+    ...satbulkGetArgs(scenario, { addr, ca, binMs: plan.binMs, quicArgs: clientQuic, timeoutS }),
+  ];
+  const timeoutMs = (timeoutS * transfersOf(scenario) + 30) * 1000;
+  // the satellite link for the second connection (--revisit-capacity)
+  const revisitLink =
+    scenario.revisit_capacity != null
+      ? { capacity: scenario.revisit_capacity, satellite: satelliteAtCapacity(tb.profile, scenario.revisit_capacity) }
+      : null;
+  const r = revisitLink
+    ? await runPaused('ip', get, { between: () => tb.changeLink('satellite', revisitLink.satellite), timeoutMs })
+    : await run('ip', get, { allowFail: true, timeoutMs });
   let dl;
   try {
     dl = JSON.parse(r.stdout);
@@ -172,5 +220,13 @@ export async function satbulkRun(tb, plan, { qlogDir = null } = {}) {
     sender: upload ? null : condenseTrace(lines, dl.t0_unix_ms || null),
     protocol_seen: dl.protocol === 'quic' ? (dl.alpn ?? null) : 'tcp',
     pep: chain ? pepRecord(chain, await chain.stats()) : null,
+    // the rates the second connection met
+    revisit_link: revisitLink && {
+      capacity: revisitLink.capacity,
+      satellite_rate_mbit: {
+        forward: revisitLink.satellite.forward.rate_mbit,
+        return: revisitLink.satellite.return.rate_mbit,
+      },
+    },
   };
 }

@@ -31,7 +31,7 @@ export function formatBulkSummary(summary) {
       g.scenario.profile,
       g.scenario.loss_pct ?? 'profile',
       g.scenario.protocol,
-      `${g.scenario.direction ?? 'down'}${g.scenario.view === 'revisit' ? ' revisit' : ''}`,
+      `${g.scenario.direction ?? 'down'}${g.scenario.view === 'revisit' ? ' revisit' : ''}${g.scenario.revisit_capacity != null ? ` ${g.scenario.revisit_capacity}×` : ''}`,
       g.runs,
       g.failed,
       ...MARKS_S.map((t) => mb(m[markMetric(t)])),

@@ -10,6 +10,8 @@ import { binPath } from '../core/sys.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { checkCongestionControl, availableCongestionControls } from '../testbed/congestion-control.js';
 import { profileCache } from '../campaign/scenario.js';
+import { satelliteAtCapacity } from '../testbed/profiles.js';
+import { linkemOnly } from '../testbed/link-backends.js';
 import {
   BULK_PROTOCOLS,
   BULK_DIRECTIONS,
@@ -45,6 +47,13 @@ export function validateBulkMatrix(m, { profiles = profileCache() } = {}) {
     throw new UsageError(
       `--view revisit: ${noRevisit} makes no second connection; a revisit is satbulk's QUIC (${REVISIT_PROTOCOLS.join(', ')})`,
     );
+  if (m.revisit_capacity != null) {
+    if (!views.includes('revisit'))
+      throw new UsageError(
+        '--revisit-capacity: only with --view revisit (the path changes between its two connections)',
+      );
+    for (const p of m.profiles) satelliteAtCapacity(profiles(p), m.revisit_capacity);
+  }
   const browser = m.protocols.find(isBrowser);
   if (directions.includes('up') && browser)
     throw new UsageError(
@@ -92,6 +101,26 @@ export function checkBulkCarefulResume({
 }
 
 /**
+ * Pure but for reading the profiles: --revisit-capacity changes netem's
+ * satellite link in place between the two connections, which linkem (read
+ * once at start) cannot.
+ */
+export function checkRevisitLink(matrix, link, profiles) {
+  if (matrix.revisit_capacity == null) return;
+  if (link === 'linkem')
+    throw new UsageError(
+      '--revisit-capacity: changes the link with netem between the connections; not with --link linkem',
+    );
+  for (const p of matrix.profiles) {
+    const why = linkemOnly(profiles(p));
+    if (why)
+      throw new UsageError(
+        `--revisit-capacity: ${why}, which only linkem emulates, and linkem cannot change it between the connections`,
+      );
+  }
+}
+
+/**
  * The matrix and the settings together: the PEP options suit the chains
  * the protocols use, the kernel has --cc, and the binaries the protocols
  * need are built. Needs no privileges. `settings` as bulkInput makes them;
@@ -119,6 +148,7 @@ export function checkBulk(matrix, settings = {}, options = {}) {
     sat: given.sat ?? {},
     tunnel: given.tunnel,
   });
+  checkRevisitLink(matrix, link, profiles);
   checkCongestionControl(tcp?.cc, options.congestionControls ?? availableCongestionControls());
   const pep = {
     preset: given.preset ?? null,

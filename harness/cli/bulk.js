@@ -16,7 +16,8 @@ import { pepOptions } from './pep-options.js';
 import { campaignCommand, matrixAxes } from './campaign.js';
 
 export const HELP = `Usage: satbench bulk [--preset NAME] [--profile LIST] [--loss LIST] [--protocol LIST]
-                     [--duration S | --size BYTES] [--direction LIST] [--view LIST] [-n RUNS] [--out DIR]
+                     [--duration S | --size BYTES] [--direction LIST] [--view LIST] [--revisit-capacity F]
+                     [-n RUNS] [--out DIR]
                      [--resume DIR] [--seed N]
                      [--link auto|linkem|netem] [--bin-ms MS] [--quic LIST] [--quic-client LIST]
                      [--cc NAME] [--initcwnd N] [--pep-preset NAME] [--pep-sat LIST]
@@ -49,6 +50,10 @@ Options:
                     endpoint, resuming the first's TLS session and address-validation token, and
                     that transfer is measured; the record's first_connection has the first's
                     metrics), or first,revisit
+  --revisit-capacity F  with --view revisit: between the two connections the satellite link's
+                    rate becomes F × the profile's, both ways (0.5: the path lost half its
+                    capacity; the queue keeps its size). Careful Resume's safety case. Needs the
+                    netem link backend and a profile with one fixed satellite rate
   --loss LIST       satellite-link loss in percent; default: the profile's own
   --bin-ms MS       bin length of the goodput curve (default ${DEFAULTS.binMs})
   --seed N          seed of the link emulator's random loss and jitter; run i uses N + i (default ${DEFAULTS.seed})
@@ -84,7 +89,9 @@ Options:
                     from the satellite link's rate × RTT) or per-connection (one per client
                     connection, NewReno with initial window 100, as Kosek et al.; not with tcp-qpep)
   --qlog            the QUIC PEPs (quic-pep, tcp-qpep) write a qlog per connection under
-                    DIR/qlog/SCENARIO-runN/
+                    DIR/qlog/SCENARIO-runN/; with careful-resume=on the Careful Resume log goes
+                    there too (careful-resume-SERVER.jsonl: a line per resumed connection with its
+                    qlog events, recovery:careful_resume_phase_updated)
   --out DIR         where results go (default out/bulk-TIMESTAMP); a failed run's helper logs
                     (linkem, both proxies, satbulk) are kept in DIR/logs/SCENARIO-runN/
   --resume DIR      continue an interrupted matrix in DIR without repeating finished runs
@@ -100,6 +107,7 @@ const OPTIONS = {
   'bin-ms': { type: 'string', default: String(DEFAULTS.binMs) },
   direction: { type: 'string' },
   view: { type: 'string' },
+  'revisit-capacity': { type: 'string' },
   'quic-client': { type: 'string' },
   qlog: { type: 'boolean' },
   shard: { type: 'string' },
@@ -109,6 +117,16 @@ const OPTIONS = {
 export function seconds(v, flag) {
   const n = /^\s*\d+(\.\d+)?\s*$/.test(v) ? Number(v) : durationMs(v, flag) / 1000;
   if (!(n > 0)) throw new UsageError(`${flag}: expected a duration > 0, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+// `--revisit-capacity`: a factor of the satellite link's rate.
+export function capacityFactor(v) {
+  const n = /^\s*\d+(\.\d+)?\s*$/.test(v) ? Number(v) : NaN;
+  if (!(n > 0 && n <= 10))
+    throw new UsageError(
+      `--revisit-capacity: expected a factor of the satellite link's rate above 0 and at most 10 (0.5: half), got ${JSON.stringify(v)}`,
+    );
   return n;
 }
 
@@ -132,6 +150,7 @@ export function bulkInput(v) {
     protocols,
     directions: v.direction !== undefined ? uniqueList(v.direction, '--direction') : preset.directions,
     ...(v.view !== undefined ? { views: uniqueList(v.view, '--view') } : {}),
+    ...(v['revisit-capacity'] !== undefined ? { revisit_capacity: capacityFactor(v['revisit-capacity']) } : {}),
     // the preset uploads where the draft has upload objectives; --direction says where itself
     ...(preset.uploads_where_objectives && !v.direction ? { uploads_where_objectives: true } : {}),
     duration_s: size ? null : (duration ?? preset.duration_s),

@@ -5,6 +5,7 @@
 // read back per page load (or bulk run) into the record's `careful_resume`. A line is written when Careful
 // Resume settles (Normal), or when the connection ends before.
 import fs from 'node:fs';
+import path from 'node:path';
 import { carefulResumeLogPath } from '../core/careful-resume-files.js';
 
 // the servers that write one: our origin, satbulk's server, the QUIC PEP's Proxy-GW
@@ -69,4 +70,14 @@ export function carefulResumeLogBytes(tb) {
       fs.statSync(carefulResumeLogPath(tb, s), { throwIfNoEntry: false })?.size ?? 0,
     ]),
   );
+}
+
+/** Copies each server's log of testbed `tb` that exists into `dir` (as careful-resume-SERVER.jsonl). */
+export function keepCarefulResumeLogs(tb, dir) {
+  for (const server of CAREFUL_RESUME_SERVERS) {
+    const from = carefulResumeLogPath(tb, server);
+    if (!fs.existsSync(from)) continue;
+    fs.mkdirSync(dir, { recursive: true });
+    fs.copyFileSync(from, path.join(dir, `careful-resume-${server}.jsonl`));
+  }
 }

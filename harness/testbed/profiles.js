@@ -483,6 +483,24 @@ function typicalDelay(imp) {
   return imp.delay_ms + (imp.slots ? (imp.slots.delay_min_ms + imp.slots.delay_max_ms) / 2 : 0);
 }
 
+/**
+ * Pure: the satellite link of `profile` ({forward, return}) with both
+ * directions' rates times `factor`: the path at another capacity (a
+ * revisit's, --revisit-capacity). Each direction must have a fixed rate.
+ */
+export function satelliteAtCapacity(profile, factor) {
+  const out = {};
+  for (const dir of DIRECTIONS) {
+    const imp = profile.links.satellite[dir];
+    if (!imp.rate_mbit || imp.schedule)
+      throw new UsageError(
+        `--revisit-capacity: ${profile.name}'s satellite ${dir} link has ${imp.schedule ? 'a rate schedule' : 'no rate'}; it needs one fixed rate to scale`,
+      );
+    out[dir] = { ...imp, rate_mbit: imp.rate_mbit * factor };
+  }
+  return out;
+}
+
 // Round-trip time the profile configures: both links, both directions.
 export function configuredRttMs(profile, { worst = false } = {}) {
   let sum = 0;

@@ -172,6 +172,44 @@ async function buildLinks(state, ns, profile, backend, { seed, pcapDir }) {
   }
 }
 
+/**
+ * Changes the rates of emulated link `emulated` ('satellite' or
+ * 'internet') of a running testbed to those of `imps` ({forward, return},
+ * as a profile's links give them), packets in flight and the queue kept: a
+ * path whose capacity changes between two visits. netem takes the whole
+ * direction again (tc qdisc change); linkem re-reads its config file's
+ * rates on SIGUSR2 and says so by rewriting its stats file.
+ */
+export async function changeLink({ state, ns, backend, profile }, emulated, imps) {
+  const link = LINK_PLAN.find((l) => l.emulated === emulated);
+  if (backend === 'linkem') {
+    const cfgPath = path.join(STATE_DIR, state.id, `${link.name}.linkem.json`);
+    const old = JSON.parse(fs.readFileSync(cfgPath, 'utf8'));
+    const cfg = linkemConfig({
+      ...{ name: old.name, seed: old.seed, a: old.a, b: old.b, forward: imps.forward, ret: imps.return },
+      ...{ statsPath: old.stats_path, pcapDir: old.pcap_dir },
+    });
+    fs.writeFileSync(cfgPath, JSON.stringify(cfg, null, 2));
+    const helper = state.processes.find((p) => p.role === `linkem-${link.name}`);
+    if (!(await requestStats(helper?.pid, old.stats_path, 'SIGUSR2')))
+      throw new Error(`linkem for the ${link.name} link did not take its new rates`);
+    return;
+  }
+  for (const [end, dir] of [
+    [link.b, 'forward'],
+    [link.a, 'return'],
+  ])
+    await inNs(ns[end], 'tc', [
+      'qdisc',
+      'change',
+      'dev',
+      link.dev,
+      'root',
+      'netem',
+      ...netemArgs(imps[dir], `${profile.file}: ${emulated}.${dir}`),
+    ]);
+}
+
 // Linux's default socket buffer ceilings (tcp_rmem 6 MB, tcp_wmem 4 MB)
 // would cap a transfer below the rate of a large-BDP path: every node (the
 // end hosts, and st and gw where a split-TCP PEP terminates connections)
@@ -303,6 +341,7 @@ export async function createTestbed({
     state,
     dir: path.join(STATE_DIR, id),
     linkStats: () => linkStats(id),
+    changeLink: (emulated, imps) => changeLink({ state, ns, backend, profile }, emulated, imps),
     setResolver: (node, nameserver) => setResolver(ns[node], nameserver),
     cpuTimes: () => cpuTimes(state),
     destroy: async () => {
@@ -326,13 +365,14 @@ async function waitGone(pids, ms) {
 
 /**
  * Fresh counters of a helper that rewrites its stats file on SIGUSR1
- * (linkem, the PEPs): waits up to 2 s for the new file. null when the
+ * (linkem, the PEPs), or on another `signal` it answers so (linkem's
+ * SIGUSR2): waits up to 2 s for the new file. null when the
  * process is gone or the file cannot be read.
  */
-export async function requestStats(pid, file) {
-  if (!alive(pid)) return null;
+export async function requestStats(pid, file, signal = 'SIGUSR1') {
+  if (pid == null || !alive(pid)) return null;
   const before = fs.existsSync(file) ? fs.statSync(file).mtimeMs : 0;
-  process.kill(pid, 'SIGUSR1');
+  process.kill(pid, signal);
   const end = Date.now() + 2000;
   while (Date.now() < end && !(fs.existsSync(file) && fs.statSync(file).mtimeMs > before)) {
     await new Promise((r) => setTimeout(r, 10));

@@ -65,6 +65,57 @@ describe('Careful Resume (integration, real Chromium)', function () {
     assert.deepEqual(await leftBehind(r.made), [], 'a run left these behind');
   });
 
+  it('bulk --revisit-capacity: a path at a fifth of its rate for the revisit; the jump overflows, Careful Resume retreats, the transfer completes', async () => {
+    // a shallow buffer (30 kB) so that the jump, half of what the first
+    // connection measured (about 125 kB), overflows the new pipe (50 kB) and it
+    const shallow = {
+      satellite: {
+        forward: { delay: '20ms', rate: '40mbit', limit: '30KB' },
+        return: { delay: '20ms', rate: '40mbit', limit: '30KB' },
+      },
+      internet: SHORT.internet,
+    };
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-cr-safety-')), 'r');
+    const r = await satbench(
+      [
+        ...['bulk', '--profile', writeProfile(shallow), '--protocol', 'quic', '--size', '6MB', '--view', 'revisit'],
+        ...['--revisit-capacity', '0.2', '--quic', 'careful-resume=on', '--qlog', '-n', '1', '--out', out],
+      ],
+      { timeoutMs: 240000 },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const [rec] = records(out);
+    assert.equal(rec.ok, true, rec.error);
+    assert.equal(rec.scenario.revisit_capacity, 0.2);
+    assert.deepEqual(rec.revisit_link.satellite_rate_mbit, { forward: 8, return: 8 });
+    // both transfers complete; the second over the slower link
+    assert.equal(rec.first_connection.metrics.bytes, 6e6);
+    assert.equal(rec.metrics.bytes, 6e6, "the jump's losses were recovered");
+    assert.ok(rec.first_connection.metrics.mean_goodput_mbps > 16, JSON.stringify(rec.first_connection.metrics));
+    assert.ok(rec.metrics.mean_goodput_mbps < 8.4, JSON.stringify(rec.metrics));
+    const [c] = rec.careful_resume;
+    assert.ok(c.jump_bytes > 0, JSON.stringify(c));
+    assert.equal(c.retreated, true, JSON.stringify(c));
+    assert.ok(
+      c.phases.some((p) => /^(unvalidated|validating)>safe_retreat:packet_loss$/.test(p)),
+      JSON.stringify(c.phases),
+    );
+    assert.equal(c.phases.at(-1), 'safe_retreat>normal:exit_recovery');
+    // the qlog events themselves, kept with --qlog
+    const [dir] = fs.readdirSync(path.join(out, 'qlog'));
+    const lines = fs
+      .readFileSync(path.join(out, 'qlog', dir, 'careful-resume-satbulk.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const retreat = lines
+      .flatMap((l) => l.events)
+      .find((e) => e.name === 'recovery:careful_resume_phase_updated' && e.data.new === 'safe_retreat');
+    assert.ok(retreat, JSON.stringify(lines));
+    assert.equal(retreat.data.trigger, 'packet_loss');
+    assert.deepEqual(await leftBehind(r.made), [], 'a run left these behind');
+  });
+
   it('refuses careful-resume on a first view only, and on the PEP ground hops, before anything runs', async () => {
     const first = await satbench(['bench', '--profile', 'geo', '--protocol', 'h3', '--quic', 'careful-resume=on']);
     assert.equal(first.code, 2);

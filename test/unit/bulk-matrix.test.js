@@ -47,6 +47,27 @@ describe('bulk: matrix', () => {
     assert.equal(input({}).matrix.views, undefined);
   });
 
+  it('a revisit over a changed path names its capacity; bulk --revisit-capacity reads a factor', () => {
+    const items = expandBulkMatrix({
+      ...m,
+      losses: [0],
+      protocols: ['quic'],
+      runs: 1,
+      views: ['first', 'revisit'],
+      revisit_capacity: 0.5,
+    });
+    assert.equal(items[0].scenario.revisit_capacity, undefined, 'a first view has one path');
+    assert.equal(items[1].scenario.revisit_capacity, 0.5);
+    assert.equal(scenarioName(items[1].scenario), 'geo loss 0 % quic 10 s revisit at 0.5 × rate');
+    const input = (v) => bulkInput({ link: 'auto', seed: '1', 'bin-ms': '100', protocol: 'quic', ...v });
+    assert.equal(input({ view: 'revisit', 'revisit-capacity': '0.5' }).matrix.revisit_capacity, 0.5);
+    for (const bad of ['0', 'half', '11', '-1'])
+      assert.throws(
+        () => input({ view: 'revisit', 'revisit-capacity': bad }),
+        /--revisit-capacity: expected a factor of the satellite link's rate above 0 and at most 10/,
+      );
+  });
+
   it('validates before anything runs', () => {
     assert.doesNotThrow(() => validateBulkMatrix(m));
     assert.throws(() => validateBulkMatrix({ ...m, directions: ['sideways'] }), /--direction: expected down or up/);

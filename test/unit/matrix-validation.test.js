@@ -264,6 +264,27 @@ describe('bulk: matrix validation', () => {
     validateBulkMatrix({ ...BULK, protocols: ['quic'], views: ['revisit'] });
   });
 
+  it('refuses --revisit-capacity without a revisit, on linkem, and on a profile without one fixed satellite rate', () => {
+    const REVISIT = { ...BULK, protocols: ['quic'], views: ['revisit'], revisit_capacity: 0.5 };
+    checkBulk(REVISIT, { link: 'netem' });
+    assert.throws(
+      () => validateBulkMatrix({ ...REVISIT, views: ['first'] }),
+      refusal('--revisit-capacity', /only with --view revisit/),
+    );
+    assert.throws(
+      () => checkBulk(REVISIT, { link: 'linkem' }),
+      refusal('--revisit-capacity', /not with --link linkem/),
+    );
+    assert.throws(
+      () => checkBulk({ ...REVISIT, profiles: ['starlink'] }, { link: 'auto' }),
+      refusal('--revisit-capacity', /which only linkem emulates/),
+    );
+    assert.throws(
+      () => validateBulkMatrix({ ...REVISIT, profiles: ['iridium'] }),
+      refusal('--revisit-capacity', /iridium's satellite forward link has/),
+    );
+  });
+
   it('checks the PEP options against the chains the protocols use', async () => {
     const quicKey = parsePepOptions({ ground: 'ack-frequency' });
     assert.throws(

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
+  satelliteAtCapacity,
   listBuiltinProfiles,
   loadProfile,
   parseProfile,
@@ -328,6 +329,18 @@ describe('link profiles', () => {
       return: 'frame of 600 B in 1 datagram',
     });
     assert.deepEqual(configuredSummary(loadProfile('geo')).loss_unit, { forward: 'packet', return: 'packet' });
+  });
+
+  it('scales the satellite rate both ways for a changed path, and refuses a link without one fixed rate', () => {
+    const geo = loadProfile('geo');
+    const half = satelliteAtCapacity(geo, 0.5);
+    assert.deepEqual([half.forward.rate_mbit, half.return.rate_mbit], [10, 10]);
+    assert.equal(half.forward.delay_ms, geo.links.satellite.forward.delay_ms);
+    assert.equal(geo.links.satellite.forward.rate_mbit, 20, 'the profile itself is unchanged');
+    assert.throws(
+      () => satelliteAtCapacity(loadProfile('iridium'), 0.5),
+      /--revisit-capacity: iridium's satellite forward link has/,
+    );
   });
 
   it("geo and leo configure the paper's round trips and rate", () => {

@@ -56,5 +56,14 @@ describe('bulk: satbulk get', () => {
       satbulkGetArgs({ protocol: 'quic', size_bytes: 1e6, ...(view ? { view } : {}) }, { addr: 'a:1', ca: '/c' });
     assert.ok(args('revisit').includes('--revisit'));
     assert.ok(!args(null).includes('--revisit'));
+    assert.ok(!args('revisit').includes('--revisit-pause'), 'a revisit over one path does not wait');
+    const changed = satbulkGetArgs(
+      { protocol: 'quic', size_bytes: 1e6, view: 'revisit', revisit_capacity: 0.5 },
+      { addr: 'a:1', ca: '/c' },
+    );
+    assert.ok(
+      changed.includes('--revisit') && changed.includes('--revisit-pause'),
+      'the harness changes the link meanwhile',
+    );
   });
 });

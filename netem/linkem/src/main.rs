@@ -3,8 +3,8 @@
 //! Attaches to two existing tun devices (each in its own network
 //! namespace), prints `ready`, and forwards IP packets between them with
 //! per-direction impairments until SIGTERM/SIGINT (stats written, exit 0).
-//! SIGUSR1 writes the stats file and goes on. Errors: one line on stderr,
-//! exit 2.
+//! SIGUSR1 writes the stats file and goes on; SIGUSR2 applies the config
+//! file's rates again, then writes it. Errors: one line on stderr, exit 2.
 
 use clap::Parser;
 use linkem::config::{self, Config};
@@ -21,7 +21,9 @@ use std::sync::Mutex;
 /// direction (see netem/linkem/README.md).
 ///
 /// Prints `ready` when both ends are attached. SIGUSR1 writes the stats
-/// file; SIGTERM/SIGINT write it and exit 0. Errors: one line on stderr,
+/// file; SIGUSR2 re-reads the config file's rates (forward.rate_mbit,
+/// return.rate_mbit), applies them and writes it; SIGTERM/SIGINT write it
+/// and exit 0. Errors: one line on stderr,
 /// exit 2.
 #[derive(Parser, Debug)]
 #[command(name = "linkem", version)]
@@ -81,6 +83,9 @@ fn run(path: PathBuf) -> Result<(), String> {
     process::say_ready();
     loop {
         let sig = runtime::wait_signal(&signals);
+        if sig == Signal::SIGUSR2 {
+            reload_rates(&path, &link);
+        }
         if let Err(e) = link.checkpoint() {
             eprintln!(
                 "linkem {}: cannot write stats {}: {e}",
@@ -91,9 +96,25 @@ fn run(path: PathBuf) -> Result<(), String> {
                 process::exit(EXIT_USAGE);
             }
         }
-        if sig != Signal::SIGUSR1 {
+        if !matches!(sig, Signal::SIGUSR1 | Signal::SIGUSR2) {
             return Ok(());
         }
+    }
+}
+
+/// SIGUSR2: the config file's rates apply from now on (a path whose
+/// capacity changes while it runs); its other keys stay as started. A file
+/// that does not load changes nothing.
+fn reload_rates(path: &std::path::Path, link: &Link) {
+    match config::load(path) {
+        Ok(cfg) => {
+            link.set_rates(cfg.forward.rate_mbit, cfg.ret.rate_mbit);
+            eprintln!(
+                "linkem {}: rates now forward {:?} return {:?} Mbit/s",
+                cfg.name, cfg.forward.rate_mbit, cfg.ret.rate_mbit
+            );
+        }
+        Err(e) => eprintln!("linkem: SIGUSR2: rates unchanged: {e}"),
     }
 }
 

@@ -98,6 +98,19 @@ impl Pipeline {
         }
     }
 
+    /// Replaces the configured rate (bit/s; None: no rate) for the packets
+    /// that arrive from now on; a schedule's points still override it. The
+    /// queue and its limit stay as they are (a link whose capacity changes
+    /// keeps its buffer).
+    pub fn set_base_rate(&mut self, rate_bps: Option<f64>) {
+        self.base_rate_bps = rate_bps;
+    }
+
+    /// The configured rate in force (bit/s).
+    pub fn base_rate_bps(&self) -> Option<f64> {
+        self.base_rate_bps
+    }
+
     /// Decides the fate of a packet of `len` bytes arriving at `now_ns`
     /// (ns since the link became ready).
     pub fn on_packet(&mut self, now_ns: u64, len: usize) -> Verdict {
@@ -184,6 +197,25 @@ mod tests {
             Verdict::Deliver { at_ns } => at_ns,
             other => panic!("expected delivery, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_new_base_rate_serializes_the_next_packets_behind_the_queue() {
+        let mut p = Pipeline::new(
+            &Impairments {
+                rate_mbit: Some(20.0),
+                ..Default::default()
+            },
+            1,
+            "forward",
+        );
+        // 1500 bytes: 0.6 ms at 20 Mbit/s, 1.2 ms at 10
+        assert_eq!(at(p.on_packet(0, 1500)), 600_000);
+        p.set_base_rate(Some(10e6));
+        assert_eq!(p.base_rate_bps(), Some(10e6));
+        assert_eq!(at(p.on_packet(0, 1500)), 1_800_000);
+        p.set_base_rate(None);
+        assert_eq!(at(p.on_packet(2 * MS, 1500)), 2 * MS);
     }
 
     #[test]

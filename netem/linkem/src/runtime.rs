@@ -18,6 +18,7 @@ use satbench_transport::time::unix_now;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, Read, Write};
+use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -136,6 +137,18 @@ pub struct Direction {
     pub counters: Counters,
     line: DelayLine,
     pool: Pool,
+    /// The configured rate (SIGUSR2 changes it), bit/s as f64 bits; 0: no
+    /// rate. The reader hands a change to its pipeline.
+    rate_bits: AtomicU64,
+}
+
+/// A rate as `Direction::rate_bits` holds it.
+fn rate_to_bits(rate_bps: Option<f64>) -> u64 {
+    rate_bps.map_or(0, f64::to_bits)
+}
+
+fn rate_from_bits(bits: u64) -> Option<f64> {
+    (bits != 0).then(|| f64::from_bits(bits))
 }
 
 impl Direction {
@@ -145,6 +158,7 @@ impl Direction {
             counters: Counters::default(),
             line: DelayLine::default(),
             pool: Pool::default(),
+            rate_bits: AtomicU64::new(0),
         }
     }
 }
@@ -154,6 +168,7 @@ fn reader(link: String, dir: Arc<Direction>, src: Arc<Side>, mut pipeline: Pipel
     // Packets held behind a lost frame until the next delivery (frame loss with a hold).
     let mut held: Vec<Vec<u8>> = Vec::new();
     let c = &dir.counters;
+    let mut rate_bits = rate_to_bits(pipeline.base_rate_bps());
     loop {
         let n = match (&src.tun).read(&mut buf) {
             // A tun never reads 0 bytes; a closed stand-in (tests) does.
@@ -173,6 +188,11 @@ fn reader(link: String, dir: Arc<Direction>, src: Arc<Side>, mut pipeline: Pipel
         src.capture(pkt);
         c.packets_in.fetch_add(1, Relaxed);
         c.bytes_in.fetch_add(n as u64, Relaxed);
+        let bits = dir.rate_bits.load(Relaxed);
+        if bits != rate_bits {
+            pipeline.set_base_rate(rate_from_bits(bits));
+            rate_bits = bits;
+        }
         match pipeline.on_packet(now, n) {
             Verdict::Drop(DropCause::Loss) => {
                 c.drops_loss.fetch_add(1, Relaxed);
@@ -349,6 +369,8 @@ impl Link {
             ),
         ];
         for (dir, src, dst, pipeline) in plans {
+            dir.rate_bits
+                .store(rate_to_bits(pipeline.base_rate_bps()), Relaxed);
             let short = if dir.name == "forward" { "fwd" } else { "ret" };
             let (l, d) = (cfg.name.clone(), dir.clone());
             std::thread::Builder::new()
@@ -383,6 +405,15 @@ impl Link {
         }
     }
 
+    /// Sets each direction's configured rate (Mbit/s; None: no rate) for
+    /// the packets read from now on.
+    pub fn set_rates(&self, forward_mbit: Option<f64>, return_mbit: Option<f64>) {
+        for (dir, mbit) in [(&self.forward, forward_mbit), (&self.ret, return_mbit)] {
+            dir.rate_bits
+                .store(rate_to_bits(mbit.map(|m| m * 1e6)), Relaxed);
+        }
+    }
+
     /// Flushes the captures and writes the stats file.
     pub fn checkpoint(&self) -> io::Result<()> {
         for side in [&self.a, &self.b] {
@@ -394,11 +425,17 @@ impl Link {
     }
 }
 
-/// Blocks SIGINT, SIGTERM and SIGUSR1 in the calling thread (and so in the
-/// threads it creates afterwards); returns the set for [`wait_signal`].
+/// Blocks SIGINT, SIGTERM, SIGUSR1 and SIGUSR2 in the calling thread (and
+/// so in the threads it creates afterwards); returns the set for
+/// [`wait_signal`].
 pub fn block_signals() -> io::Result<SigSet> {
     let mut set = SigSet::empty();
-    for s in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGUSR1] {
+    for s in [
+        Signal::SIGINT,
+        Signal::SIGTERM,
+        Signal::SIGUSR1,
+        Signal::SIGUSR2,
+    ] {
         set.add(s);
     }
     set.thread_block()?;
