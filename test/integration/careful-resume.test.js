@@ -65,6 +65,31 @@ describe('Careful Resume (integration, real Chromium)', function () {
     assert.deepEqual(await leftBehind(r.made), [], 'a run left these behind');
   });
 
+  it("bulk --pep-sat careful-resume=on: Proxy-GW's re-dialled satellite connection starts from the first's path", async () => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'satbench-cr-gw-')), 'r');
+    const r = await satbench(
+      [
+        ...['bulk', '--profile', writeProfile(SHORT), '--protocol', 'quic-pep', '--size', '4MB', '--view', 'revisit'],
+        ...['--pep-tunnel', 'per-connection', '--pep-sat', 'careful-resume=on', '-n', '1', '--out', out],
+      ],
+      { timeoutMs: 240000 },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const [rec] = records(out);
+    assert.equal(rec.ok, true, rec.error);
+    assert.equal(rec.first_connection.metrics.bytes, 4e6);
+    // one satellite connection had a saved path: the revisit's, at Proxy-GW
+    // (on this short link its initial window of 100 packets is already
+    // past half the path, so the RFC's "no gain" ends it; geo jumps)
+    const [c, ...more] = rec.careful_resume;
+    assert.deepEqual(more, [], JSON.stringify(rec.careful_resume));
+    assert.equal(c.server, 'gw');
+    assert.ok(c.saved_capacity_bps > 10e6 && c.saved_capacity_bps < 30e6, JSON.stringify(c));
+    assert.ok(c.saved_rtt_ms >= 19, JSON.stringify(c)); // the satellite hop: 2 × 10 ms
+    assert.equal(c.phase_reached, 'normal', JSON.stringify(c));
+    assert.deepEqual(await leftBehind(r.made), [], 'a run left these behind');
+  });
+
   it('bulk --revisit-capacity: a path at a fifth of its rate for the revisit; the jump overflows, Careful Resume retreats, the transfer completes', async () => {
     // a shallow buffer (30 kB) so that the jump, half of what the first
     // connection measured (about 125 kB), overflows the new pipe (50 kB) and it
