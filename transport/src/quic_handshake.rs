@@ -50,6 +50,12 @@ impl Watch {
         }
     }
 
+    /// Whether the server accepted the client's early data (known once the
+    /// ClientHello has been processed, i.e. when `accept_with` returns).
+    pub fn early_accepted(&self) -> bool {
+        self.seen().early_accepted
+    }
+
     /// Whether the handshake has completed.
     pub fn done(&self) -> bool {
         self.seen().done

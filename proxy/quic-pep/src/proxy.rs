@@ -397,8 +397,9 @@ impl Proxy {
     }
 
     /// The connection log's line of a client connection whose handshake
-    /// is done. The relay takes the client's streams only then, so none
-    /// is counted as early (`early_requests` 0) even when 0-RTT carried it.
+    /// is done. Over the tunnel a 0-RTT client's streams are taken before
+    /// (st_over_tunnel), and counted as early; the other modes take them
+    /// only after, so `early_requests` is 0 there even when 0-RTT carried one.
     fn log_handshake(&self, near: &quinn::Connection, watch: &Watch) {
         let alpn = tls::negotiated_alpn(near.handshake_data()).unwrap_or_default();
         self.conn_log.write(

@@ -1,5 +1,7 @@
 //! Proxy-ST's session tickets: a client that comes back resumes with one,
-//! its 0-RTT is accepted, and the connection log (`--conn-log`) says so.
+//! its 0-RTT is accepted, and the connection log (`--conn-log`) says so;
+//! over the standing tunnel, a request sent in 0-RTT is carried before the
+//! handshake ends and counted as early.
 
 mod common;
 
@@ -73,6 +75,59 @@ async fn a_returning_client_resumes_and_its_0rtt_is_accepted() {
     assert_eq!(
         facts(&l[1]),
         "resumed h3 psk_offered=true early_offered=true early_accepted=true"
+    );
+    let _ = std::fs::remove_file(&conns);
+    std::fs::remove_dir_all(&c.dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_the_tunnel_a_request_in_0rtt_is_carried_and_counted_as_early() {
+    let conns = std::env::temp_dir().join(format!("quic-pep-conns-t-{}.log", std::process::id()));
+    let _ = std::fs::remove_file(&conns);
+    let st_flags = ["--tunnel", "--conn-log", conns.to_str().unwrap()];
+    let c = chain(
+        "resume-tunnel",
+        &st_flags,
+        &["--tunnel", "--spare"],
+        &["h3"],
+        quinn::TransportConfig::default(),
+    )
+    .await;
+    c.st.wait_log("tunnel up to").await;
+    let mut tls = tls::client_tls(tls::load_pinned(&c.st_cert.join("cert.pem")).unwrap()).unwrap();
+    tls.alpn_protocols = vec![b"h3".to_vec()];
+    tls.enable_early_data = true;
+    let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls).unwrap();
+    let mut ep = quinn::Endpoint::client((Ipv4Addr::LOCALHOST, 0).into()).unwrap();
+    ep.set_default_client_config(quinn::ClientConfig::new(Arc::new(quic)));
+    tokio::time::timeout(T, async {
+        let first = ep.connect(c.st.addr, "st.test").unwrap().await.unwrap();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        first.close(0u32.into(), b"");
+        let Ok((second, accepted)) = ep.connect(c.st.addr, "st.test").unwrap().into_0rtt() else {
+            panic!("no ticket that allows 0-RTT");
+        };
+        // sent before the handshake is done: in 0-RTT packets
+        let (mut s, mut r) = second.open_bi().await.unwrap();
+        s.write_all(b"echo\nin 0-RTT").await.unwrap();
+        s.finish().unwrap();
+        assert_eq!(read_all(&mut r).await.unwrap(), b"in 0-RTT");
+        assert!(accepted.await, "0-RTT refused");
+        second.close(0u32.into(), b"");
+    })
+    .await
+    .expect("connections took over 10 s");
+    let l = lines(&conns, 2).await;
+    assert_eq!(l[0]["early_requests"], 0, "{}", l[0]);
+    assert_eq!(
+        (
+            l[1]["handshake"].as_str(),
+            l[1]["early_accepted"].as_bool(),
+            l[1]["early_requests"].as_u64()
+        ),
+        (Some("resumed"), Some(true), Some(1)),
+        "{}",
+        l[1]
     );
     let _ = std::fs::remove_file(&conns);
     std::fs::remove_dir_all(&c.dir).unwrap();

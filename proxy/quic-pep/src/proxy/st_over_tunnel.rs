@@ -47,23 +47,41 @@ impl Proxy {
                 return format!("conn {id} from {remote} failed: the tunnel is down");
             }
         };
+        // A client whose early data was accepted is carried at once, its
+        // 0-RTT requests with it (and counted as such); the handshake's
+        // line and Careful Resume's watch wait for the handshake's end.
+        // Any other is carried once its handshake is done.
         let near = match self.server_config(id, self.cfg.alpn.clone(), None, &incoming) {
             Ok((cfg, watch, cr)) => match incoming.accept_with(Arc::new(cfg)) {
+                Ok(c) if watch.early_accepted() => match c.into_0rtt() {
+                    Ok((n, done)) => Ok((n, watch, cr, Some(done))),
+                    Err(_) => Err("0-RTT keys gone".to_string()),
+                },
                 Ok(c) => c
                     .await
                     .map_err(|e| Ended::from(&e).describe())
-                    .inspect(|n| {
-                        self.accept.watch(n, cr);
-                    })
-                    .map(|n| (n, watch)),
+                    .map(|n| (n, watch, cr, None)),
                 Err(e) => Err(Ended::from(&e).describe()),
             },
             Err(e) => Err(e),
         };
-        let near = match near {
-            Ok((n, watch)) => {
+        let (near, watch, handshake_done) = match near {
+            Ok((n, watch, cr, None)) => {
+                self.accept.watch(&n, cr);
                 self.log_handshake(&n, &watch);
-                n
+                (n, watch, None)
+            }
+            Ok((n, watch, cr, Some(done))) => {
+                let n2 = n.clone();
+                let w2 = watch.clone();
+                let when_done = async move {
+                    done.await;
+                    if w2.done() {
+                        self.accept.watch(&n2, cr);
+                        self.log_handshake(&n2, &w2);
+                    }
+                };
+                (n, watch, Some(when_done))
             }
             Err(why) => {
                 self.stats.failed.fetch_add(1, Relaxed);
@@ -92,7 +110,11 @@ impl Proxy {
             String::from_utf8_lossy(&alpn),
             started.elapsed().as_millis()
         ));
-        let out = t.carry_client(id, near, alpn, to).await;
+        let carried = t.carry_client(id, near, alpn, to, Some(watch));
+        let out = match handshake_done {
+            Some(done) => tokio::join!(carried, done).0,
+            None => carried.await,
+        };
         self.stats.closed.fetch_add(1, Relaxed);
         format!("conn {id} {}", out.describe())
     }

@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 
 use quinn::{Connection, RecvStream, SendStream, VarInt};
 use satbench_transport::quic::keep_alive_every;
+use satbench_transport::quic_handshake::Watch as Handshake;
 use tokio::sync::{watch, Notify};
 
 use crate::close::{self, Close, Ended, PEP_ERROR};
@@ -279,13 +280,15 @@ impl Tunnel {
 
     /// Proxy-ST: carries client connection `id` (already accepted, with
     /// ALPN `alpn`, going to `to` with `--transparent`) until it or its
-    /// origin side ends.
+    /// origin side ends. `requests`: told of each request (bidi stream) the
+    /// client opens, so that those that came in 0-RTT are counted.
     pub async fn carry_client(
         self: &Arc<Self>,
         id: u64,
         near: Connection,
         alpn: Vec<u8>,
         to: Option<Target>,
+        requests: Option<Handshake>,
     ) -> Outcome {
         let c = self
             .clients
@@ -297,12 +300,17 @@ impl Tunnel {
         self.stats.tunnel.clients.fetch_add(1, Relaxed);
         self.send_control(&Message::Open { conn: id, alpn, to })
             .await;
-        self.carry(c, near).await
+        self.carry(c, near, requests).await
     }
 
     /// Relays one client connection between its local connection and the
     /// tunnel until one side ends, then closes the other.
-    async fn carry(self: &Arc<Self>, c: Arc<Client>, local: Connection) -> Outcome {
+    async fn carry(
+        self: &Arc<Self>,
+        c: Arc<Client>,
+        local: Connection,
+        requests: Option<Handshake>,
+    ) -> Outcome {
         let started = Instant::now();
         c.local.send_replace(Some(local.clone()));
         for dir in [Dir::Bi, Dir::Uni] {
@@ -312,10 +320,11 @@ impl Tunnel {
             };
             let t = self.clone();
             let (c2, l2) = (c.clone(), local.clone());
+            let r2 = requests.clone().filter(|_| dir == Dir::Bi);
             c.tasks
                 .lock()
                 .unwrap()
-                .spawn(async move { t.local_streams(kind, c2, l2).await });
+                .spawn(async move { t.local_streams(kind, c2, l2, r2).await });
         }
         let mut remote = c.remote_close.subscribe();
         let local_side = self.end.local_side();
@@ -347,11 +356,20 @@ impl Tunnel {
 
     /// Streams opened on the local connection, each into a tunnel stream
     /// with its header.
-    async fn local_streams(self: Arc<Self>, kind: Kind, c: Arc<Client>, local: Connection) {
+    async fn local_streams(
+        self: Arc<Self>,
+        kind: Kind,
+        c: Arc<Client>,
+        local: Connection,
+        requests: Option<Handshake>,
+    ) {
         let mut mirror = Mirror::new(kind);
         // towards the origin: client streams at ST's end
         let up = self.end == End::St;
         while let Some(accepted) = relay::accept(&local, kind.dir).await {
+            if let Some(w) = &requests {
+                w.request();
+            }
             let id = match &accepted {
                 Accepted::Bi(_, r) | Accepted::Uni(r) => u64::from(r.id()),
             };

@@ -231,7 +231,7 @@ impl Tunnel {
                     name.map_or(String::new(), |n| format!(" name={}", or_dash(&n))),
                     started.elapsed().as_millis()
                 ));
-                let out = self.carry(c.clone(), origin).await;
+                let out = self.carry(c.clone(), origin, None).await;
                 self.stats.closed.fetch_add(1, Relaxed);
                 Some(format!("conn {} {}", c.id, out.describe()))
             }
