@@ -6,6 +6,7 @@ import { objectivesFor } from '../results/objectives.js';
 export const BULK_PROTOCOLS = [
   'quic',
   'quic-pep',
+  'quic-masque',
   'tcp',
   'tcp-pep',
   'tcp-qpep',
@@ -27,9 +28,17 @@ export const REVISIT_PROTOCOLS = ['quic', 'quic-pep'];
 // browser-h2 → h2, the page-load protocol whose Chromium flags it shares.
 export const browserProtocol = (p) => p.replace(/^browser-/, '');
 // The chain a bulk protocol goes through: 'quic', 'tcp' (the PEPs), 'qpep'
-// (TCP over the QUIC PEPs' tunnel), 'vpn' (the OpenVPN tunnel) or null.
+// (TCP over the QUIC PEPs' tunnel), 'masque' (satbulk's QUIC carried end to
+// end in CONNECT-UDP, as h3-masque's), 'vpn' (the OpenVPN tunnel) or null.
 export const bulkPepKind = (p) =>
-  ({ 'quic-pep': 'quic', 'tcp-pep': 'tcp', 'tcp-qpep': 'qpep', 'quic-vpn': 'vpn', 'tcp-vpn': 'vpn' })[p] ?? null;
+  ({
+    'quic-pep': 'quic',
+    'quic-masque': 'masque',
+    'tcp-pep': 'tcp',
+    'tcp-qpep': 'qpep',
+    'quic-vpn': 'vpn',
+    'tcp-vpn': 'vpn',
+  })[p] ?? null;
 
 /**
  * Pure: every (scenario, run) of a bulk matrix, run-major (as bench's). An

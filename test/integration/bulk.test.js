@@ -156,6 +156,47 @@ describe('bulk downloads (integration)', function () {
     assert.ok(rec.pep.fec.up.repair_packets > 0, 'the acks going up are coded too');
   });
 
+  // satbulk's QUIC to the server's own address, caught by TPROXY in st on
+  // satbulk's port and carried end to end in CONNECT-UDP to Proxy-GW
+  it("carries quic-masque's download through the MASQUE tunnel, end to end", async () => {
+    const { r, out } = await bulkRun(['--protocol', 'quic-masque', '--duration', '2']);
+    assert.equal(r.code, 0, r.stderr);
+    const [rec] = records(out);
+    checkTimed(rec, 2);
+    assert.equal(rec.protocol_seen, 'satbulk');
+    assert.equal(rec.download.addr, '198.18.3.2:4434', "satbulk get went to the server's own address");
+    assert.equal(rec.pep.kind, 'masque');
+    assert.deepEqual(rec.pep.settings.ports, [4434]);
+    const m = rec.pep.masque;
+    assert.ok(m.requests_opened >= 1 && m.requests_accepted === m.requests_opened, JSON.stringify(m));
+    assert.equal(m.connections, 1, JSON.stringify(m));
+    // the download's bytes came down inside the tunnel, its ACKs went up
+    assert.ok(m.bytes.down > rec.metrics.bytes && m.datagrams.up > 10, JSON.stringify(m));
+  });
+
+  it("codes quic-masque's tunnel with --pep-sat fec=K/N and rebuilds its losses", async () => {
+    const { r, out } = await bulkRun([
+      '--protocol',
+      'quic-masque',
+      '--size',
+      '4MB',
+      '--loss',
+      '2',
+      '--pep-sat',
+      'fec=8/10',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const [rec] = records(out);
+    assert.equal(rec.ok, true, rec.error);
+    assert.equal(rec.metrics.bytes, 4e6);
+    assert.deepEqual(rec.pep.settings.fec, { setting: '8/10', hop_rtt_ms: 20 });
+    assert.ok(rec.pep.masque.bytes.down > 4e6, JSON.stringify(rec.pep.masque));
+    const down = rec.pep.fec.down;
+    assert.ok(down.source_packets > 2500, JSON.stringify(down));
+    assert.ok(down.repaired > 10, JSON.stringify(down));
+    assert.ok(down.lost < down.repaired, JSON.stringify(down));
+  });
+
   // An asymmetric link (20 Mbit/s down, 5 up): an upload goes at the return
   // link's rate, counted where it arrives (the server), from the client's t0.
   it('uploads over quic, tcp and both PEP chains at the return link rate, counted at the server', async () => {
