@@ -23,8 +23,10 @@ export const BULK_DIRECTIONS = ['down', 'up'];
 // first: one connection; revisit: satbulk get makes a second connection
 // that resumes the first (its TLS ticket and token) and is measured.
 export const BULK_VIEWS = ['first', 'revisit'];
-// the protocols a revisit can be made over: satbulk's QUIC, direct or through the QUIC PEP
-export const REVISIT_PROTOCOLS = ['quic', 'quic-pep'];
+// the protocols a revisit can be made over: satbulk's QUIC, direct, through
+// the QUIC PEP or through the MASQUE tunnel (whose second connection, from
+// the same endpoint, is the same flow: it crosses in the first's proxying request)
+export const REVISIT_PROTOCOLS = ['quic', 'quic-pep', 'quic-masque'];
 // browser-h2 → h2, the page-load protocol whose Chromium flags it shares.
 export const browserProtocol = (p) => p.replace(/^browser-/, '');
 // The chain a bulk protocol goes through: 'quic', 'tcp' (the PEPs), 'qpep'

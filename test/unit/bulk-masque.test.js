@@ -11,6 +11,8 @@ import { crossedTunnel } from '../../harness/bulk/run.js';
 import { pepRecord } from '../../harness/pep/chain.js';
 import { transparentNftRuleset } from '../../harness/pep/quic-chain.js';
 import { variantPairs } from '../../harness/kinds/pep-variants.js';
+import { summarize } from '../../harness/analysis/summary.js';
+import { bulkRecord } from '../fixtures.js';
 
 const profiles = () => ({});
 const matrix = (protocols, extra = {}) => ({
@@ -93,18 +95,28 @@ describe('bulk: quic-masque', () => {
     assert.deepEqual(crossedTunnel('quic-pep', { kind: 'quic', relayed: {} }), { ok: true, error: null });
   });
 
-  it('is compared with quic and with quic-pep', () => {
+  it('is compared with quic and with quic-pep, in the summary too', () => {
     assert.deepEqual(
       variantPairs(['quic', 'quic-pep', 'quic-masque']).map((p) => `${p.a}/${p.b} ${p.kind}`),
       ['quic-pep/quic PEP vs no PEP', 'quic-masque/quic MASQUE vs no PEP', 'quic-masque/quic-pep MASQUE vs QUIC PEP'],
     );
+    const groups = summarize([
+      bulkRecord('quic', [1e6, 1e6]),
+      bulkRecord('quic-pep', [2e6, 4e6]),
+      bulkRecord('quic-masque', [1e6, 2e6]),
+    ]);
+    const m = groups.find((g) => g.scenario.protocol === 'quic-masque');
+    assert.deepEqual([m.vs_no_pep.protocol, m.vs_no_pep.ratio], ['quic', [1, 1.5]]);
+    assert.deepEqual(
+      m.vs_variants.map((v) => [v.protocol, v.ratio]),
+      [['quic-pep', [0.5, 0.5]]],
+    );
   });
 
-  it('refuses --view revisit in one line', () => {
-    assert.ok(!REVISIT_PROTOCOLS.includes('quic-masque'));
-    assert.throws(() => validateBulkMatrix(matrix(['quic-masque'], { views: ['revisit'] }), { profiles }), {
-      name: 'UsageError',
-      message: /^--view revisit: quic-masque /,
-    });
+  it('makes a revisit, as quic and quic-pep do', () => {
+    assert.ok(REVISIT_PROTOCOLS.includes('quic-masque'));
+    assert.deepEqual(validateBulkMatrix(matrix(['quic-masque'], { views: ['revisit'] }), { profiles }).views, [
+      'revisit',
+    ]);
   });
 });
