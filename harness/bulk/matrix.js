@@ -6,6 +6,7 @@ import { objectivesFor } from '../results/objectives.js';
 export const BULK_PROTOCOLS = [
   'quic',
   'quic-pep',
+  'quic-masque',
   'tcp',
   'tcp-pep',
   'tcp-qpep',
@@ -22,14 +23,24 @@ export const BULK_DIRECTIONS = ['down', 'up'];
 // first: one connection; revisit: satbulk get makes a second connection
 // that resumes the first (its TLS ticket and token) and is measured.
 export const BULK_VIEWS = ['first', 'revisit'];
-// the protocols a revisit can be made over: satbulk's QUIC, direct or through the QUIC PEP
-export const REVISIT_PROTOCOLS = ['quic', 'quic-pep'];
+// the protocols a revisit can be made over: satbulk's QUIC, direct, through
+// the QUIC PEP or through the MASQUE tunnel (whose second connection, from
+// the same endpoint, is the same flow: it crosses in the first's proxying request)
+export const REVISIT_PROTOCOLS = ['quic', 'quic-pep', 'quic-masque'];
 // browser-h2 → h2, the page-load protocol whose Chromium flags it shares.
 export const browserProtocol = (p) => p.replace(/^browser-/, '');
 // The chain a bulk protocol goes through: 'quic', 'tcp' (the PEPs), 'qpep'
-// (TCP over the QUIC PEPs' tunnel), 'vpn' (the OpenVPN tunnel) or null.
+// (TCP over the QUIC PEPs' tunnel), 'masque' (satbulk's QUIC carried end to
+// end in CONNECT-UDP, as h3-masque's), 'vpn' (the OpenVPN tunnel) or null.
 export const bulkPepKind = (p) =>
-  ({ 'quic-pep': 'quic', 'tcp-pep': 'tcp', 'tcp-qpep': 'qpep', 'quic-vpn': 'vpn', 'tcp-vpn': 'vpn' })[p] ?? null;
+  ({
+    'quic-pep': 'quic',
+    'quic-masque': 'masque',
+    'tcp-pep': 'tcp',
+    'tcp-qpep': 'qpep',
+    'quic-vpn': 'vpn',
+    'tcp-vpn': 'vpn',
+  })[p] ?? null;
 
 /**
  * Pure: every (scenario, run) of a bulk matrix, run-major (as bench's). An

@@ -1,5 +1,5 @@
 // One bulk run: a fresh testbed, one download (satbulk, directly or
-// through a PEP chain, QPEP or the VPN tunnel, or Chromium), and the run's record (kind "bulk"):
+// through a PEP chain, QPEP, the MASQUE tunnel or the VPN tunnel, or Chromium), and the run's record (kind "bulk"):
 // the goodput bins, the metrics harness/results/goodput.js derives from
 // them, and the objectives of the profile when it has some. Everything the
 // run needs comes resolved in `plan` (campaign/scenario.js).
@@ -55,6 +55,12 @@ export const describeRun = (rec) =>
 export function runCpu(helpers, dl) {
   return { ...helpers, ...(dl?.cpu_ms != null ? { 'satbulk-get': dl.cpu_ms } : {}) };
 }
+
+// Pure: whether a download of `protocol` with record `pep` crossed its
+// tunnel: a -vpn, -qpep or -masque download counts only if it did (quic-pep
+// and tcp-pep connect to or are intercepted by their proxies, so always do).
+export const crossedTunnel = (protocol, pep) =>
+  ['vpn', 'qpep', 'masque'].includes(pep?.kind) ? checkThrough(protocol, pep) : { ok: true, error: null };
 
 /**
  * Runs `plan` (a resolved bulk scenario: profile, linkMbps, bdpBytes,
@@ -113,8 +119,7 @@ export async function bulkRun(plan, runNo, { outDir = null, interrupt } = {}) {
       if (r.sender?.slow_start_exit_ms != null) metrics.sender_slow_start_exit_ms = r.sender.slow_start_exit_ms;
       if (r.sender?.max_cwnd) metrics.sender_max_cwnd_bytes = r.sender.max_cwnd;
       const objectives = objectivesFor(scenario.profile, scenario.direction);
-      // a -vpn or -qpep download counts only if it crossed the tunnel
-      const through = ['vpn', 'qpep'].includes(r.pep?.kind) ? checkThrough(scenario.protocol, r.pep) : { ok: true };
+      const through = crossedTunnel(scenario.protocol, r.pep);
       return {
         ...base,
         ok: Boolean(dl.ok) && through.ok,

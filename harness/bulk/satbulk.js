@@ -1,9 +1,11 @@
-// A satbulk transfer (quic, tcp, quic-pep, tcp-pep, tcp-qpep, quic-vpn,
-// tcp-vpn): `satbulk serve` in the server namespace (bulk/), `satbulk
-// get` in the client namespace, directly, through the VPN tunnel or through
-// a PEP chain: quic-pep connects to Proxy-ST, whose Proxy-GW connects to
-// satbulk; the split-TCP PEPs, and QPEP's Proxy-ST, intercept the
-// connection to satbulk's TCP port on its way. The receiver counts bytes
+// A satbulk transfer (quic, tcp, quic-pep, quic-masque, tcp-pep, tcp-qpep,
+// quic-vpn, tcp-vpn): `satbulk serve` in the server namespace (bulk/),
+// `satbulk get` in the client namespace, directly, through the VPN tunnel or
+// through a PEP chain: quic-pep connects to Proxy-ST, whose Proxy-GW
+// connects to satbulk; the split-TCP PEPs, and QPEP's Proxy-ST, intercept
+// the connection to satbulk's TCP port on its way, the MASQUE chain's
+// Proxy-ST the QUIC to satbulk's QUIC port (end to end, carried in
+// CONNECT-UDP). The receiver counts bytes
 // per bin from t0, just before the client connects: `satbulk get` for a
 // download, `satbulk serve` for an upload (it hands its count back). A
 // download's sender traces its congestion window; an upload's sender is
@@ -118,7 +120,7 @@ async function traceWhenFinal(file, ms) {
 }
 
 // Where the chain of `kind` relays to: satbulk, not an HTTPS origin (the
-// split-TCP PEP and QPEP intercept its TCP port).
+// split-TCP PEP and QPEP intercept its TCP port, the MASQUE chain its QUIC port).
 function chainToSatbulk(kind, cert) {
   if (kind === 'quic')
     return {
@@ -127,7 +129,7 @@ function chainToSatbulk(kind, cert) {
       alpn: ['satbulk'],
       h3: false,
     };
-  return { ports: [SATBULK_TCP_PORT] };
+  return { ports: [kind === 'masque' ? SATBULK_QUIC_PORT : SATBULK_TCP_PORT] };
 }
 
 /**

@@ -28,7 +28,7 @@ export const HELP = `Usage: satbench bulk [--preset NAME] [--profile LIST] [--lo
   Writes DIR/results.jsonl (a line per run, kind "bulk", flushed as it ends), DIR/summary.json
   (per scenario: medians of bytes at 1, 3, 5, 10 s, time to 90 % of the link rate, time to 2, 10,
   100 MB, the goodput curve averaged over runs, the PEP/no-PEP ratio (tcp-qpep also over tcp-vpn
-  and tcp-pep), objectives) and index.html.
+  and tcp-pep, quic-masque also over quic-pep), objectives) and index.html.
 
 Options:
   --preset NAME     ifip2022-goodput (geo, leo; loss 0, 0.01, 0.1, 1 %; 15 s; quic, quic-pep, tcp,
@@ -39,17 +39,20 @@ Options:
   -n RUNS           runs per scenario
   --protocol LIST   quic, tcp (satbulk, end to end), quic-pep, tcp-pep (through the PEP chains),
                     tcp-qpep (QPEP: the TCP connection carried over the QUIC PEP's standing tunnel),
+                    quic-masque (satbulk's QUIC, end to end, carried in CONNECT-UDP between
+                    Proxy-ST and Proxy-GW, as h3-masque: the record's pep.masque),
                     quic-vpn, tcp-vpn (through an OpenVPN tunnel between st and gw, no PEP),
                     browser-h1, browser-h2, browser-h3 (Chromium fetching one large file)
   --duration S      download for S seconds (10, 15s, 500ms)
   --size BYTES      download BYTES (100MB, 2000000); replaces --duration
   --direction LIST  down (the server sends; the default), up (the client sends, over the return
                     link; the server counts from the client's t0), or down,up. Not with browser-*
-  --view LIST       first (the default: one connection) or revisit (quic, quic-pep: when the
-                    transfer is over satbulk get makes a second connection from the same
+  --view LIST       first (the default: one connection) or revisit (quic, quic-pep, quic-masque:
+                    when the transfer is over satbulk get makes a second connection from the same
                     endpoint, resuming the first's TLS session and address-validation token, and
                     that transfer is measured; the record's first_connection has the first's
-                    metrics), or first,revisit
+                    metrics; through quic-masque both cross in one proxying request, the same
+                    flow), or first,revisit
   --revisit-capacity F  with --view revisit: between the two connections the satellite link's
                     rate becomes F × the profile's, both ways (0.5: the path lost half its
                     capacity; the queue keeps its size). Careful Resume's safety case. Needs the
@@ -72,26 +75,28 @@ Options:
   --pep-preset NAME the split-TCP PEP's preset: paper (default: satellite hop NewReno, IW 100),
                     A, B, C, D (Kuhn et al. 2020)
   --pep-sat LIST    the PEPs' satellite hop, KEY=VALUE: cc, initial-window, and the QUIC keys
-                    above (quic-pep, tcp-qpep: the tunnel) or sndbuf, rcvbuf (tcp-pep). The QUIC
-                    PEP's cc: sat (ours, the warm tunnel's default; assumes the profile's rate × RTT
-                    is the link's: starts there, no slow start, ignores a loss of under 2 % of the
-                    window), bbr (quinn's, experimental; models rate and RTT from ACKs), newreno,
-                    cubic (loss-based: slow start into the queue, random loss cuts the window). The
-                    split-TCP PEP's: the kernel's (reno, cubic, bbr). --preset quic4sat gives the
-                    QUIC PEP cc=sat,ack-eliciting-threshold=20 and the split-TCP PEP cc=bbr unless
-                    --pep-sat is given. fec=K/N (quic-pep, tcp-qpep): forward error correction
-                    between Proxy-ST and Proxy-GW, N − K repair packets after every K datagrams
-                    (Reed–Solomon), the record's pep.fec
+                    above (quic-pep, quic-masque, tcp-qpep: the tunnel) or sndbuf, rcvbuf
+                    (tcp-pep). The QUIC PEP's cc: sat (ours, the warm tunnel's default; assumes
+                    the profile's rate × RTT is the link's: starts there, no slow start, ignores a
+                    loss of under 2 % of the window), bbr (quinn's, experimental; models rate and
+                    RTT from ACKs), newreno, cubic (loss-based: slow start into the queue, random
+                    loss cuts the window). The split-TCP PEP's: the kernel's (reno, cubic, bbr).
+                    --preset quic4sat gives the QUIC PEP cc=sat,ack-eliciting-threshold=20 and
+                    the split-TCP PEP cc=bbr unless --pep-sat is given. fec=K/N (quic-pep,
+                    quic-masque, tcp-qpep): forward error correction between Proxy-ST and
+                    Proxy-GW, N − K repair packets after every K datagrams (Reed–Solomon), the
+                    record's pep.fec
   --pep-ground LIST the PEPs' client and server hops, the same keys but fec (tcp-qpep: cc is also
                     Proxy-GW's TCP congestion control towards the server)
   --pep-tunnel MODE the QUIC PEP's satellite hop: warm (the default: one standing ST↔GW
                     connection, up before the load, shared by every client connection, cc=sat
                     from the satellite link's rate × RTT) or per-connection (one per client
-                    connection, NewReno with initial window 100, as Kosek et al.; not with tcp-qpep)
-  --qlog            the QUIC PEPs (quic-pep, tcp-qpep) write a qlog per connection under
-                    DIR/qlog/SCENARIO-runN/; with careful-resume=on the Careful Resume log goes
-                    there too (careful-resume-SERVER.jsonl: a line per resumed connection with its
-                    qlog events, recovery:careful_resume_phase_updated)
+                    connection, NewReno with initial window 100, as Kosek et al.; not with tcp-qpep
+                    or quic-masque)
+  --qlog            the QUIC PEPs (quic-pep, quic-masque, tcp-qpep) write a qlog per connection
+                    under DIR/qlog/SCENARIO-runN/; with careful-resume=on the Careful Resume log
+                    goes there too (careful-resume-SERVER.jsonl: a line per resumed connection
+                    with its qlog events, recovery:careful_resume_phase_updated)
   --out DIR         where results go (default out/bulk-TIMESTAMP); a failed run's helper logs
                     (linkem, both proxies, satbulk) are kept in DIR/logs/SCENARIO-runN/
   --resume DIR      continue an interrupted matrix in DIR without repeating finished runs

@@ -91,7 +91,7 @@ export function checkPepOptions(pep, kinds, { tunnelFrom = null } = {}) {
           .map(([k, v]) => `${k}=${v}`)
           .join(
             ',',
-          )}: sets the PEPs' hops, which no protocol of the matrix goes through (bench: the -pep and -qpep protocols; bulk: quic-pep, tcp-pep, tcp-qpep)`,
+          )}: sets the PEPs' hops, which no protocol of the matrix goes through (bench: the -pep and -qpep protocols, h3-masque; bulk: quic-pep, quic-masque, tcp-pep, tcp-qpep)`,
       );
   const chains = {};
   if (kinds.includes('tcp')) {
@@ -126,7 +126,7 @@ export function checkPepOptions(pep, kinds, { tunnelFrom = null } = {}) {
     );
   if (kinds.includes('masque') && tunnel !== 'warm')
     throw new UsageError(
-      `${tunnelFrom ?? tunnelSource(tunnel)} h3-masque carries every client flow over one standing HTTP/3 connection to Proxy-GW; use --pep-tunnel warm`,
+      `${tunnelFrom ?? tunnelSource(tunnel)} the MASQUE chain (h3-masque, quic-masque) carries every client flow over one standing HTTP/3 connection to Proxy-GW; use --pep-tunnel warm`,
     );
   if (kinds.includes('vpn')) chains.vpn = {};
   return chains;

@@ -12,10 +12,11 @@ import { objectivesFor } from '../results/objectives.js';
 /**
  * Pure: summary.json's bulk groups ([{group, records}]) completed: the
  * goodput curve averaged over the ok runs (meanCurve), the objectives
- * judged (quic4sat profiles), and for a -pep, -qpep or -vpn protocol the
- * ratio of its bytes over time to the same scenario without it
+ * judged (quic4sat profiles), and for a -pep, -qpep, -masque or -vpn
+ * protocol the ratio of its bytes over time to the same scenario without it
  * (`vs_no_pep`); a -qpep protocol also gets its ratio to the -vpn and -pep
- * of its protocol (`vs_variants`: [{protocol, bin_ms, t_ms, ratio}]).
+ * of its protocol, a -masque one to the -pep (`vs_variants`: [{protocol,
+ * bin_ms, t_ms, ratio}]).
  */
 export function withBulkExtras(entries) {
   const out = entries.map(({ group: g, records: rs }) => {

@@ -20,7 +20,7 @@ import { startMasqueChain, masqueRecord, checkMasqueCarried } from './masque-cha
  * {preset, sat, ground}, quic, qpep and masque {sat, ground, tunnel}); `qlogDir`:
  * the QUIC PEPs write a qlog per connection there. `via`: where the chain
  * relays to when it is not the origin's HTTPS: for QUIC {next, alpn, h3}
- * (see startQuicPepChain), for TCP and QPEP {ports} to intercept.
+ * (see startQuicPepChain), for TCP, QPEP and MASQUE {ports} to intercept.
  * Returns {kind, settings, stats(), …}: for QUIC also serverAddr, port, ca
  * and spki, where the client must connect and what it must trust (the TCP
  * PEP and QPEP are transparent).
@@ -30,7 +30,7 @@ export async function startPepChain(tb, kind, { sides = {}, qlogDir = null, via 
   if (kind === 'tcp') return { kind, ...(await startTcpPepChain(tb, { ...sides, ...ports })) };
   if (kind === 'quic') return { kind, ...(await startQuicPepChain(tb, { ...sides, qlogDir, ...via })) };
   if (kind === 'qpep') return { kind, ...(await startQpepChain(tb, { ...sides, qlogDir, ...ports })) };
-  if (kind === 'masque') return { kind, ...(await startMasqueChain(tb, { sat: sides.sat, qlogDir })) };
+  if (kind === 'masque') return { kind, ...(await startMasqueChain(tb, { sat: sides.sat, qlogDir, ...ports })) };
   if (kind === 'vpn') return { kind, ...(await startVpnChain(tb)) };
   return null;
 }

@@ -1,5 +1,6 @@
-// The MASQUE chain (h3-masque): a PEP that never decrypts. nftables TPROXY
-// in st hands the client's QUIC (UDP ORIGIN_PORT to any address) to Proxy-ST
+// The MASQUE chain (h3-masque, bulk's quic-masque): a PEP that never
+// decrypts. nftables TPROXY in st hands the client's QUIC (UDP to the
+// origin's port, or satbulk's, at any address) to Proxy-ST
 // (quic-pep --masque-via), which carries each client flow, packet by packet,
 // in its own CONNECT-UDP request (RFC 9298, HTTP Datagrams) over one HTTP/3
 // connection across the satellite to Proxy-GW's --masque-listen; Proxy-GW
@@ -136,7 +137,8 @@ export function checkMasqueCarried(masque) {
 /**
  * Starts the MASQUE chain in testbed `tb` (Proxy-GW in gw, then TPROXY and
  * Proxy-ST in st; teardown ends both and removes st's nft table with its
- * namespace). `sat`, `ground` (unused: there is no ground hop to set) and
+ * namespace). `ports`: the UDP ports st intercepts (the origin's; bulk
+ * gives satbulk's). `sat`, `ground` (unused: there is no ground hop to set) and
  * `profile` as for the QUIC PEP chain (resolveHops, with the satellite
  * hop's window from the profile as the standing tunnel's). Returns once
  * Proxy-ST's HTTP/3 connection to Proxy-GW is up: {settings, logs,
@@ -145,7 +147,7 @@ export function checkMasqueCarried(masque) {
  */
 export async function startMasqueChain(
   tb,
-  { dir = path.join(tb.dir, 'masque'), sat = {}, profile = tb.profile, qlogDir = null } = {},
+  { dir = path.join(tb.dir, 'masque'), ports = [PEP_QUIC_PORT], sat = {}, profile = tb.profile, qlogDir = null } = {},
 ) {
   fs.mkdirSync(dir, { recursive: true });
   const gwTls = await makeCertificate({ name: GW_NAME, ip: PEP_ADDRESSES.gw, dir: path.join(dir, 'gw-tls') });
@@ -171,7 +173,7 @@ export async function startMasqueChain(
     });
   await start('gw');
   // before Proxy-ST listens: from here on the client's QUIC reaches it or nothing
-  await applyTproxy(tb.ns.st, { nft: transparentNftRuleset({ listen }), rules: tproxyRules(QUIC_TPROXY) });
+  await applyTproxy(tb.ns.st, { nft: transparentNftRuleset({ listen, ports }), rules: tproxyRules(QUIC_TPROXY) });
   await start('st');
   const stats = proxyStats(tb, files);
   const end = Date.now() + TUNNEL_UP_MS;
@@ -189,6 +191,7 @@ export async function startMasqueChain(
       satellite: masqueSatellite(hops.satellite),
       nft_table: QUIC_TPROXY.nftTable,
       listen,
+      ports,
       ...(fec ? { fec: { setting: fec.value, hop_rtt_ms: fec.hopRttMs } } : {}),
     },
     qlogDir,

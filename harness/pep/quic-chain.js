@@ -281,15 +281,16 @@ const SPKI_PIN = /^[A-Za-z0-9+/]{43}=$/;
 
 /**
  * Pure: st's nftables table for the transparent chain. QUIC from the
- * client (UDP `port` arriving on lan0, for an address that is not st's)
- * is marked for local delivery and handed to Proxy-ST's transparent
- * socket at `listen` (IP:PORT, the same port, which Proxy-ST takes as the
- * original one); what TPROXY cannot hand over (Proxy-ST not listening) is
- * dropped rather than routed past the PEP.
+ * client (UDP to one of `ports` arriving on lan0, for an address that is
+ * not st's) is marked for local delivery and handed to Proxy-ST's
+ * transparent socket at `listen` (IP:PORT; the QUIC PEP takes its own port
+ * as the original one, the MASQUE client reads the original destination
+ * of each datagram); what TPROXY cannot hand over (Proxy-ST not listening)
+ * is dropped rather than routed past the PEP.
  */
-export function transparentNftRuleset({ listen, port = PEP_QUIC_PORT, tproxy = QUIC_TPROXY }) {
+export function transparentNftRuleset({ listen, ports = [PEP_QUIC_PORT], tproxy = QUIC_TPROXY }) {
   const mark = `0x${tproxy.mark.toString(16)}`;
-  const match = `iifname "${lan.dev}" meta l4proto udp fib daddr type != local udp dport ${port}`;
+  const match = `iifname "${lan.dev}" meta l4proto udp fib daddr type != local udp dport { ${ports.join(', ')} }`;
   return `table ip ${tproxy.nftTable} {
   chain prerouting {
     type filter hook prerouting priority mangle; policy accept;

@@ -100,7 +100,7 @@ function build(groups, { kind, byKey, matrix: m = {}, records = null, meta = {} 
         .filter((g) => g.curve?.mean_mbps?.length)
         .map((g) => ({ protocol: g.protocol, ...curveSeries(g.curve.t_ms, g.curve.mean_mbps, 3) })),
       // log-scale chart: a ratio of 0 (nothing yet with the PEP) cannot be drawn, so it is a gap like "nothing yet without";
-      // each variant over its plain protocol, then each -qpep over the -vpn and -pep beside it
+      // each variant over its plain protocol, then each -qpep over the -vpn and -pep beside it, each -masque over the -pep
       ratio: members
         .flatMap((g) => [g.vs_no_pep, ...(g.vs_variants ?? [])].filter((v) => v?.ratio?.length).map((v) => [g, v]))
         .map(([g, v]) => ({
@@ -222,7 +222,7 @@ ${rows}
 
 function renderBulkCharts(bulk) {
   return `<h3>Over time</h3>
-<p class="legend-note">Per profile, loss and download: the goodput in Mbit/s per ${h([...new Set(bulk.blocks.flatMap((b) => b.goodput.map((s) => s.step_ms)).filter(Boolean))].join(' or ') || '100')} ms bin from t0, averaged over the successful runs (a run adds nothing after its end), with the link rate as a grey line; and, as Kosek et al.'s Figure 2, the bytes received so far with the PEP (or through QPEP, -qpep, or the VPN tunnel, -vpn) over the bytes without it, and QPEP's over the VPN's and the split-TCP PEP's (log scale; above 1 the first is ahead; gaps where either had received nothing yet).</p>${bulk.tunnelNote ? `\n<p class="legend-note tunnel-mode">${h(bulk.tunnelNote)}</p>` : ''}
+<p class="legend-note">Per profile, loss and download: the goodput in Mbit/s per ${h([...new Set(bulk.blocks.flatMap((b) => b.goodput.map((s) => s.step_ms)).filter(Boolean))].join(' or ') || '100')} ms bin from t0, averaged over the successful runs (a run adds nothing after its end), with the link rate as a grey line; and, as Kosek et al.'s Figure 2, the bytes received so far with the PEP (or through QPEP, -qpep, the MASQUE tunnel, -masque, or the VPN tunnel, -vpn) over the bytes without it, QPEP's over the VPN's and the split-TCP PEP's, and the MASQUE tunnel's over the QUIC PEP's (log scale; above 1 the first is ahead; gaps where either had received nothing yet).</p>${bulk.tunnelNote ? `\n<p class="legend-note tunnel-mode">${h(bulk.tunnelNote)}</p>` : ''}
 ${bulk.blocks
   .map(
     (b) => `<h4>${h(b.title)}</h4>

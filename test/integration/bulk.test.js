@@ -55,6 +55,26 @@ async function bulkRun(args, opts) {
   return { r, out };
 }
 
+// 4 MB over `protocol` with 2 % loss on the satellite link and
+// --pep-sat fec=8/10: Proxy-GW sends two repairs after every eight
+// datagrams and Proxy-ST rebuilds what the link lost. The record.
+async function codedDownload(protocol) {
+  const { r, out } = await bulkRun(['--protocol', protocol, '--size', '4MB', '--loss', '2', '--pep-sat', 'fec=8/10']);
+  assert.equal(r.code, 0, r.stderr);
+  const [rec] = records(out);
+  assert.equal(rec.ok, true, rec.error);
+  assert.equal(rec.metrics.bytes, 4e6);
+  assert.deepEqual(rec.pep.settings.fec, { setting: '8/10', hop_rtt_ms: 20 });
+  assert.equal(rec.pep.fec.setting, '8/10');
+  // 4 MB is over 2500 datagrams: about 2 % of them lost, most rebuilt
+  const down = rec.pep.fec.down;
+  assert.ok(down.source_packets > 2500, JSON.stringify(down));
+  assert.ok(down.repair_packets >= down.source_packets / 4 - 1, JSON.stringify(down));
+  assert.ok(down.repaired > 10, JSON.stringify(down));
+  assert.ok(down.lost < down.repaired, JSON.stringify(down));
+  return rec;
+}
+
 describe('bulk downloads (integration)', function () {
   it('downloads for 2 s over quic, tcp, browser-h1, browser-h2 and browser-h3', async () => {
     const { r, out } = await bulkRun(
@@ -125,35 +145,53 @@ describe('bulk downloads (integration)', function () {
     }
   });
 
-  // 2 % loss on the satellite link: with fec=8/10 Proxy-GW sends two repairs
-  // after every eight datagrams and Proxy-ST rebuilds what the link lost.
   it("repairs the satellite hop's losses between the QUIC PEPs with --pep-sat fec=K/N, and records what it cost", async () => {
-    const { r, out } = await bulkRun([
-      '--protocol',
-      'quic-pep',
-      '--size',
-      '4MB',
-      '--loss',
-      '2',
-      '--pep-sat',
-      'fec=8/10',
-    ]);
-    assert.equal(r.code, 0, r.stderr);
-    const [rec] = records(out);
-    assert.equal(rec.ok, true, rec.error);
-    assert.equal(rec.metrics.bytes, 4e6);
-    assert.deepEqual(rec.pep.settings.fec, { setting: '8/10', hop_rtt_ms: 20 });
+    const rec = await codedDownload('quic-pep');
     const down = rec.pep.fec.down;
-    assert.equal(rec.pep.fec.setting, '8/10');
-    // 4 MB is over 2500 datagrams: about 2 % of them lost, most rebuilt
-    assert.ok(down.source_packets > 2500, JSON.stringify(down));
-    assert.ok(down.repair_packets >= down.source_packets / 4 - 1, JSON.stringify(down));
-    assert.ok(down.repaired > 10, JSON.stringify(down));
-    assert.ok(down.lost < down.repaired, JSON.stringify(down));
     // two repairs per eight (per fewer, for a window flushed before it
     // filled), each a datagram long, and the headers
     assert.ok(down.overhead > 0.25 && down.overhead < 0.4, JSON.stringify(down));
     assert.ok(rec.pep.fec.up.repair_packets > 0, 'the acks going up are coded too');
+  });
+
+  // satbulk's QUIC to the server's own address, caught by TPROXY in st on
+  // satbulk's port and carried end to end in CONNECT-UDP to Proxy-GW
+  it("carries quic-masque's download through the MASQUE tunnel, end to end", async () => {
+    const { r, out } = await bulkRun(['--protocol', 'quic-masque', '--duration', '2']);
+    assert.equal(r.code, 0, r.stderr);
+    const [rec] = records(out);
+    checkTimed(rec, 2);
+    assert.equal(rec.protocol_seen, 'satbulk');
+    assert.equal(rec.download.addr, '198.18.3.2:4434', "satbulk get went to the server's own address");
+    assert.equal(rec.pep.kind, 'masque');
+    assert.deepEqual(rec.pep.settings.ports, [4434]);
+    const m = rec.pep.masque;
+    assert.ok(m.requests_opened >= 1 && m.requests_accepted === m.requests_opened, JSON.stringify(m));
+    assert.equal(m.connections, 1, JSON.stringify(m));
+    // the download's bytes came down inside the tunnel, its ACKs went up
+    assert.ok(m.bytes.down > rec.metrics.bytes && m.datagrams.up > 10, JSON.stringify(m));
+  });
+
+  // the second connection leaves from the first's endpoint: the same flow,
+  // carried in the same proxying request
+  it('makes a quic-masque revisit through the tunnel', async () => {
+    const { r, out } = await bulkRun(['--protocol', 'quic-masque', '--size', '2MB', '--view', 'revisit']);
+    assert.equal(r.code, 0, r.stderr);
+    const [rec] = records(out);
+    assert.equal(rec.ok, true, rec.error);
+    assert.equal(rec.scenario.view, 'revisit');
+    assert.deepEqual(
+      [rec.first_connection.ok, rec.first_connection.metrics.bytes, rec.metrics.bytes],
+      [true, 2e6, 2e6],
+    );
+    const m = rec.pep.masque;
+    assert.equal(m.requests_opened, 1, JSON.stringify(m));
+    assert.ok(m.bytes.down > 4e6, `both connections' bytes crossed the tunnel: ${JSON.stringify(m)}`);
+  });
+
+  it("codes quic-masque's tunnel with --pep-sat fec=K/N and rebuilds its losses", async () => {
+    const rec = await codedDownload('quic-masque');
+    assert.ok(rec.pep.masque.bytes.down > 4e6, JSON.stringify(rec.pep.masque));
   });
 
   // An asymmetric link (20 Mbit/s down, 5 up): an upload goes at the return

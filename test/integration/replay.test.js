@@ -1,8 +1,8 @@
 // A recorded page replayed in a testbed: record-site.js's six.html (six
 // origins: www, fonts, cdn, img, api and stats.record.test; a redirect,
 // gzip and brotli bodies, requests made by a script) recorded with
-// `satbench record`, then `bench --site DIR` over h1s, h2, h3 and through
-// both PEPs: every origin at its own address, names answered by dnsmasq,
+// `satbench record`, then `bench --site DIR` over h1s, h2, h3, through
+// both PEPs and through the MASQUE tunnel: every origin at its own address, names answered by dnsmasq,
 // every resource over the protocol asked for, no request unmatched, one
 // connection per origin over h2 and h3.
 import assert from 'node:assert/strict';
@@ -99,6 +99,33 @@ describe('replaying a site archive (integration, real Chromium)', function () {
       'per-origin figures in every group',
     );
     assert.match(fs.readFileSync(path.join(out, 'index.html'), 'utf8'), /<section id="origins">/);
+    assert.deepEqual(await leftBehind(r.made), [], 'a run left these behind');
+  });
+
+  // h3-masque over many origins: TPROXY in st catches Chromium's QUIC to
+  // each origin's own address, and each origin's flow gets a proxying
+  // request of its own over the one HTTP/3 connection to Proxy-GW
+  it('replays six origins over h3-masque, each origin its own proxying request', async () => {
+    const out = path.join(site.tmp, 'replay-masque');
+    const r = await satbench(
+      [
+        ...['bench', '--profile', writeProfile(SHORT), '--site', archiveDir, '--protocol', 'h3-masque'],
+        ...['-n', '1', '--out', out],
+      ],
+      { timeoutMs: 240000 },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const [rec] = records(out);
+    assert.equal(rec.ok, true, rec.error);
+    assert.equal(rec.navigation.nextHopProtocol, 'h3');
+    for (const x of rec.resources) assert.equal(x.nextHopProtocol, 'h3', x.name);
+    assert.deepEqual(rec.origin_log.unmatched, [], 'unmatched requests');
+    assert.deepEqual(Object.keys(rec.connections).sort(), SIX_ORIGINS, JSON.stringify(rec.connections));
+    const m = rec.pep.masque;
+    console.log(`      masque: ${JSON.stringify(m)}`);
+    assert.equal(m.connections, 1, JSON.stringify(m));
+    assert.ok(m.requests_opened >= SIX_ORIGINS.length, JSON.stringify(m));
+    assert.equal(m.requests_accepted, m.requests_opened, JSON.stringify(m));
     assert.deepEqual(await leftBehind(r.made), [], 'a run left these behind');
   });
 

@@ -139,7 +139,7 @@ describe('h3-masque', () => {
   it('refuses --pep-tunnel per-connection in one line, before anything runs', async () => {
     const per = parsePepOptions({ tunnel: 'per-connection' });
     const message =
-      '--pep-tunnel per-connection: h3-masque carries every client flow over one standing HTTP/3 connection to Proxy-GW; use --pep-tunnel warm';
+      '--pep-tunnel per-connection: the MASQUE chain (h3-masque, quic-masque) carries every client flow over one standing HTTP/3 connection to Proxy-GW; use --pep-tunnel warm';
     assert.throws(() => checkPepOptions(per, ['masque']), { name: 'UsageError', message });
     await assert.rejects(checkBench(bench(['h3', 'h3-masque']), { pep: per }, { profiles: () => ({}) }), { message });
     // --pep-sat sets its satellite hop, as the QUIC PEP's

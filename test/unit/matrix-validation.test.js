@@ -213,7 +213,7 @@ describe('bulk: matrix validation', () => {
       'an unknown protocol',
       { protocols: ['h3'] },
       '--protocol',
-      /unknown bulk protocol "h3"; expected quic, quic-pep, tcp/,
+      /unknown bulk protocol "h3"; expected quic, quic-pep, quic-masque, tcp/,
     ],
     ['no protocol', { protocols: [] }, '--protocol', /name at least one protocol/],
     ['a loss over 100 %', { losses: [200] }, '--loss', /expected percentages between 0 and 100, got 200/],
@@ -259,7 +259,10 @@ describe('bulk: matrix validation', () => {
     );
     assert.throws(
       () => validateBulkMatrix({ ...BULK, views: ['revisit'] }),
-      refusal('--view revisit', /tcp-pep makes no second connection; a revisit is satbulk's QUIC \(quic, quic-pep\)/),
+      refusal(
+        '--view revisit',
+        /tcp-pep makes no second connection; a revisit is satbulk's QUIC \(quic, quic-pep, quic-masque\)/,
+      ),
     );
     validateBulkMatrix({ ...BULK, protocols: ['quic'], views: ['revisit'] });
   });

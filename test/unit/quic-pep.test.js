@@ -278,8 +278,8 @@ describe('QUIC PEP chain, transparent (many origins)', () => {
       `table ip satbench_quic_pep {
   chain prerouting {
     type filter hook prerouting priority mangle; policy accept;
-    iifname "lan0" meta l4proto udp fib daddr type != local udp dport 443 meta mark set 0x3 tproxy ip to 198.18.1.1:443 accept
-    iifname "lan0" meta l4proto udp fib daddr type != local udp dport 443 drop
+    iifname "lan0" meta l4proto udp fib daddr type != local udp dport { 443 } meta mark set 0x3 tproxy ip to 198.18.1.1:443 accept
+    iifname "lan0" meta l4proto udp fib daddr type != local udp dport { 443 } drop
   }
 }
 `,

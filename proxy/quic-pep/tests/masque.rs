@@ -320,3 +320,30 @@ async fn a_target_that_refuses_closes_its_request_stream() {
         (1.into(), 0.into())
     );
 }
+
+/// More proxying requests open at once than quinn's default of 100
+/// concurrent bidirectional streams: an archive's page opens a flow per
+/// origin and connection, and none may wait for another to end.
+#[tokio::test]
+async fn more_than_a_hundred_requests_are_open_at_once() {
+    const N: usize = 150;
+    let dir = temp_dir("masque-many");
+    let (gw, at) = masque_gw(&dir, &["--masque-allow", "127.0.0.1"]);
+    let (a, _) = echo("a:").await;
+    let mut c = client(&dir, at, true).await;
+    let mut streams = Vec::new();
+    for i in 1..=N {
+        let (resp, s) = tokio::time::timeout(T, open(&mut c, connect_udp(&udp_path(a))))
+            .await
+            .unwrap_or_else(|_| panic!("request {i} of {N} not opened within {T:?}"));
+        assert_eq!(resp.status(), 200, "request {i}");
+        streams.push(s);
+    }
+    // the last one relays too
+    let last = streams[N - 1].id().into_inner();
+    c.conn
+        .send_datagram(Bytes::from(datagram::encode_udp(last, b"last")))
+        .unwrap();
+    assert_eq!(next_datagram(&c.conn).await, (last, b"a:last".to_vec()));
+    assert_eq!(gw.stats().await["masque"]["active"], N as u64);
+}

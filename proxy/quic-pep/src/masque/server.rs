@@ -50,6 +50,12 @@ const QUEUE: usize = 256;
 /// How long a target's name may take to resolve.
 const RESOLVE_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// Proxying requests a client may hold open at once on one connection,
+/// each a bidirectional stream: as many as Proxy-ST carries flows
+/// (`client`'s MAX_FLOWS). quinn's default of 100 would make a page of
+/// many origins and connections wait for earlier flows to end idle.
+const MAX_REQUESTS: u32 = 4096;
+
 /// `--masque-listen`'s settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Settings {
@@ -71,13 +77,14 @@ pub struct Server {
 }
 
 impl Server {
-    /// Binds the listener (ALPN h3, the proxy's certificate, `transport`);
-    /// with `fec`, the code under it, whose socket comes back too.
+    /// Binds the listener (ALPN h3, the proxy's certificate, `transport`
+    /// with room for MAX_REQUESTS requests at once); with `fec`, the code
+    /// under it, whose socket comes back too.
     #[allow(clippy::too_many_arguments)]
     pub fn bind(
         settings: &Settings,
         server_tls: &rustls::ServerConfig,
-        transport: quinn::TransportConfig,
+        mut transport: quinn::TransportConfig,
         own: Vec<SocketAddr>,
         label: &str,
         stats: Arc<MasqueStats>,
@@ -86,6 +93,7 @@ impl Server {
     ) -> Result<(Arc<Server>, Option<Arc<FecSocket>>), String> {
         let mut server =
             quinn::ServerConfig::with_crypto(tls::with_alpn(server_tls, vec![b"h3".to_vec()]));
+        transport.max_concurrent_bidi_streams(VarInt::from_u32(MAX_REQUESTS));
         server.transport_config(Arc::new(transport));
         let what = format!("--masque-listen {}", settings.listen);
         let (endpoint, coded) = match fec {
