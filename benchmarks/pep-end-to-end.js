@@ -6,13 +6,17 @@
 //   h3             Chromium to the origin, no proxy
 //   h3-pep         the decrypting QUIC PEP (Proxy-ST holds the keys)
 //   h3-pep+fec     the same, the satellite hop coded (--pep-sat fec=K/N)
-//   h3-masque      the end-to-end tunnel (CONNECT-UDP to Proxy-GW)
+//   h3-masque      the end-to-end tunnel (CONNECT-UDP to Proxy-GW), the
+//                  packets as HTTP Datagrams (the inner QUIC sees the losses)
 //   h3-masque+fec  the tunnel with the hop coded
+//   h3-masque-stream (+fec)  the packets as capsules on the request streams
+//                  (--pep-sat masque=stream: the tunnel recovers the losses)
 // Prints per profile the PLT median with its 95 % interval (bootstrap) per
 // variant and loss, each variant's growth from loss 0 to the highest loss,
 // h3-masque's PLT over h3's at loss 0 (target: at most 1.05) and, where the
 // hop was coded, the FEC's bytes per byte it protected (the records'
-// pep.fec), and the machine's load before and after (it is shared).
+// pep.fec), the tunnel's mode as Proxy-ST reported it (pep.masque.mode),
+// and the machine's load before and after (it is shared).
 // A variant is one bench campaign (--pep-sat is a campaign setting).
 // Usage: node benchmarks/pep-end-to-end.js [--runs 10] [--profiles geo,leo]
 //          [--losses 0,1] [--fec 8/10] [--variants LIST] [--json]
@@ -49,6 +53,8 @@ const ALL = [
   { name: 'h3-pep+fec', protocol: 'h3-pep', sat: `fec=${o.fec}` },
   { name: 'h3-masque', protocol: 'h3-masque', sat: null },
   { name: 'h3-masque+fec', protocol: 'h3-masque', sat: `fec=${o.fec}` },
+  { name: 'h3-masque-stream', protocol: 'h3-masque', sat: 'masque=stream' },
+  { name: 'h3-masque-stream+fec', protocol: 'h3-masque', sat: `masque=stream,fec=${o.fec}` },
 ];
 const wanted = o.variants ? o.variants.split(',') : ALL.map((v) => v.name);
 const unknown = wanted.filter((w) => !ALL.some((v) => v.name === w));
@@ -80,6 +86,7 @@ function cell(recs) {
     ci95: plt.length ? bootstrapMedianCi(plt).map((x) => round(x, 0)) : null,
     fec_overhead: overheads.length ? round(median(overheads), 3) : null,
     fec_repaired: recs.reduce((a, r) => a + (r.pep?.fec?.down?.repaired ?? 0), 0),
+    masque_modes: [...new Set(recs.map((r) => r.pep?.masque?.mode).filter(Boolean))],
   };
 }
 
@@ -124,10 +131,11 @@ else {
         const c = at(v.name, profile, loss);
         const fec =
           c.fec_overhead == null ? '' : `, fec +${round(100 * c.fec_overhead, 1)} % bytes, ${c.fec_repaired} rebuilt`;
-        return `loss ${loss} %: ${c.plt_ms ?? '–'} [${c.ci95?.join('–') ?? '–'}] n${c.n}${fec}`;
+        const mode = c.masque_modes.length ? `, ${c.masque_modes.join('+')}` : '';
+        return `loss ${loss} %: ${c.plt_ms ?? '–'} [${c.ci95?.join('–') ?? '–'}] n${c.n}${mode}${fec}`;
       });
       const g = result.growth.find((x) => x.variant === v.name && x.profile === profile).growth_pct;
-      console.log(`  ${v.name.padEnd(14)} ${cells.join('; ')}${g == null ? '' : `; growth ${g} %`}`);
+      console.log(`  ${v.name.padEnd(20)} ${cells.join('; ')}${g == null ? '' : `; growth ${g} %`}`);
     }
     const m = result.masque_over_h3.find((x) => x.profile === profile);
     if (m.ratio != null) console.log(`  h3-masque / h3 at loss ${low} %: ${m.ratio} (target: at most 1.05)`);

@@ -115,8 +115,13 @@ Options:
                     from the path the previous one measured (per-connection: the next client
                     connection's; warm: a re-dialled tunnel); fec=K/N (h3-pep, -qpep,
                     h3-masque): forward error correction between Proxy-ST and Proxy-GW, N − K
-                    repair packets after every K datagrams (Reed–Solomon), the record's pep.fec
-  --pep-ground LIST the PEPs' client and server hops, the same keys but careful-resume and fec
+                    repair packets after every K datagrams (Reed–Solomon), the record's pep.fec;
+                    masque=datagram|stream (h3-masque alone): the inner packets cross as HTTP
+                    Datagrams (the default: unreliable, Chromium's QUIC sees the hop's losses)
+                    or as capsules on the request stream (reliable and in order: the tunnel
+                    recovers a loss, Chromium sees delay), the record's pep.masque.mode
+  --pep-ground LIST the PEPs' client and server hops, the same keys but careful-resume, fec
+                    and masque
                     (-qpep: cc is also Proxy-GW's TCP congestion control towards the server)
   --pep-tunnel MODE the QUIC PEP's satellite hop: warm (the default: one standing ST↔GW
                     connection, up before the load, shared by every client connection, cc=sat

@@ -63,6 +63,27 @@ export function tunnelSource(tunnel, given = {}) {
 }
 
 /**
+ * Pure: why --pep-sat masque=MODE (`sat`) or --pep-ground masque=MODE
+ * (`ground`) cannot go with the chains of `kinds`, or null: the mode is
+ * h3-masque's tunnel's alone; to any other chain it would mean nothing.
+ */
+export function masqueModeRefusal(sat, ground, kinds) {
+  if (ground !== undefined)
+    return `--pep-ground masque=${ground}: sets how h3-masque's packets cross the satellite hop; use --pep-sat masque=${ground}`;
+  if (sat === undefined) return null;
+  const others = kinds.filter((k) => k in CHAINS_WITH_SIDES);
+  if (!others.length) return null;
+  return `--pep-sat masque=${sat}: sets how h3-masque's packets cross the satellite hop, which means nothing to ${others.map((k) => CHAINS_WITH_SIDES[k]).join(' or ')}; run h3-masque in a campaign of its own`;
+}
+
+// The chains other than h3-masque's that --pep-sat sets, as the user knows them.
+const CHAINS_WITH_SIDES = {
+  tcp: 'the split-TCP PEP (-pep over TCP, tcp-pep)',
+  quic: 'the QUIC PEP (h3-pep, quic-pep)',
+  qpep: 'QPEP (-qpep, tcp-qpep)',
+};
+
+/**
  * Pure: the typed sides each chain of `kinds` ('tcp', 'quic', 'qpep',
  * 'masque', 'vpn') starts with, from `pep` (parsePepOptions' shape): {tcp:
  * {preset, sat, ground}, quic: {sat, ground, tunnel}, qpep and masque: {…as
@@ -93,6 +114,8 @@ export function checkPepOptions(pep, kinds, { tunnelFrom = null } = {}) {
             ',',
           )}: sets the PEPs' hops, which no protocol of the matrix goes through (bench: the -pep and -qpep protocols, h3-masque; bulk: quic-pep, quic-masque, tcp-pep, tcp-qpep)`,
       );
+  const masqueMode = masqueModeRefusal(pep.sat?.masque, ground.masque, kinds);
+  if (masqueMode) throw new UsageError(masqueMode);
   const chains = {};
   if (kinds.includes('tcp')) {
     const p = preset ?? DEFAULTS.tcpPepPreset;

@@ -2,8 +2,9 @@
 // decrypts. nftables TPROXY in st hands the client's QUIC (UDP to the
 // origin's port, or satbulk's, at any address) to Proxy-ST
 // (quic-pep --masque-via), which carries each client flow, packet by packet,
-// in its own CONNECT-UDP request (RFC 9298, HTTP Datagrams) over one HTTP/3
-// connection across the satellite to Proxy-GW's --masque-listen; Proxy-GW
+// in its own CONNECT-UDP request (RFC 9298) over one HTTP/3 connection
+// across the satellite to Proxy-GW's --masque-listen, as HTTP Datagrams or,
+// with --pep-sat masque=stream, as capsules on the request stream; Proxy-GW
 // sends the packets to the origin from its own address and carries the
 // answers back, and Proxy-ST sends them to the client from the origin's
 // address. Chromium talks to the origin and verifies the origin's own
@@ -42,6 +43,9 @@ export const MASQUE_PORT = 4433;
 // must hold it with their own headers.
 export const MASQUE_MIN_MTU = 1400;
 
+// How the inner packets cross unless --pep-sat masque=MODE says (quic-pep's default).
+export const DEFAULT_MASQUE_MODE = 'datagram';
+
 // The origins Proxy-GW may send to: the testbed's origin and an archive's.
 export const MASQUE_ALLOW = [`${ADDRESSES.server}/32`, ORIGINS_SUBNET];
 
@@ -61,9 +65,11 @@ export function masqueSatellite(hop = {}) {
  * resolveHops returns them (only the satellite hop's matter: no proxy
  * terminates the client's or the origin's QUIC); files: { st: {log,
  * stats}, gw: {cert, key, log, stats} } — no certificate for Proxy-ST;
- * fec: fecPlan's result (--pep-sat fec=K/N), or null.
+ * fec: fecPlan's result (--pep-sat fec=K/N), or null; mode: how the
+ * inner packets cross (--pep-sat masque=MODE, Proxy-ST's --masque-mode;
+ * Proxy-GW answers in kind).
  */
-export function masqueArgs({ hops, files, qlogDir = null, fec = null }) {
+export function masqueArgs({ hops, files, qlogDir = null, fec = null, mode = DEFAULT_MASQUE_MODE }) {
   const common = (role) => {
     const a = ['--role', role, '--label', role, '--log', files[role].log, '--stats', files[role].stats];
     if (qlogDir) a.push('--qlog-dir', qlogDir);
@@ -84,7 +90,7 @@ export function masqueArgs({ hops, files, qlogDir = null, fec = null }) {
     ],
     st: [
       ...common('st'),
-      ...['--listen', `${PEP_ADDRESSES.st}:${PEP_QUIC_PORT}`, '--masque-via', via],
+      ...['--listen', `${PEP_ADDRESSES.st}:${PEP_QUIC_PORT}`, '--masque-via', via, '--masque-mode', mode],
       ...['--next-hop-name', GW_NAME, '--next-hop-ca', files.gw.cert],
       ...['--connect-side', stSide],
     ],
@@ -93,20 +99,23 @@ export function masqueArgs({ hops, files, qlogDir = null, fec = null }) {
 
 /**
  * Pure: the run record's `masque`, from the proxies' counters: how the
- * inner packets crossed (`datagram`: HTTP Datagrams), the proxying
- * requests Proxy-ST opened (sent), Proxy-GW accepted and refused, and the
- * UDP payloads and bytes each way (up: from the client).
+ * inner packets crossed as Proxy-ST says it carried them (`datagram`:
+ * HTTP Datagrams, `stream`: capsules on the request streams; null when it
+ * said nothing), the proxying requests Proxy-ST opened (sent), Proxy-GW
+ * accepted and refused, and the UDP payloads (as datagrams, as capsules)
+ * and bytes each way (up: from the client).
  */
 export function masqueRecord(stats) {
   const m = stats?.st?.masque;
-  if (!m) return { mode: 'datagram', requests_opened: 0 };
+  if (!m) return { mode: null, requests_opened: 0 };
   return {
-    mode: 'datagram',
+    mode: m.mode ?? null,
     requests_opened: m.requests ?? 0,
     requests_accepted: m.proxied ?? 0,
     refused: m.refused ?? {},
     failed: m.failed ?? 0,
     datagrams: m.datagrams ?? { up: 0, down: 0 },
+    capsules: m.capsules ?? { up: 0, down: 0 },
     bytes: m.bytes ?? { up: 0, down: 0 },
     dropped: m.dropped ?? 0,
     connections: m.connections ?? 0,
@@ -129,7 +138,9 @@ export function checkMasqueCarried(masque) {
     };
   if (masque?.failed > 0) return { ok: false, error: `${masque.failed} proxying requests failed at Proxy-ST` };
   if (!(masque?.requests_opened > 0)) return { ok: false, error: 'not through the MASQUE tunnel: no proxying request' };
-  if (!(masque.datagrams?.up > 0 && masque.datagrams?.down > 0))
+  // as datagrams or capsules, whichever the mode
+  const carried = (way) => (masque.datagrams?.[way] ?? 0) + (masque.capsules?.[way] ?? 0) > 0;
+  if (!(carried('up') && carried('down')))
     return { ok: false, error: 'not through the MASQUE tunnel: no packets carried both ways' };
   return { ok: true, error: null };
 }
@@ -138,7 +149,8 @@ export function checkMasqueCarried(masque) {
  * Starts the MASQUE chain in testbed `tb` (Proxy-GW in gw, then TPROXY and
  * Proxy-ST in st; teardown ends both and removes st's nft table with its
  * namespace). `ports`: the UDP ports st intercepts (the origin's; bulk
- * gives satbulk's). `sat`, `ground` (unused: there is no ground hop to set) and
+ * gives satbulk's). `sat` (its `masque` the mode, the rest the hop's),
+ * `ground` (unused: there is no ground hop to set) and
  * `profile` as for the QUIC PEP chain (resolveHops, with the satellite
  * hop's window from the profile as the standing tunnel's). Returns once
  * Proxy-ST's HTTP/3 connection to Proxy-GW is up: {settings, logs,
@@ -161,9 +173,11 @@ export async function startMasqueChain(
     },
   };
   if (qlogDir) fs.mkdirSync(qlogDir, { recursive: true });
-  const hops = resolveHops({}, profile, { sat, tunnel: 'warm' });
-  const fec = fecPlan(sat, profile);
-  const args = masqueArgs({ hops, files, qlogDir, fec });
+  // the mode is Proxy-ST's own setting, not the hop's transport
+  const { masque: mode = DEFAULT_MASQUE_MODE, ...hop } = sat;
+  const hops = resolveHops({}, profile, { sat: hop, tunnel: 'warm' });
+  const fec = fecPlan(hop, profile);
+  const args = masqueArgs({ hops, files, qlogDir, fec, mode });
   const listen = `${PEP_ADDRESSES.st}:${PEP_QUIC_PORT}`;
   const bin = binPath('quic-pep');
   const start = (role) =>
@@ -186,7 +200,7 @@ export async function startMasqueChain(
     serverAddr: null,
     spki: null,
     settings: {
-      mode: 'datagram',
+      mode,
       via: `${PEP_ADDRESSES.gw}:${MASQUE_PORT}`,
       satellite: masqueSatellite(hops.satellite),
       nft_table: QUIC_TPROXY.nftTable,

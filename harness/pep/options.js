@@ -10,13 +10,14 @@ import { QUIC_KEYS, checkQuicOption, keyValueItems, quicOptionKind } from '../co
 
 export const TCP_PEP_KEYS = ['cc', 'initial-window', 'sndbuf', 'rcvbuf'];
 // The QUIC PEP's own satellite-hop keys, beyond the QUIC options every
-// QUIC tool takes: fec=K/N (forward error correction between the proxies).
-export const QUIC_PEP_SAT_KEYS = ['fec'];
+// QUIC tool takes: fec=K/N (forward error correction between the proxies)
+// and, for h3-masque alone, masque=MODE (how the inner packets cross).
+export const QUIC_PEP_SAT_KEYS = ['fec', 'masque'];
 export const PEP_KEYS = [...new Set([...QUIC_KEYS, ...TCP_PEP_KEYS, ...QUIC_PEP_SAT_KEYS])];
 
 // Pure: whether a side's key takes a whole number: a QUIC option whose kind
 // is count (transport/quic-options.json), or a key only the split-TCP PEP
-// has (sndbuf, rcvbuf: bytes). cc (a choice), flags and fec take none.
+// has (sndbuf, rcvbuf: bytes). cc (a choice), flags, fec and masque take none.
 export const takesNumber = (key) => !QUIC_PEP_SAT_KEYS.includes(key) && (quicOptionKind(key) ?? 'count') === 'count';
 
 // quic-pep's bounds on fec=K/N (proxy/quic-pep/src/fec/setting.rs): K ≥ 1, K < N ≤ 64.
@@ -34,6 +35,19 @@ export function parseFec(value, flag) {
   return { k, n };
 }
 
+// How h3-masque's inner packets cross the satellite hop (quic-pep
+// --masque-mode): as HTTP Datagrams, or as capsules on the request stream.
+export const MASQUE_MODES = ['datagram', 'stream'];
+
+/** Pure: masque's value, or why it is not one (`flag` starts the message). */
+export function parseMasqueMode(value, flag) {
+  if (!MASQUE_MODES.includes(value))
+    throw new UsageError(
+      `${flag}: masque expects ${MASQUE_MODES.join(' or ')} (how h3-masque's packets cross the satellite hop: HTTP Datagrams, or capsules on the request stream), got ${JSON.stringify(value)}`,
+    );
+  return value;
+}
+
 /** Pure: "cc=newreno,initial-window=100" → {cc: 'newreno', 'initial-window': '100'}. */
 export function parsePepSide(text, flag) {
   const out = {};
@@ -43,6 +57,7 @@ export function parsePepSide(text, flag) {
     if (takesNumber(key) && !/^\d+$/.test(String(value)))
       throw new UsageError(`${flag}: ${key} expects a whole number, got ${JSON.stringify(value)}`);
     if (key === 'fec') parseFec(value, flag);
+    if (key === 'masque') parseMasqueMode(value, flag);
     out[key] = value;
   }
   return out;

@@ -2,7 +2,8 @@
 // the origin's own address, TPROXY in st hands its QUIC to Proxy-ST, which
 // carries it in CONNECT-UDP over one HTTP/3 connection to Proxy-GW; neither
 // proxy holds a key for the origin's name, and Chromium pins the origin's
-// key alone.
+// key alone. With --pep-sat masque=stream the packets cross as capsules on
+// the request streams, and the page loads as well.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -89,5 +90,44 @@ describe('h3-masque (integration, real Chromium)', function () {
       !(await listNamespaces()).some((n) => n.startsWith(`sbt-${tb.id}-`)),
       'the testbed left namespaces behind',
     );
+  });
+
+  it('loads kepler with the packets as capsules on the request streams (--pep-sat masque=stream)', async function () {
+    this.timeout(180000);
+    const tb = await createTestbed({ profile: loadProfile(writeProfile(SHORT)), link: 'linkem' });
+    try {
+      const { spki } = await startOrigin(tb, { siteDir: await ensureSite('kepler') });
+      const sides = { sat: { masque: 'stream' }, ground: {}, tunnel: 'warm' };
+      const chain = await startPepChain(tb, 'masque', { sides });
+      assert.equal(chain.settings.mode, 'stream');
+      const cmd = tb.state.processes.find((p) => p.role === 'quic-pep-st');
+      assert.ok(cmd, 'Proxy-ST runs');
+      const rec = await loadPage({
+        clientNs: tb.ns.client,
+        protocol: 'h3-masque',
+        spki,
+        target: siteTarget('h3-masque'),
+        timeoutMs: 90000,
+      });
+      assert.equal(rec.ok, true, `${rec.error} ${JSON.stringify(rec.errors)}`);
+      assert.equal(rec.protocol_seen.document, 'h3');
+      assert.deepEqual(Object.keys(rec.protocol_seen.resources), ['h3'], 'every resource over h3');
+      assert.ok(rec.metrics.resource_count > 10, `resources: ${rec.metrics.resource_count}`);
+
+      const stats = await chain.stats();
+      const pep = pepRecord(chain, stats);
+      console.log(`      masque (stream): ${JSON.stringify(pep.masque)}`);
+      assert.deepEqual(checkThrough('h3-masque', pep), { ok: true, error: null });
+      const m = pep.masque;
+      assert.equal(m.mode, 'stream', "Proxy-ST's own word");
+      assert.ok(m.capsules.up > 10 && m.capsules.down > 100, JSON.stringify(m));
+      assert.deepEqual(m.datagrams, { up: 0, down: 0 }, 'no HTTP Datagram either way');
+      assert.ok(m.bytes.down > 500000, JSON.stringify(m));
+      // Proxy-GW answered in kind
+      const g = stats.gw.masque;
+      assert.ok(g.capsules.down > 100 && g.datagrams.down === 0, JSON.stringify(g));
+    } finally {
+      await tb.destroy();
+    }
   });
 });

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { MASQUE_PROTOCOLS, baseProtocol, isPep, pepKind } from '../../harness/core/protocols.js';
 import {
+  DEFAULT_MASQUE_MODE,
   MASQUE_ALLOW,
   MASQUE_MIN_MTU,
   checkMasqueCarried,
@@ -13,6 +14,7 @@ import {
 } from '../../harness/pep/masque-chain.js';
 import { fecPlan, resolveHops } from '../../harness/pep/quic-chain.js';
 import { checkPepOptions, parsePepOptions } from '../../harness/cli/pep-options.js';
+import { parsePepSide } from '../../harness/pep/options.js';
 import { pepRecord, checkThrough } from '../../harness/pep/chain.js';
 import { validateBenchMatrix, checkBench } from '../../harness/cli/bench-plan.js';
 import { comparisonPairs } from '../../harness/report/pageload/part.js';
@@ -32,12 +34,14 @@ const carried = {
   st: {
     mode: 'masque-client',
     masque: {
+      mode: 'datagram',
       connections: 1,
       requests: 1,
       proxied: 1,
       refused: {},
       failed: 0,
       datagrams: { up: 120, down: 400 },
+      capsules: { up: 0, down: 0 },
       bytes: { up: 30000, down: 500000 },
       dropped: 0,
     },
@@ -64,6 +68,10 @@ describe('h3-masque', () => {
     assert.equal(arg(a.gw, '--cert'), '/d/gw.pem');
     assert.equal(arg(a.gw, '--masque-listen'), '198.18.2.2:4433');
     assert.equal(arg(a.gw, '--masque-allow'), '198.18.3.2/32,198.19.0.0/16');
+    // HTTP Datagrams unless --pep-sat masque=stream says otherwise
+    assert.equal(arg(a.st, '--masque-mode'), 'datagram');
+    assert.equal(DEFAULT_MASQUE_MODE, 'datagram');
+    assert.ok(!a.gw.includes('--masque-mode'), 'Proxy-GW answers in kind');
     assert.deepEqual(MASQUE_ALLOW, ['198.18.3.2/32', '198.19.0.0/16']);
     // the satellite hop on both ends, its packets big enough for Chromium's
     for (const side of [arg(a.st, '--connect-side'), arg(a.gw, '--accept-side')]) {
@@ -90,14 +98,13 @@ describe('h3-masque', () => {
     const { requests, proxied, ...same } = carried.st.masque;
     assert.deepEqual([requests, proxied], [1, 1]);
     assert.deepEqual(rec.masque, {
-      mode: 'datagram',
       requests_opened: 1,
       requests_accepted: 1,
       ...same,
       gw_proxied: 1,
     });
     assert.deepEqual(checkThrough('h3-masque', rec), { ok: true, error: null });
-    assert.deepEqual(masqueRecord(null), { mode: 'datagram', requests_opened: 0 });
+    assert.deepEqual(masqueRecord(null), { mode: null, requests_opened: 0 });
     const none = pepRecord({ kind: 'masque' }, { st: { masque: { ...carried.st.masque, requests: 0 } } });
     assert.match(checkThrough('h3-masque', none).error, /not through the MASQUE tunnel: no proxying request/);
     const refused = masqueRecord({ st: { masque: { ...carried.st.masque, refused: { 403: 2 } } } });
@@ -134,6 +141,66 @@ describe('h3-masque', () => {
     assert.equal(rec.fec.setting, '8/10');
     assert.deepEqual([rec.fec.down.repair_packets, rec.fec.down.repaired, rec.fec.down.lost], [10, 4, 1]);
     assert.equal(pepRecord({ kind: 'masque' }, carried).fec, undefined);
+  });
+
+  it('carries the inner packets as capsules with --pep-sat masque=stream, and records the mode Proxy-ST used', () => {
+    const chains = checkPepOptions(parsePepOptions({ sat: 'masque=stream,cc=bbr' }), ['masque']);
+    assert.deepEqual(chains.masque.sat, { masque: 'stream', cc: 'bbr' });
+    const hops = resolveHops({}, null, { sat: { cc: 'bbr' } });
+    assert.equal(arg(masqueArgs({ hops, files, mode: 'stream' }).st, '--masque-mode'), 'stream');
+    // the mode is what Proxy-ST says it did, not what was asked
+    const asStream = {
+      ...carried,
+      st: {
+        ...carried.st,
+        masque: {
+          ...carried.st.masque,
+          mode: 'stream',
+          datagrams: { up: 0, down: 0 },
+          capsules: { up: 120, down: 400 },
+        },
+      },
+    };
+    const rec = pepRecord({ kind: 'masque', settings: { mode: 'datagram' } }, asStream);
+    assert.equal(rec.masque.mode, 'stream');
+    assert.deepEqual(rec.masque.capsules, { up: 120, down: 400 });
+    // packets carried as capsules both ways are through the tunnel
+    assert.deepEqual(checkThrough('h3-masque', rec), { ok: true, error: null });
+    const oneWay = { ...asStream.st.masque, capsules: { up: 120, down: 0 } };
+    assert.match(checkMasqueCarried(masqueRecord({ st: { masque: oneWay } })).error, /no packets carried both ways/);
+    assert.equal(masqueRecord({ st: { masque: { requests: 1 } } }).mode, null, 'a Proxy-ST that says no mode');
+  });
+
+  it('refuses a bad masque mode, and masque= with any other chain or on the ground hops, in one line each', async () => {
+    assert.deepEqual(parsePepSide('masque=datagram', '--pep-sat'), { masque: 'datagram' });
+    assert.throws(() => parsePepSide('masque=reliable', '--pep-sat'), {
+      name: 'UsageError',
+      message:
+        '--pep-sat: masque expects datagram or stream (how h3-masque\'s packets cross the satellite hop: HTTP Datagrams, or capsules on the request stream), got "reliable"',
+    });
+    const stream = parsePepOptions({ sat: 'masque=stream' });
+    assert.throws(() => checkPepOptions(stream, ['quic', 'masque']), {
+      name: 'UsageError',
+      message:
+        "--pep-sat masque=stream: sets how h3-masque's packets cross the satellite hop, which means nothing to the QUIC PEP (h3-pep, quic-pep); run h3-masque in a campaign of its own",
+    });
+    // the split-TCP PEP and QPEP too, named before their own sides are judged
+    assert.throws(
+      () => checkPepOptions(stream, ['tcp', 'qpep', 'masque']),
+      /means nothing to the split-TCP PEP \(-pep over TCP, tcp-pep\) or QPEP \(-qpep, tcp-qpep\);/,
+    );
+    // the VPN baseline takes no sides: nothing to refuse
+    assert.deepEqual(Object.keys(checkPepOptions(stream, ['vpn', 'masque'])), ['masque', 'vpn']);
+    assert.throws(() => checkPepOptions(parsePepOptions({ ground: 'masque=stream' }), ['masque']), {
+      message:
+        "--pep-ground masque=stream: sets how h3-masque's packets cross the satellite hop; use --pep-sat masque=stream",
+    });
+    await assert.rejects(checkBench(bench(['h3-pep', 'h3-masque']), { pep: stream }, { profiles: () => ({}) }), {
+      name: 'UsageError',
+      message: /^--pep-sat masque=stream: .* QUIC PEP/,
+    });
+    // with no PEP at all, what any side would say: no protocol goes through one
+    assert.throws(() => checkPepOptions(stream, []), /no protocol of the matrix goes through/);
   });
 
   it('refuses --pep-tunnel per-connection in one line, before anything runs', async () => {

@@ -31,7 +31,7 @@ describe('PEP chain choice and the through-the-chain check', () => {
 });
 
 describe('PEP sides (--pep-sat, --pep-ground)', () => {
-  it('takes a whole number for each QUIC count option and TCP-only key, and none for a choice, a flag or fec (K/N)', () => {
+  it('takes a whole number for each QUIC count option and TCP-only key, and none for a choice, a flag, fec (K/N) or masque', () => {
     // the QUIC options' kinds say it: no list of keys of its own
     const kinds = Object.fromEntries(QUIC_OPTIONS.map((o) => [o.key, o.kind]));
     assert.deepEqual(
@@ -40,7 +40,7 @@ describe('PEP sides (--pep-sat, --pep-ground)', () => {
     );
     assert.deepEqual(
       PEP_KEYS.filter((k) => !takesNumber(k)),
-      ['cc', 'ack-frequency', 'careful-resume', 'fec'],
+      ['cc', 'ack-frequency', 'careful-resume', 'fec', 'masque'],
     );
     for (const key of PEP_KEYS.filter(takesNumber))
       assert.throws(

@@ -157,6 +157,13 @@ pub struct Cli {
     /// long ends, and its request is closed [default: 30000]
     #[arg(long, value_name = "MS", value_parser = at_least_one_u64)]
     masque_idle_ms: Option<u64>,
+    /// With --masque-via: how each flow's packets cross to Proxy-GW: as
+    /// HTTP Datagrams (unreliable: the client's QUIC sees the hop's losses)
+    /// or as DATAGRAM capsules on its request stream (reliable and in
+    /// order: the tunnel recovers a loss, the client sees delay instead);
+    /// Proxy-GW answers in kind [default: datagram]
+    #[arg(long, value_name = "MODE")]
+    masque_mode: Option<crate::masque::flows::Carry>,
     /// At gw: the TCP congestion control of QPEP's connections to the
     /// destination [default: the system's]
     #[arg(long, value_name = "NAME", value_parser = label)]
@@ -525,8 +532,13 @@ impl Cli {
     /// QUIC PEP's.
     fn masque_via_config(&self) -> Result<Option<crate::masque::client::Settings>, String> {
         let Some(via) = self.masque_via else {
-            return match self.masque_to.is_some() || self.masque_idle_ms.is_some() {
-                true => Err("--masque-to and --masque-idle-ms go with --masque-via".into()),
+            let alone = self.masque_to.is_some()
+                || self.masque_idle_ms.is_some()
+                || self.masque_mode.is_some();
+            return match alone {
+                true => Err(
+                    "--masque-to, --masque-idle-ms and --masque-mode go with --masque-via".into(),
+                ),
                 false => Ok(None),
             };
         };
@@ -564,6 +576,7 @@ impl Cli {
             idle: std::time::Duration::from_millis(
                 self.masque_idle_ms.unwrap_or(DEFAULT_MASQUE_IDLE_MS),
             ),
+            carry: self.masque_mode.unwrap_or_default(),
         }))
     }
 
@@ -928,6 +941,7 @@ mod tests {
                 name: "pep-gw.satbench.test".into(),
                 to: None,
                 idle: std::time::Duration::from_millis(DEFAULT_MASQUE_IDLE_MS),
+                carry: crate::masque::flows::Carry::Datagram,
             })
         );
         assert_eq!((c.cert, c.key, c.next_hop), (None, None, None));
@@ -940,12 +954,18 @@ mod tests {
         let m = c.masque_via.unwrap();
         assert_eq!(m.to, Some("127.0.0.1:9".parse().unwrap()));
         assert_eq!(m.idle, std::time::Duration::from_millis(500));
+        let c = parse(&format!("{st} --next-hop-ca gw.pem --masque-mode stream")).unwrap();
+        assert_eq!(
+            c.masque_via.unwrap().carry,
+            crate::masque::flows::Carry::Stream
+        );
         let err = |extra: &str| parse(&format!("{st} --next-hop-spki {PIN} {extra}")).unwrap_err();
         assert!(err("--cert c.pem").contains("holds no key"));
         assert!(err("--tunnel").contains("not with --tunnel"));
         assert!(err("--next-hop 198.18.2.2:443").contains("not with"));
         assert!(err("--masque-to 198.18.1.1:443").contains("a loop"));
         assert!(err("--masque-idle-ms 0").starts_with("--masque-idle-ms: at least 1"));
+        assert!(err("--masque-mode reliable").contains("--masque-mode"));
         let e = parse(&format!(
             "{} --next-hop-spki {PIN}",
             st.replace("--role st", "--role gw")
@@ -960,6 +980,7 @@ mod tests {
         .unwrap_err();
         assert!(e.contains("--next-hop-name"), "{e}");
         assert!(error("--masque-to 127.0.0.1:9").contains("go with --masque-via"));
+        assert!(error("--masque-mode stream").contains("go with --masque-via"));
         // without it, a certificate is still required
         let e = parse(
             "--listen 198.18.1.1:443 --next-hop 198.18.2.2:443 --next-hop-name a --next-hop-ca x",

@@ -3,8 +3,11 @@
 //! learns each datagram's original destination (IP_ORIGDSTADDR). Each flow
 //! (`flows::FlowKey`) gets one CONNECT-UDP request over the one HTTP/3
 //! connection to Proxy-GW, kept up here; its payloads cross as HTTP/3
-//! Datagrams (context 0), sent from the request on, before Proxy-GW's
-//! answer (which keeps them for the request: `early`); a refusal ends it.
+//! Datagrams (context 0) or, with `--masque-mode stream`, as DATAGRAM
+//! capsules on the request stream (`flows::Carry`), sent from the request
+//! on, before Proxy-GW's answer (which keeps them for the request:
+//! `early`, or the stream itself); a refusal ends it. Proxy-GW answers in
+//! kind; whatever way an answer comes, it goes to the flow's client.
 //! The answers leave from a socket of the flow's own, bound with
 //! IP_TRANSPARENT to the original destination and connected to the
 //! client: the client sees the origin answer, and TPROXY hands the flow's
@@ -19,15 +22,16 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
+use bytes::{Buf, Bytes};
 use nix::sys::socket::{self, sockopt, ControlMessageOwned, MsgFlags, SockaddrIn, SockaddrStorage};
 use quinn::VarInt;
 use tokio::io::Interest;
 use tokio::net::UdpSocket;
 use tokio::sync::{mpsc, watch};
 
+use super::capsule::{self, Capsule};
 use super::datagram::{self, UDP_CONTEXT};
-use super::flows::{self, FlowKey, Flows, Route};
+use super::flows::{self, Carry, FlowKey, Flows, Route};
 use super::stats::MasqueStats;
 use crate::cli::Config;
 use crate::log::Log;
@@ -46,6 +50,8 @@ pub struct Settings {
     pub to: Option<SocketAddrV4>,
     /// `--masque-idle-ms`.
     pub idle: Duration,
+    /// `--masque-mode`.
+    pub carry: Carry,
 }
 
 /// A flow's payloads waiting for its request to be accepted, or for the
@@ -59,7 +65,8 @@ const MAX_FLOWS: usize = 4096;
 const REDIAL: Duration = Duration::from_millis(500);
 
 type SendRequest = h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>;
-type RequestStream = h3::client::RequestStream<h3_quinn::BidiStream<Bytes>, Bytes>;
+type SendHalf = h3::client::RequestStream<h3_quinn::SendStream<Bytes>, Bytes>;
+type RecvHalf = h3::client::RequestStream<h3_quinn::RecvStream, Bytes>;
 
 /// An open flow, as the answers from Proxy-GW find it by its stream ID.
 struct Open {
@@ -68,6 +75,31 @@ struct Open {
     /// The latest answer (the idle timer's other half), and how many.
     last_down: Mutex<Instant>,
     down: AtomicU64,
+}
+
+impl Open {
+    /// An answer from Proxy-GW to the flow's client, counted as it came
+    /// (`capsule` or HTTP/3 Datagram). Never waits on the client's socket:
+    /// the other flows' answers would queue behind it.
+    fn answer(&self, udp: &[u8], capsule: bool, s: &MasqueStats) {
+        *self.last_down.lock().unwrap() = Instant::now();
+        let way = match capsule {
+            true => &s.capsules_down,
+            false => &s.datagrams_down,
+        };
+        // counted before it leaves: the client may have it, and ask for
+        // the stats, before this task runs again
+        let len = udp.len() as u64;
+        self.down.fetch_add(1, Relaxed);
+        way.fetch_add(1, Relaxed);
+        s.bytes_down.fetch_add(len, Relaxed);
+        if self.socket.try_send(udp).is_err() {
+            self.down.fetch_sub(1, Relaxed);
+            way.fetch_sub(1, Relaxed);
+            s.bytes_down.fetch_sub(len, Relaxed);
+            s.dropped.fetch_add(1, Relaxed);
+        }
+    }
 }
 
 type Routes = Arc<Mutex<HashMap<u64, Arc<Open>>>>;
@@ -117,6 +149,7 @@ impl Client {
             });
         }
         let stats = Arc::new(Stats::default());
+        let _ = stats.masque.mode.set(settings.carry.name());
         let unbound = |e: std::io::Error| {
             format!(
                 "--masque-via {}: cannot bind a UDP socket: {e}",
@@ -137,13 +170,18 @@ impl Client {
         };
         log.line(&format!(
             "listening on {listen}/udp (MASQUE client: each flow {}, a CONNECT-UDP request \
-             to {} ({}); nothing decrypted), satellite side: {}, flows idle after {} ms",
+             to {} ({}), its packets as {}; nothing decrypted), satellite side: {}, flows idle \
+             after {} ms",
             match settings.to {
                 Some(to) => format!("taken as sent to {to}"),
                 None => "to its original destination".into(),
             },
             settings.via,
             settings.name,
+            match settings.carry {
+                Carry::Datagram => "HTTP Datagrams",
+                Carry::Stream => "capsules on the request stream",
+            },
             side.describe(),
             settings.idle.as_millis()
         ));
@@ -271,24 +309,11 @@ impl Client {
                 let open = gw.routes.lock().unwrap().get(&d.stream_id).cloned()?;
                 Some((open, frame.len() - udp.len()))
             });
-            let Some((open, at)) = open else {
-                s.dropped.fetch_add(1, Relaxed);
-                continue;
-            };
-            let udp = &frame[at..];
-            *open.last_down.lock().unwrap() = Instant::now();
-            // counted before it leaves: the client may have it, and ask for
-            // the stats, before this task runs again
-            let len = udp.len() as u64;
-            open.down.fetch_add(1, Relaxed);
-            s.datagrams_down.fetch_add(1, Relaxed);
-            s.bytes_down.fetch_add(len, Relaxed);
-            // never wait on one client's socket: the other flows' answers queue behind
-            if open.socket.try_send(udp).is_err() {
-                open.down.fetch_sub(1, Relaxed);
-                s.datagrams_down.fetch_sub(1, Relaxed);
-                s.bytes_down.fetch_sub(len, Relaxed);
-                s.dropped.fetch_add(1, Relaxed);
+            match open {
+                Some((open, at)) => open.answer(&frame[at..], false, s),
+                None => {
+                    s.dropped.fetch_add(1, Relaxed);
+                }
             }
         }
     }
@@ -365,7 +390,7 @@ impl Client {
         s.requests.fetch_add(1, Relaxed);
         let authority = format!("{}:{}", self.settings.name, self.settings.via.port());
         let mut send = gw.send.clone();
-        let mut stream = tokio::time::timeout(
+        let stream = tokio::time::timeout(
             self.settings.idle,
             send.send_request(flows::request(&authority, key.dst)),
         )
@@ -387,6 +412,17 @@ impl Client {
         });
         gw.routes.lock().unwrap().insert(sid, open.clone());
         s.active.fetch_add(1, Relaxed);
+        // Proxy-GW's side of the stream is read by a task of its own: a
+        // capsule that waits for room on the way up must not stop the
+        // answers coming down (each side would wait for the other's window)
+        let (mut up_stream, down_stream) = stream.split();
+        let (tell, mut told) = mpsc::channel(2);
+        let reader = tokio::spawn(from_gw(
+            down_stream,
+            open.clone(),
+            self.stats.masque.clone(),
+            tell,
+        ));
         let (mut up, mut last_up) = (0u64, Instant::now());
         let mut buf = vec![0u8; datagram::MAX_UDP_PAYLOAD];
         let deadline = |last_up| {
@@ -406,7 +442,7 @@ impl Client {
                     Ok(n) => Bytes::copy_from_slice(&buf[..n]),
                     Err(_) => break Ok("client socket"),
                 },
-                g = from_gw(&mut stream, answered) => match g {
+                g = told.recv() => match g.unwrap_or(FromGw::Ended("the request stream ended".into())) {
                     FromGw::Accepted => {
                         answered = true;
                         s.proxied.fetch_add(1, Relaxed);
@@ -417,8 +453,6 @@ impl Client {
                         s.refused(status);
                         break Err(why);
                     }
-                    // capsules: none are sent to a client that takes datagrams
-                    FromGw::Data => continue,
                     FromGw::Ended(why) if !answered => break Err(why),
                     FromGw::Ended(_) => break Ok("proxy-gw"),
                 },
@@ -433,29 +467,32 @@ impl Client {
             // counted before it leaves: its answer may be back before this
             // task runs again
             let len = payload.len() as u64;
-            s.datagrams_up.fetch_add(1, Relaxed);
+            let way = match self.settings.carry {
+                Carry::Datagram => &s.datagrams_up,
+                Carry::Stream => &s.capsules_up,
+            };
+            way.fetch_add(1, Relaxed);
             s.bytes_up.fetch_add(len, Relaxed);
-            let sent = gw
-                .conn
-                .send_datagram(Bytes::from(datagram::encode_udp(sid, &payload)));
-            if sent.is_err() {
-                s.datagrams_up.fetch_sub(1, Relaxed);
+            let sent = send_up(self.settings.carry, &gw.conn, &mut up_stream, sid, &payload).await;
+            if sent != Up::Gone {
+                way.fetch_sub(1, Relaxed);
                 s.bytes_up.fetch_sub(len, Relaxed);
             }
             match sent {
-                Ok(()) => up += 1,
-                Err(quinn::SendDatagramError::ConnectionLost(_)) => break Ok("connection lost"),
-                Err(_) => {
+                Up::Gone => up += 1,
+                Up::Dropped => {
                     s.dropped.fetch_add(1, Relaxed);
                 }
+                Up::Ended(end) => break Ok(end),
             }
         };
+        reader.abort();
         gw.routes.lock().unwrap().remove(&sid);
         s.active.fetch_sub(1, Relaxed);
         if end == Ok("idle") {
             s.closed_idle.fetch_add(1, Relaxed);
         }
-        let _ = stream.finish().await;
+        let _ = up_stream.finish().await;
         end.map(|end| (end, up, open.down.load(Relaxed)))
     }
 }
@@ -466,23 +503,20 @@ enum FromGw {
     Accepted,
     /// Another status, and why (its `Proxy-Status`).
     Refused(u16, String),
-    /// Data on the stream after the answer.
-    Data,
     /// The stream or connection ended, and how.
     Ended(String),
 }
 
-/// The next thing on the request stream: its answer until it has one
-/// (`answered`), then its data.
-async fn from_gw(stream: &mut RequestStream, answered: bool) -> FromGw {
-    if answered {
-        return match stream.recv_data().await {
-            Ok(Some(_)) => FromGw::Data,
-            Ok(None) => FromGw::Ended("the request stream ended".into()),
-            Err(e) => FromGw::Ended(e.to_string()),
-        };
-    }
-    match stream.recv_response().await {
+/// Proxy-GW's side of a flow's request stream, told to the flow: its
+/// answer, then until the stream ends its DATAGRAM capsules (the answers
+/// to the flow's own capsules), each to the flow's client.
+async fn from_gw(
+    mut recv: RecvHalf,
+    open: Arc<Open>,
+    s: Arc<MasqueStats>,
+    tell: mpsc::Sender<FromGw>,
+) {
+    let answer = match recv.recv_response().await {
         Err(e) => FromGw::Ended(format!("response: {e}")),
         Ok(resp) => {
             let proxy_status = resp
@@ -494,6 +528,66 @@ async fn from_gw(stream: &mut RequestStream, answered: bool) -> FromGw {
                 Err(why) => FromGw::Refused(resp.status().as_u16(), why),
             }
         }
+    };
+    let accepted = matches!(answer, FromGw::Accepted);
+    if tell.send(answer).await.is_err() || !accepted {
+        return;
+    }
+    let mut capsules = capsule::Reader::default();
+    let why = 'stream: loop {
+        match recv.recv_data().await {
+            Ok(Some(mut data)) => capsules.push(&data.copy_to_bytes(data.remaining())),
+            Ok(None) => break "the request stream ended".to_string(),
+            Err(e) => break e.to_string(),
+        }
+        loop {
+            match capsules.pop() {
+                Ok(None) => break,
+                Ok(Some(Capsule::Udp(udp))) => open.answer(&udp, true, &s),
+                Ok(Some(Capsule::OtherContext(_))) => {
+                    s.dropped.fetch_add(1, Relaxed);
+                }
+                Ok(Some(Capsule::Skipped(_))) => {}
+                Err(e) => break 'stream format!("Proxy-GW's capsules: {}", e.0),
+            }
+        }
+    };
+    let _ = tell.send(FromGw::Ended(why)).await;
+}
+
+/// How sending a payload up went.
+#[derive(Debug, PartialEq, Eq)]
+enum Up {
+    /// On its way.
+    Gone,
+    /// Not sent (too large for the connection, or its queue full).
+    Dropped,
+    /// The flow can carry no more, and why.
+    Ended(&'static str),
+}
+
+/// A flow's payload to Proxy-GW, as `carry` says: an HTTP/3 Datagram, or
+/// a DATAGRAM capsule on the request stream (waiting for room on it).
+async fn send_up(
+    carry: Carry,
+    conn: &quinn::Connection,
+    stream: &mut SendHalf,
+    sid: u64,
+    udp: &[u8],
+) -> Up {
+    match carry {
+        Carry::Datagram => match conn.send_datagram(Bytes::from(datagram::encode_udp(sid, udp))) {
+            Ok(()) => Up::Gone,
+            Err(quinn::SendDatagramError::ConnectionLost(_)) => Up::Ended("connection lost"),
+            Err(_) => Up::Dropped,
+        },
+        Carry::Stream => match stream
+            .send_data(Bytes::from(capsule::encode_udp(udp)))
+            .await
+        {
+            Ok(()) => Up::Gone,
+            Err(_) => Up::Ended("the request stream ended"),
+        },
     }
 }
 

@@ -2,7 +2,7 @@
 //! UDP to one original destination (the client's address and port, and
 //! where it sent to); each gets one CONNECT-UDP request to Proxy-GW, made
 //! here, and ends when Proxy-GW ends it or after carrying nothing either
-//! way for the idle time.
+//! way for the idle time. Its payloads cross as the flow's `Carry` says.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr, SocketAddrV4};
@@ -11,6 +11,28 @@ use std::time::{Duration, Instant};
 use satbench_transport::net::v4;
 
 use super::target::{Host, Target};
+
+/// How a flow's UDP payloads cross the satellite hop (`--masque-mode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Carry {
+    /// As HTTP/3 Datagrams (RFC 9297 §2): unreliable, so the inner QUIC
+    /// sees the hop's losses and recovers them end to end.
+    #[default]
+    Datagram,
+    /// As DATAGRAM capsules on the request stream (RFC 9297 §3.5):
+    /// reliable and in order, so the tunnel recovers a loss on the hop and
+    /// the inner QUIC sees delay instead.
+    Stream,
+}
+
+impl Carry {
+    pub fn name(self) -> &'static str {
+        match self {
+            Carry::Datagram => "datagram",
+            Carry::Stream => "stream",
+        }
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FlowKey {

@@ -10,7 +10,8 @@
 //! 501. RFC 9297 §3.4: `Capsule-Protocol` is a Boolean structured field, sent
 //! at most once. RFC 9298 §3.1: a name is resolved before answering, and a
 //! failure there is answered with a `Proxy-Status` (RFC 9209) saying why;
-//! so is a target this proxy does not allow (403).
+//! so is a target this proxy does not allow (403). Once open, its answers
+//! go the way the client's payloads came (`answer_in_capsule`).
 
 use std::net::{IpAddr, SocketAddr};
 
@@ -225,6 +226,14 @@ fn proxy_status(proxy: &str, error: &str, details: &str) -> String {
         .finish()
 }
 
+/// Whether an answer goes as a DATAGRAM capsule: in kind with the
+/// request's first payload (`first_capsule`: a client that chose the
+/// reliable stream wants its answers there too), else as an HTTP/3
+/// Datagram once both ends enabled them (RFC 9297 §2.1.1).
+pub fn answer_in_capsule(first_capsule: Option<bool>, datagrams_enabled: bool) -> bool {
+    first_capsule.unwrap_or(false) || !datagrams_enabled
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -378,5 +387,17 @@ mod tests {
         assert!(refusal_headers(&r, "1gw")[0]
             .1
             .starts_with(r#""1gw";error=dns_error"#));
+    }
+
+    #[test]
+    fn answers_go_the_way_the_clients_first_payload_came() {
+        // capsules first: capsules back, even with datagrams enabled
+        assert!(answer_in_capsule(Some(true), true));
+        // datagrams first, or nothing yet: datagrams when both ends can
+        assert!(!answer_in_capsule(Some(false), true));
+        assert!(!answer_in_capsule(None, true));
+        // a client without datagrams gets capsules whatever it sent
+        assert!(answer_in_capsule(None, false));
+        assert!(answer_in_capsule(Some(false), false));
     }
 }

@@ -2,9 +2,10 @@
 //! quinn (h3 with extended CONNECT and SETTINGS_H3_DATAGRAM); each
 //! proxying request gets its own connected UDP socket to its target, and
 //! UDP payloads cross both ways: from the client as HTTP/3 Datagrams or
-//! DATAGRAM capsules, to it as HTTP/3 Datagrams (capsules when the client
-//! did not enable them). Decisions are `request`'s, encodings `datagram`'s
-//! and `capsule`'s.
+//! DATAGRAM capsules, to it in kind: the way the client's first payload
+//! came (capsules when the client did not enable datagrams).
+//! Decisions are `request`'s, encodings `datagram`'s and
+//! `capsule`'s.
 
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -327,6 +328,7 @@ impl Server {
             stats: &self.stats,
             up: 0,
             down: 0,
+            first: None,
         };
         let (end, up, down) = relay.run(stream, rx).await;
         {
@@ -472,6 +474,8 @@ struct Relay<'a> {
     /// UDP payloads sent to the target and received from it.
     up: u64,
     down: u64,
+    /// How the client's first payload came: as a capsule or not.
+    first: Option<bool>,
 }
 
 type SendHalf = h3::server::RequestStream<h3_quinn::SendStream<Bytes>, Bytes>;
@@ -535,6 +539,7 @@ impl Relay<'_> {
     }
 
     async fn send_to_target(&mut self, udp: &[u8], capsule: bool) -> Result<(), End> {
+        self.first.get_or_insert(capsule);
         self.socket
             .send(udp)
             .await
@@ -549,12 +554,12 @@ impl Relay<'_> {
         Ok(())
     }
 
-    /// As an HTTP/3 Datagram once both ends enabled them (RFC 9297 §2.1.1);
-    /// one too large for the connection is dropped, not sent as a capsule
-    /// (RFC 9298 §6: that would hide the path's MTU from the endpoints).
+    /// As `answer_in_capsule` says; a datagram too large for the
+    /// connection is dropped, not sent as a capsule (RFC 9298 §6: that
+    /// would hide the path's MTU from the endpoints).
     async fn send_to_client(&mut self, udp: &[u8], send: &mut SendHalf) -> Result<(), End> {
         let s = self.stats;
-        if send.settings().enable_datagram() {
+        if !request::answer_in_capsule(self.first, send.settings().enable_datagram()) {
             let frame = Bytes::from(datagram::encode_udp(self.sid, udp));
             match self.conn.send_datagram(frame) {
                 Ok(()) => {

@@ -2,16 +2,20 @@
 //! (`--masque-listen`) or, at Proxy-ST, the client's (`--masque-via`),
 //! where `connections` are those to Proxy-GW, `requests` those sent,
 //! `proxied` those accepted, `refused` Proxy-GW's refusals, `up` from the
-//! clients and `down` to them.
+//! clients and `down` to them, as HTTP/3 Datagrams or DATAGRAM capsules
+//! (`mode`, Proxy-ST's `--masque-mode`).
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use serde_json::{json, Value};
 
 #[derive(Debug, Default)]
 pub struct MasqueStats {
+    /// Proxy-ST: how its flows' payloads cross (`--masque-mode`); Proxy-GW
+    /// answers each request in kind, so has none.
+    pub mode: OnceLock<&'static str>,
     /// HTTP/3 connections accepted on --masque-listen.
     pub connections: AtomicU64,
     /// Requests whose head arrived (h3 resets a malformed one itself:
@@ -59,6 +63,7 @@ impl MasqueStats {
             .map(|(s, c)| (s.to_string(), (*c).into()))
             .collect();
         json!({
+            "mode": self.mode.get(),
             "connections": n(&self.connections),
             "requests": n(&self.requests),
             "malformed": n(&self.malformed),
@@ -91,5 +96,8 @@ mod tests {
         assert_eq!(j["refused"], json!({"403": 2, "501": 1}));
         assert_eq!(j["datagrams"]["up"], 2);
         assert_eq!(j["proxied"], 0);
+        assert_eq!(j["mode"], Value::Null);
+        s.mode.set("stream").unwrap();
+        assert_eq!(s.json()["mode"], "stream");
     }
 }
