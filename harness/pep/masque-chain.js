@@ -102,8 +102,9 @@ export function masqueArgs({ hops, files, qlogDir = null, fec = null, mode = DEF
  * inner packets crossed as Proxy-ST says it carried them (`datagram`:
  * HTTP Datagrams, `stream`: capsules on the request streams; null when it
  * said nothing), the proxying requests Proxy-ST opened (sent), Proxy-GW
- * accepted and refused, and the UDP payloads (as datagrams, as capsules)
- * and bytes each way (up: from the client).
+ * accepted and refused, the UDP payloads (as datagrams, as capsules)
+ * and bytes each way (up: from the client), and the datagrams lost inside
+ * the tunnel to its own full queue (`displaced`).
  */
 export function masqueRecord(stats) {
   const m = stats?.st?.masque;
@@ -118,6 +119,9 @@ export function masqueRecord(stats) {
     capsules: m.capsules ?? { up: 0, down: 0 },
     bytes: m.bytes ?? { up: 0, down: 0 },
     dropped: m.dropped ?? 0,
+    // datagrams sent into a full queue of the tunnel's connection, each at
+    // least one older datagram quinn discarded (up: at Proxy-ST, down: at Proxy-GW)
+    displaced: { up: m.displaced ?? 0, down: stats?.gw?.masque?.displaced ?? 0 },
     connections: m.connections ?? 0,
     gw_proxied: stats?.gw?.masque?.proxied ?? 0,
   };

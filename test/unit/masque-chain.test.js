@@ -44,9 +44,10 @@ const carried = {
       capsules: { up: 0, down: 0 },
       bytes: { up: 30000, down: 500000 },
       dropped: 0,
+      displaced: 4,
     },
   },
-  gw: { masque: { proxied: 1 } },
+  gw: { masque: { proxied: 1, displaced: 9 } },
 };
 
 describe('h3-masque', () => {
@@ -95,12 +96,14 @@ describe('h3-masque', () => {
   it("records the tunnel's mode and counters, and a run counts only through it", () => {
     const rec = pepRecord({ kind: 'masque', settings: { mode: 'datagram' } }, carried);
     // Proxy-ST's counters, the requests named for what they are at the client
-    const { requests, proxied, ...same } = carried.st.masque;
-    assert.deepEqual([requests, proxied], [1, 1]);
+    const { requests, proxied, displaced, ...same } = carried.st.masque;
+    assert.deepEqual([requests, proxied, displaced], [1, 1, 4]);
     assert.deepEqual(rec.masque, {
       requests_opened: 1,
       requests_accepted: 1,
       ...same,
+      // lost inside the tunnel: up at Proxy-ST, down at Proxy-GW
+      displaced: { up: 4, down: 9 },
       gw_proxied: 1,
     });
     assert.deepEqual(checkThrough('h3-masque', rec), { ok: true, error: null });

@@ -473,7 +473,15 @@ impl Client {
             };
             way.fetch_add(1, Relaxed);
             s.bytes_up.fetch_add(len, Relaxed);
-            let sent = send_up(self.settings.carry, &gw.conn, &mut up_stream, sid, &payload).await;
+            let sent = send_up(
+                self.settings.carry,
+                &gw.conn,
+                &mut up_stream,
+                sid,
+                &payload,
+                &s.displaced,
+            )
+            .await;
             if sent != Up::Gone {
                 way.fetch_sub(1, Relaxed);
                 s.bytes_up.fetch_sub(len, Relaxed);
@@ -574,9 +582,14 @@ async fn send_up(
     stream: &mut SendHalf,
     sid: u64,
     udp: &[u8],
+    displaced: &std::sync::atomic::AtomicU64,
 ) -> Up {
     match carry {
-        Carry::Datagram => match conn.send_datagram(Bytes::from(datagram::encode_udp(sid, udp))) {
+        Carry::Datagram => match datagram::send_counted(
+            conn,
+            Bytes::from(datagram::encode_udp(sid, udp)),
+            displaced,
+        ) {
             Ok(()) => Up::Gone,
             Err(quinn::SendDatagramError::ConnectionLost(_)) => Up::Ended("connection lost"),
             Err(_) => Up::Dropped,

@@ -61,6 +61,22 @@ pub fn encode_udp(stream_id: u64, udp: &[u8]) -> Vec<u8> {
     out
 }
 
+/// Sends `frame` as an HTTP Datagram on `conn`, counting in `displaced`
+/// when the connection's queue had no room for it (quinn then discards the
+/// oldest queued datagrams to make room, and says nothing).
+pub fn send_counted(
+    conn: &quinn::Connection,
+    frame: bytes::Bytes,
+    displaced: &std::sync::atomic::AtomicU64,
+) -> Result<(), quinn::SendDatagramError> {
+    let full = conn.datagram_send_buffer_space() < frame.len();
+    conn.send_datagram(frame)?;
+    if full {
+        displaced.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

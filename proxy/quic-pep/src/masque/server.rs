@@ -561,7 +561,7 @@ impl Relay<'_> {
         let s = self.stats;
         if !request::answer_in_capsule(self.first, send.settings().enable_datagram()) {
             let frame = Bytes::from(datagram::encode_udp(self.sid, udp));
-            match self.conn.send_datagram(frame) {
+            match datagram::send_counted(&self.conn, frame, &s.displaced) {
                 Ok(()) => {
                     s.datagrams_down.fetch_add(1, Relaxed);
                 }

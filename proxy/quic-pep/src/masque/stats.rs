@@ -39,6 +39,11 @@ pub struct MasqueStats {
     /// HTTP Datagrams dropped: for no open request, another context, too
     /// large for the connection, or a full queue.
     pub dropped: AtomicU64,
+    /// HTTP Datagrams sent while the connection's datagram queue had no
+    /// room for them: quinn then discards the oldest queued ones, silently,
+    /// so each is at least one datagram lost inside the tunnel (the
+    /// satellite hop's window full: a queue drop of the tunnel's own).
+    pub displaced: AtomicU64,
     /// Proxy-GW: HTTP Datagrams that came before their request was open
     /// and were kept for it (`early`).
     pub early: AtomicU64,
@@ -74,6 +79,7 @@ impl MasqueStats {
             "capsules": {"up": n(&self.capsules_up), "down": n(&self.capsules_down)},
             "bytes": {"up": n(&self.bytes_up), "down": n(&self.bytes_down)},
             "dropped": n(&self.dropped),
+            "displaced": n(&self.displaced),
             "early": n(&self.early),
             "failed": n(&self.failed),
             "closed_idle": n(&self.closed_idle),
