@@ -26,7 +26,19 @@ missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-if ! command -v cargo >/dev/null 2>&1; then missing+=(cargo); fi
+# Rust: Debian 12's own cargo is 1.63, too old for this workspace (its
+# Cargo.lock is version 4, and its crates need edition 2024's compilers);
+# Debian also ships a current toolchain, the one it builds its browsers
+# with: cargo-web and rustc-web, with clippy and rustfmt (the lint step's).
+rust_min=1.85
+rust_packages=(cargo-web rust-web-clippy rustfmt-web)
+cargo_version() { cargo --version 2>/dev/null | awk '{print $2}'; }
+cargo_new_enough() {
+  local v; v=$(cargo_version)
+  [[ -n $v ]] && [[ $(printf '%s\n%s\n' "$rust_min" "${v%%-*}" | sort -V | head -1) == "$rust_min" ]]
+}
+rust_tools_ok() { cargo_new_enough && cargo clippy --version >/dev/null 2>&1 && cargo fmt --version >/dev/null 2>&1; }
+if ! rust_tools_ok; then missing+=("${rust_packages[@]}"); fi
 if ((${#missing[@]})); then
   if [[ $(id -u) -ne 0 ]]; then
     say "missing system packages: ${missing[*]}; run this as root (sudo npm test) or install them with apt-get"
@@ -36,6 +48,10 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >&2
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+if ! rust_tools_ok; then
+  say "cargo $(cargo_version || true) at $(command -v cargo || echo '(none)') is older than $rust_min or lacks clippy or rustfmt; put a newer toolchain first on PATH (rustup, or Debian's cargo-web, rust-web-clippy, rustfmt-web)"
+  exit 2
 fi
 
 # --- H2O, the second origin server (--origin h2o) -----------------------------
