@@ -85,7 +85,10 @@ function cell(recs) {
     plt_ms: plt.length ? round(median(plt), 0) : null,
     ci95: plt.length ? bootstrapMedianCi(plt).map((x) => round(x, 0)) : null,
     fec_overhead: overheads.length ? round(median(overheads), 3) : null,
-    fec_repaired: recs.reduce((a, r) => a + (r.pep?.fec?.down?.repaired ?? 0), 0),
+    // both ways: a profile may lose only on the return link (geo-dvb)
+    fec_repaired: Object.fromEntries(
+      ['down', 'up'].map((way) => [way, recs.reduce((a, r) => a + (r.pep?.fec?.[way]?.repaired ?? 0), 0)]),
+    ),
     masque_modes: [...new Set(recs.map((r) => r.pep?.masque?.mode).filter(Boolean))],
   };
 }
@@ -130,7 +133,9 @@ else {
       const cells = losses.map((loss) => {
         const c = at(v.name, profile, loss);
         const fec =
-          c.fec_overhead == null ? '' : `, fec +${round(100 * c.fec_overhead, 1)} % bytes, ${c.fec_repaired} rebuilt`;
+          c.fec_overhead == null
+            ? ''
+            : `, fec +${round(100 * c.fec_overhead, 1)} % bytes down, rebuilt ${c.fec_repaired.down} down ${c.fec_repaired.up} up`;
         const mode = c.masque_modes.length ? `, ${c.masque_modes.join('+')}` : '';
         return `loss ${loss} %: ${c.plt_ms ?? '–'} [${c.ci95?.join('–') ?? '–'}] n${c.n}${mode}${fec}`;
       });
