@@ -27,6 +27,34 @@ async fn lines(path: &std::path::Path, n: usize) -> Vec<serde_json::Value> {
     panic!("{path:?} has fewer than {n} lines");
 }
 
+/// A client endpoint that trusts Proxy-ST's certificate (in `st_cert`),
+/// asks for h3, and sends early data when a ticket allows it.
+fn early_data_client(st_cert: &std::path::Path) -> quinn::Endpoint {
+    let mut tls = tls::client_tls(tls::load_pinned(&st_cert.join("cert.pem")).unwrap()).unwrap();
+    tls.alpn_protocols = vec![b"h3".to_vec()];
+    tls.enable_early_data = true;
+    let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls).unwrap();
+    let mut ep = quinn::Endpoint::client((Ipv4Addr::LOCALHOST, 0).into()).unwrap();
+    ep.set_default_client_config(quinn::ClientConfig::new(Arc::new(quic)));
+    ep
+}
+
+/// A first connection to `st` from `ep` (for its tickets), closed; then a
+/// second one in 0-RTT, and whether the server accepted it.
+async fn come_back_in_0rtt(
+    ep: &quinn::Endpoint,
+    st: std::net::SocketAddr,
+) -> (quinn::Connection, quinn::ZeroRttAccepted) {
+    let first = ep.connect(st, "st.test").unwrap().await.unwrap();
+    // the tickets come right after the handshake
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    first.close(0u32.into(), b"");
+    let Ok(second) = ep.connect(st, "st.test").unwrap().into_0rtt() else {
+        panic!("no ticket that allows 0-RTT");
+    };
+    second
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_returning_client_resumes_and_its_0rtt_is_accepted() {
     let conns = std::env::temp_dir().join(format!("quic-pep-conns-{}.log", std::process::id()));
@@ -40,20 +68,9 @@ async fn a_returning_client_resumes_and_its_0rtt_is_accepted() {
         quinn::TransportConfig::default(),
     )
     .await;
-    let mut tls = tls::client_tls(tls::load_pinned(&c.st_cert.join("cert.pem")).unwrap()).unwrap();
-    tls.alpn_protocols = vec![b"h3".to_vec()];
-    tls.enable_early_data = true;
-    let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls).unwrap();
-    let mut ep = quinn::Endpoint::client((Ipv4Addr::LOCALHOST, 0).into()).unwrap();
-    ep.set_default_client_config(quinn::ClientConfig::new(Arc::new(quic)));
+    let ep = early_data_client(&c.st_cert);
     tokio::time::timeout(T, async {
-        let first = ep.connect(c.st.addr, "st.test").unwrap().await.unwrap();
-        // the tickets come right after the handshake
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        first.close(0u32.into(), b"");
-        let Ok((second, accepted)) = ep.connect(c.st.addr, "st.test").unwrap().into_0rtt() else {
-            panic!("no ticket that allows 0-RTT");
-        };
+        let (second, accepted) = come_back_in_0rtt(&ep, c.st.addr).await;
         assert!(accepted.await, "0-RTT refused");
         second.close(0u32.into(), b"");
     })
@@ -94,19 +111,9 @@ async fn over_the_tunnel_a_request_in_0rtt_is_carried_and_counted_as_early() {
     )
     .await;
     c.st.wait_log("tunnel up to").await;
-    let mut tls = tls::client_tls(tls::load_pinned(&c.st_cert.join("cert.pem")).unwrap()).unwrap();
-    tls.alpn_protocols = vec![b"h3".to_vec()];
-    tls.enable_early_data = true;
-    let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls).unwrap();
-    let mut ep = quinn::Endpoint::client((Ipv4Addr::LOCALHOST, 0).into()).unwrap();
-    ep.set_default_client_config(quinn::ClientConfig::new(Arc::new(quic)));
+    let ep = early_data_client(&c.st_cert);
     tokio::time::timeout(T, async {
-        let first = ep.connect(c.st.addr, "st.test").unwrap().await.unwrap();
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        first.close(0u32.into(), b"");
-        let Ok((second, accepted)) = ep.connect(c.st.addr, "st.test").unwrap().into_0rtt() else {
-            panic!("no ticket that allows 0-RTT");
-        };
+        let (second, accepted) = come_back_in_0rtt(&ep, c.st.addr).await;
         // sent before the handshake is done: in 0-RTT packets
         let (mut s, mut r) = second.open_bi().await.unwrap();
         s.write_all(b"echo\nin 0-RTT").await.unwrap();
