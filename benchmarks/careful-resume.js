@@ -81,22 +81,37 @@ function resumed(revisits) {
   };
 }
 
-/** One bulk arm: the revisits' and their first connections' times to each size. */
-async function bulkArm(careful) {
-  const outDir = fs.mkdtempSync(path.join(os.tmpdir(), `satbench-cr-bulk-${careful}-`));
+/**
+ * Every record of `runs` bulk revisits over quic (`label` in the progress
+ * lines) of `sizeBytes`, with careful-resume `careful`, the revisit's path
+ * at `capacity` × the profile's rate (null: the same path).
+ */
+async function bulkRevisits(label, careful, { sizeBytes, runs, capacity = null }) {
+  const outDir = fs.mkdtempSync(path.join(os.tmpdir(), `satbench-cr-${label}-${careful}-`));
   const matrix = {
     profiles: [o.profile],
     losses: [0],
     protocols: ['quic'],
     views: ['revisit'],
-    size_bytes: Math.max(...OBJECTIVE_SIZES),
+    ...(capacity != null ? { revisit_capacity: capacity } : {}),
+    size_bytes: sizeBytes,
     duration_s: null,
-    runs: Number(o['bulk-runs']),
+    runs,
   };
   const plan = checkBulk(matrix, { quic: quicOf(careful) });
-  await bulk(plan, { outDir, onProgress: (m) => process.stderr.write(`bulk careful-resume=${careful}: ${m}\n`) });
-  const recs = readResults(path.join(outDir, RESULTS)).filter((r) => r.ok);
+  await bulk(plan, { outDir, onProgress: (m) => process.stderr.write(`${label} careful-resume=${careful}: ${m}\n`) });
+  const all = readResults(path.join(outDir, RESULTS));
   fs.rmSync(outDir, { recursive: true, force: true });
+  return all;
+}
+
+/** One bulk arm: the revisits' and their first connections' times to each size. */
+async function bulkArm(careful) {
+  const all = await bulkRevisits('bulk', careful, {
+    sizeBytes: Math.max(...OBJECTIVE_SIZES),
+    runs: Number(o['bulk-runs']),
+  });
+  const recs = all.filter((r) => r.ok);
   // the median time to each size of the metrics `of` each record
   const times = (of) =>
     Object.fromEntries(OBJECTIVE_SIZES.map((b) => [sizeMetric(b), medianMs(recs.map((r) => of(r)?.[sizeMetric(b)]))]));
@@ -111,24 +126,7 @@ async function bulkArm(careful) {
 
 /** One safety arm: revisits over a path at `capacity` × its rate. */
 async function safetyArm(careful, capacity) {
-  const outDir = fs.mkdtempSync(path.join(os.tmpdir(), `satbench-cr-safety-${careful}-`));
-  const matrix = {
-    profiles: [o.profile],
-    losses: [0],
-    protocols: ['quic'],
-    views: ['revisit'],
-    revisit_capacity: capacity,
-    size_bytes: 20e6,
-    duration_s: null,
-    runs: Number(o['safety-runs']),
-  };
-  const plan = checkBulk(matrix, { quic: quicOf(careful) });
-  await bulk(plan, {
-    outDir,
-    onProgress: (m) => process.stderr.write(`safety careful-resume=${careful}: ${m}\n`),
-  });
-  const all = readResults(path.join(outDir, RESULTS));
-  fs.rmSync(outDir, { recursive: true, force: true });
+  const all = await bulkRevisits('safety', careful, { sizeBytes: 20e6, runs: Number(o['safety-runs']), capacity });
   const recs = all.filter((r) => r.ok);
   const k = sizeMetric(10e6);
   return {
